@@ -1,0 +1,404 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkType names a tool and what it measures.
+// +kubebuilder:validation:Enum=hpcc;sysbench-cpu;sysbench-memory;stress-ng-cpu;stress-ng-vm;iozone;iperf3;ping;fio
+type BenchmarkType string
+
+const (
+	BenchmarkHPCC           BenchmarkType = "hpcc"
+	BenchmarkSysbenchCPU    BenchmarkType = "sysbench-cpu"
+	BenchmarkSysbenchMemory BenchmarkType = "sysbench-memory"
+	BenchmarkStressNGCPU    BenchmarkType = "stress-ng-cpu"
+	BenchmarkStressNGVM     BenchmarkType = "stress-ng-vm"
+	BenchmarkIozone         BenchmarkType = "iozone"
+	BenchmarkIperf3         BenchmarkType = "iperf3"
+	BenchmarkPing           BenchmarkType = "ping"
+	BenchmarkFio            BenchmarkType = "fio"
+)
+
+// Benchmark is one tool with its parameters. Only the parameter block that matches Type may be set;
+// when it is left out, every parameter takes its default.
+// +kubebuilder:validation:XValidation:rule="!has(self.hpcc) || self.type == 'hpcc'",message="hpcc parameters need type: hpcc"
+// +kubebuilder:validation:XValidation:rule="!has(self.sysbenchCPU) || self.type == 'sysbench-cpu'",message="sysbenchCPU parameters need type: sysbench-cpu"
+// +kubebuilder:validation:XValidation:rule="!has(self.sysbenchMemory) || self.type == 'sysbench-memory'",message="sysbenchMemory parameters need type: sysbench-memory"
+// +kubebuilder:validation:XValidation:rule="!has(self.stressNGCPU) || self.type == 'stress-ng-cpu'",message="stressNGCPU parameters need type: stress-ng-cpu"
+// +kubebuilder:validation:XValidation:rule="!has(self.stressNGVM) || self.type == 'stress-ng-vm'",message="stressNGVM parameters need type: stress-ng-vm"
+// +kubebuilder:validation:XValidation:rule="!has(self.iozone) || self.type == 'iozone'",message="iozone parameters need type: iozone"
+// +kubebuilder:validation:XValidation:rule="!has(self.iperf3) || self.type == 'iperf3'",message="iperf3 parameters need type: iperf3"
+// +kubebuilder:validation:XValidation:rule="!has(self.ping) || self.type == 'ping'",message="ping parameters need type: ping"
+// +kubebuilder:validation:XValidation:rule="!has(self.fio) || self.type == 'fio'",message="fio parameters need type: fio"
+type Benchmark struct {
+	// Name identifies the benchmark in status and metrics, for example "hpcc" or "fio-randread".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=24
+	// +kubebuilder:validation:Pattern=`^[a-z]([a-z0-9-]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Type selects the tool.
+	// +required
+	Type BenchmarkType `json:"type"`
+
+	// Timeout bounds one execution of this benchmark on one node (or pair of nodes); an execution that
+	// runs longer is stopped and counted as a failure.
+	// +optional
+	// +kubebuilder:default="30m"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// HPCC holds the parameters of type hpcc.
+	// +optional
+	HPCC *HPCCParams `json:"hpcc,omitempty"`
+
+	// SysbenchCPU holds the parameters of type sysbench-cpu.
+	// +optional
+	SysbenchCPU *SysbenchCPUParams `json:"sysbenchCPU,omitempty"`
+
+	// SysbenchMemory holds the parameters of type sysbench-memory.
+	// +optional
+	SysbenchMemory *SysbenchMemoryParams `json:"sysbenchMemory,omitempty"`
+
+	// StressNGCPU holds the parameters of type stress-ng-cpu.
+	// +optional
+	StressNGCPU *StressNGCPUParams `json:"stressNGCPU,omitempty"`
+
+	// StressNGVM holds the parameters of type stress-ng-vm.
+	// +optional
+	StressNGVM *StressNGVMParams `json:"stressNGVM,omitempty"`
+
+	// Iozone holds the parameters of type iozone.
+	// +optional
+	Iozone *IozoneParams `json:"iozone,omitempty"`
+
+	// Iperf3 holds the parameters of type iperf3.
+	// +optional
+	Iperf3 *Iperf3Params `json:"iperf3,omitempty"`
+
+	// Ping holds the parameters of type ping.
+	// +optional
+	Ping *PingParams `json:"ping,omitempty"`
+
+	// Fio holds the parameters of type fio.
+	// +optional
+	Fio *FioParams `json:"fio,omitempty"`
+}
+
+// HPCCParams are the HPL.dat knobs of the HPC Challenge run across all nodes of a run.
+// +kubebuilder:validation:XValidation:rule="has(self.p) == has(self.q)",message="set both hpcc.p and hpcc.q, or neither"
+type HPCCParams struct {
+	// N is the HPL problem size. When empty it is derived from the nodes' memory limit (not from
+	// /proc/meminfo, which shows the host's memory in a pod): the largest multiple of NB whose matrix
+	// fills MemoryPercent of the memory of all nodes.
+	// +optional
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=200000
+	N *int32 `json:"n,omitempty"`
+
+	// MemoryPercent is the share of the nodes' memory that the derived N fills.
+	// +optional
+	// +kubebuilder:default=80
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=90
+	MemoryPercent int32 `json:"memoryPercent,omitempty"`
+
+	// NB is the HPL block size.
+	// +optional
+	// +kubebuilder:default=192
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	NB int32 `json:"nb,omitempty"`
+
+	// P is the number of process-grid rows. P*Q must be the number of MPI ranks. When empty, the
+	// squarest grid with P <= Q is used.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	P *int32 `json:"p,omitempty"`
+
+	// Q is the number of process-grid columns.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Q *int32 `json:"q,omitempty"`
+
+	// RanksPerNode is the number of MPI ranks on each node. When empty it is the node's CPU count.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	RanksPerNode *int32 `json:"ranksPerNode,omitempty"`
+}
+
+// SysbenchCPUParams configure `sysbench cpu` on every node.
+type SysbenchCPUParams struct {
+	// MaxPrime is the upper limit of the prime search.
+	// +optional
+	// +kubebuilder:default=20000
+	// +kubebuilder:validation:Minimum=1
+	MaxPrime int32 `json:"maxPrime,omitempty"`
+
+	// Threads is the number of worker threads; 0 means the node's CPU count.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
+	Threads int32 `json:"threads,omitempty"`
+
+	// Duration of the test.
+	// +optional
+	// +kubebuilder:default="10s"
+	Duration *metav1.Duration `json:"duration,omitempty"`
+}
+
+// SysbenchMemoryParams configure `sysbench memory` on every node, once per block size.
+type SysbenchMemoryParams struct {
+	// BlockSizes are the memory block sizes to test, one execution each.
+	// +optional
+	// +kubebuilder:default={"1K","1M"}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:items:Pattern=`^[1-9][0-9]{0,6}[KMG]?$`
+	// +listType=set
+	BlockSizes []string `json:"blockSizes,omitempty"`
+
+	// TotalSize is the amount of data each execution transfers.
+	// +optional
+	// +kubebuilder:default="10G"
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[KMGT]?$`
+	TotalSize string `json:"totalSize,omitempty"`
+
+	// Operation is read or write.
+	// +optional
+	// +kubebuilder:default=write
+	// +kubebuilder:validation:Enum=read;write
+	Operation string `json:"operation,omitempty"`
+
+	// Threads is the number of worker threads; 0 means the node's CPU count.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
+	Threads int32 `json:"threads,omitempty"`
+}
+
+// StressNGCPUParams configure the stress-ng cpu stressor on every node.
+type StressNGCPUParams struct {
+	// Method is the cpu stressor method.
+	// +optional
+	// +kubebuilder:default=matrixprod
+	// +kubebuilder:validation:Enum=matrixprod;fft;int64;double;sqrt;all
+	Method string `json:"method,omitempty"`
+
+	// Workers is the number of stressor instances; 0 means the node's CPU count.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
+	Workers int32 `json:"workers,omitempty"`
+
+	// Duration of the test.
+	// +optional
+	// +kubebuilder:default="60s"
+	Duration *metav1.Duration `json:"duration,omitempty"`
+}
+
+// StressNGVMParams configure the stress-ng vm stressor on every node.
+type StressNGVMParams struct {
+	// Bytes is the memory each worker allocates and exercises: a size ("512M") or a share of the
+	// available memory ("50%").
+	// +optional
+	// +kubebuilder:default="50%"
+	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`
+	Bytes string `json:"bytes,omitempty"`
+
+	// Workers is the number of stressor instances.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	Workers int32 `json:"workers,omitempty"`
+
+	// Duration of the test.
+	// +optional
+	// +kubebuilder:default="60s"
+	Duration *metav1.Duration `json:"duration,omitempty"`
+}
+
+// StorageTarget is where a storage benchmark writes its files.
+// +kubebuilder:validation:Enum=Local;Shared
+type StorageTarget string
+
+const (
+	// StorageLocal is the node's own scratch disk: an emptyDir in a pod, the root disk in a VM.
+	StorageLocal StorageTarget = "Local"
+	// StorageShared is spec.sharedStorage, mounted on every node.
+	StorageShared StorageTarget = "Shared"
+)
+
+// IozoneTest is an iozone test group.
+// +kubebuilder:validation:Enum=write;read;random
+type IozoneTest string
+
+// IozoneParams configure iozone on every node.
+type IozoneParams struct {
+	// FileSize is the size of the test file. Files that fit into memory measure the page cache.
+	// +optional
+	// +kubebuilder:default="512M"
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	FileSize string `json:"fileSize,omitempty"`
+
+	// RecordSize is the size of each read or write.
+	// +optional
+	// +kubebuilder:default="64k"
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	RecordSize string `json:"recordSize,omitempty"`
+
+	// Tests are the iozone test groups: write (-i 0), read (-i 1), random (-i 2).
+	// +optional
+	// +kubebuilder:default={write,read,random}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	Tests []IozoneTest `json:"tests,omitempty"`
+
+	// Targets are the storage locations to test, each in its own execution.
+	// +optional
+	// +kubebuilder:default={Local}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	Targets []StorageTarget `json:"targets,omitempty"`
+
+	// DirectIO bypasses the page cache (iozone -I), so that a container and a VM are compared on
+	// their disks rather than on their caches.
+	// +optional
+	DirectIO bool `json:"directIO,omitempty"`
+}
+
+// NodePair is a direction of network traffic between the nodes of a run.
+// +kubebuilder:validation:Enum=master-node;node-master;node-node
+type NodePair string
+
+const (
+	// PairMasterToNode sends from the master to every other node.
+	PairMasterToNode NodePair = "master-node"
+	// PairNodeToMaster sends from every other node to the master.
+	PairNodeToMaster NodePair = "node-master"
+	// PairNodeToNode sends from each worker node to the next one.
+	PairNodeToNode NodePair = "node-node"
+)
+
+// Iperf3Params configure iperf3 between the nodes of a run.
+type Iperf3Params struct {
+	// Pairs are the directions to measure.
+	// +optional
+	// +kubebuilder:default={master-node,node-master,node-node}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	Pairs []NodePair `json:"pairs,omitempty"`
+
+	// Duration of each measurement.
+	// +optional
+	// +kubebuilder:default="10s"
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// Parallel is the number of parallel streams.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	Parallel int32 `json:"parallel,omitempty"`
+
+	// Protocol is TCP or UDP.
+	// +optional
+	// +kubebuilder:default=TCP
+	// +kubebuilder:validation:Enum=TCP;UDP
+	Protocol string `json:"protocol,omitempty"`
+
+	// Port is the port the client connects to. The runner starts a server on ServerPort, so a Port
+	// that differs from ServerPort measures nothing and fails: useful to test failure handling.
+	// +optional
+	// +kubebuilder:default=5201
+	// +kubebuilder:validation:Minimum=1024
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
+
+	// ServerPort is the port on which the runner starts the iperf3 server of each measurement.
+	// +optional
+	// +kubebuilder:default=5201
+	// +kubebuilder:validation:Minimum=1024
+	// +kubebuilder:validation:Maximum=65535
+	ServerPort int32 `json:"serverPort,omitempty"`
+}
+
+// PingParams configure ping between the nodes of a run.
+type PingParams struct {
+	// Count is the number of echo requests per pair.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Count int32 `json:"count,omitempty"`
+
+	// Pairs are the directions to measure.
+	// +optional
+	// +kubebuilder:default={master-node,node-master,node-node}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	Pairs []NodePair `json:"pairs,omitempty"`
+}
+
+// FioParams are one fio job, run on every node.
+type FioParams struct {
+	// RW is the I/O pattern.
+	// +optional
+	// +kubebuilder:default=randread
+	// +kubebuilder:validation:Enum=read;write;randread;randwrite;readwrite;randrw
+	RW string `json:"rw,omitempty"`
+
+	// BlockSize of each I/O.
+	// +optional
+	// +kubebuilder:default="4k"
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	BlockSize string `json:"blockSize,omitempty"`
+
+	// Size of the file each job works on.
+	// +optional
+	// +kubebuilder:default="256m"
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	Size string `json:"size,omitempty"`
+
+	// IODepth is the number of I/Os in flight.
+	// +optional
+	// +kubebuilder:default=16
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	IODepth int32 `json:"ioDepth,omitempty"`
+
+	// IOEngine is fio's ioengine.
+	// +optional
+	// +kubebuilder:default=libaio
+	// +kubebuilder:validation:Enum=libaio;psync;sync;posixaio;io_uring
+	IOEngine string `json:"ioEngine,omitempty"`
+
+	// Direct bypasses the page cache (O_DIRECT).
+	// +optional
+	// +kubebuilder:default=true
+	Direct *bool `json:"direct,omitempty"`
+
+	// NumJobs is the number of parallel jobs; their results are summed.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	NumJobs int32 `json:"numJobs,omitempty"`
+
+	// Runtime of the job.
+	// +optional
+	// +kubebuilder:default="30s"
+	Runtime *metav1.Duration `json:"runtime,omitempty"`
+
+	// Target is where the job's file lives.
+	// +optional
+	// +kubebuilder:default=Local
+	Target StorageTarget `json:"target,omitempty"`
+}

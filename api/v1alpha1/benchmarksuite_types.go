@@ -1,0 +1,565 @@
+package v1alpha1
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PlatformType is the kind of environment a platform runs the benchmarks in.
+// +kubebuilder:validation:Enum=Container;VM;Host
+type PlatformType string
+
+const (
+	// PlatformContainer runs the benchmarks in pods: a Kubeflow MPIJob with a launcher and workers.
+	PlatformContainer PlatformType = "Container"
+	// PlatformVM runs the benchmarks in KubeVirt VirtualMachineInstances.
+	PlatformVM PlatformType = "VM"
+	// PlatformHost runs the benchmarks in pods on the host network: the bare baseline.
+	PlatformHost PlatformType = "Host"
+)
+
+// Platform is one execution path whose results are compared with the others.
+// +kubebuilder:validation:XValidation:rule="!has(self.runtimeClassName) || self.type == 'Container'",message="runtimeClassName is only allowed on platforms of type Container; remove it or set type: Container"
+type Platform struct {
+	// Name identifies the platform in status, metrics and child names, for example "vm" or "kata".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=12
+	// +kubebuilder:validation:Pattern=`^[a-z]([a-z0-9-]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Type selects how the platform runs: Container, VM or Host.
+	// +required
+	Type PlatformType `json:"type"`
+
+	// RuntimeClassName runs the platform's pods with this RuntimeClass, for example kata or gvisor.
+	// Only for type Container.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
+}
+
+// ClusterShape is the size of the small cluster that every platform builds for a run: one master and
+// Nodes-1 workers, each with the same CPU and memory.
+// +kubebuilder:validation:XValidation:rule="!has(self.cpuRequest) || quantity(string(self.cpuRequest)).compareTo(quantity(string(self.cpu))) <= 0",message="cluster.cpuRequest must not exceed cluster.cpu"
+// +kubebuilder:validation:XValidation:rule="!has(self.memoryRequest) || quantity(string(self.memoryRequest)).compareTo(quantity(string(self.memory))) <= 0",message="cluster.memoryRequest must not exceed cluster.memory"
+type ClusterShape struct {
+	// Nodes is the number of machines per platform, master included. The seeds used 3.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=8
+	Nodes int32 `json:"nodes,omitempty"`
+
+	// CPU is the number of CPUs of each node: the pod's CPU limit, or the VM's vCPUs.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	CPU int32 `json:"cpu,omitempty"`
+
+	// Memory of each node: the pod's memory limit, or the VM's guest memory.
+	// +optional
+	// +kubebuilder:default="2Gi"
+	Memory *resource.Quantity `json:"memory,omitempty"`
+
+	// CPURequest lowers the CPU request below the limit, for clusters too small to give every node
+	// its whole limit (a laptop or a CI runner). Empty means requests equal limits: Guaranteed QoS,
+	// which a fair comparison needs. The suite's status warns when it is set.
+	// +optional
+	CPURequest *resource.Quantity `json:"cpuRequest,omitempty"`
+
+	// MemoryRequest lowers the memory request below the limit; see CPURequest.
+	// +optional
+	MemoryRequest *resource.Quantity `json:"memoryRequest,omitempty"`
+}
+
+// Placement decides where every platform's pods and VMs may run. It is applied to all platforms
+// alike, so that the comparison is fair.
+type Placement struct {
+	// NodeSelector must match a node's labels for the node to host a master or worker.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations let masters and workers run on tainted nodes.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// SharedStorage is the volume that every node of a run mounts, for iozone and fio on the "shared"
+// target: the NFS share of the hand-built clusters.
+type SharedStorage struct {
+	// StorageClassName is the class of the ReadWriteMany PersistentVolumeClaim made for each run.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	StorageClassName string `json:"storageClassName"`
+
+	// Size of the claim.
+	// +optional
+	// +kubebuilder:default="4Gi"
+	Size *resource.Quantity `json:"size,omitempty"`
+}
+
+// BenchmarkSuiteSpec says which benchmarks to run, on which platforms, how often and where.
+// +kubebuilder:validation:XValidation:rule="self.platforms.exists(p, p.name == self.baseline)",message="spec.baseline must name one of spec.platforms"
+// +kubebuilder:validation:XValidation:rule="self.cluster.nodes >= 2 || self.benchmarks.all(b, b.type != 'iperf3' && b.type != 'ping')",message="iperf3 and ping measure between nodes: set spec.cluster.nodes to 2 or more, or remove those benchmarks"
+// +kubebuilder:validation:XValidation:rule="has(self.sharedStorage) || self.benchmarks.all(b, (!has(b.iozone) || !b.iozone.targets.exists(t, t == 'Shared')) && (!has(b.fio) || b.fio.target != 'Shared'))",message="a benchmark uses the Shared storage target: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"
+// +kubebuilder:validation:XValidation:rule="self.benchmarks.all(b, !has(b.hpcc) || !has(b.hpcc.ranksPerNode) || !has(b.hpcc.p) || b.hpcc.p * b.hpcc.q == b.hpcc.ranksPerNode * self.cluster.nodes)",message="hpcc p*q must equal ranksPerNode * cluster.nodes (the number of MPI ranks)"
+// +kubebuilder:validation:XValidation:rule="oldSelf.platforms == self.platforms && oldSelf.benchmarks == self.benchmarks && oldSelf.cluster == self.cluster && oldSelf.repetitions == self.repetitions",message="platforms, benchmarks, cluster and repetitions cannot change once a suite exists: results would mix two experiments; create a new BenchmarkSuite instead"
+type BenchmarkSuiteSpec struct {
+	// Platforms lists the execution paths to compare. The default is a container platform and a VM
+	// platform, the comparison the seeds made by hand.
+	// +optional
+	// +kubebuilder:default={{name: container, type: Container}, {name: vm, type: VM}}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=map
+	// +listMapKey=name
+	Platforms []Platform `json:"platforms,omitempty"`
+
+	// Baseline names the platform that the other platforms' results are divided by.
+	// +optional
+	// +kubebuilder:default=container
+	// +kubebuilder:validation:MaxLength=12
+	Baseline string `json:"baseline,omitempty"`
+
+	// Cluster is the shape of the cluster built for each run, the same on every platform.
+	// +optional
+	// +kubebuilder:default={}
+	Cluster ClusterShape `json:"cluster,omitempty"`
+
+	// Benchmarks run in this order in every run.
+	// +required
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=name
+	Benchmarks []Benchmark `json:"benchmarks"`
+
+	// Repetitions is how many times every benchmark runs on every platform. Runs alternate between
+	// platforms, so that drift in the host affects all platforms alike.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	Repetitions int32 `json:"repetitions,omitempty"`
+
+	// Placement applies to every platform's pods and VMs.
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
+
+	// SharedStorage is required when a benchmark uses the Shared storage target.
+	// +optional
+	SharedStorage *SharedStorage `json:"sharedStorage,omitempty"`
+
+	// Timeout bounds the whole suite. When it passes, the running run is stopped and the suite fails.
+	// +optional
+	// +kubebuilder:default="6h"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// SuitePhase is a one-word summary of the conditions, for kubectl get.
+// +kubebuilder:validation:Enum=Pending;Running;Complete;Failed
+type SuitePhase string
+
+const (
+	SuitePending  SuitePhase = "Pending"
+	SuiteRunning  SuitePhase = "Running"
+	SuiteComplete SuitePhase = "Complete"
+	SuiteFailed   SuitePhase = "Failed"
+)
+
+// RunPhase is where one run (one platform, one repetition) stands.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type RunPhase string
+
+const (
+	RunPending   RunPhase = "Pending"
+	RunRunning   RunPhase = "Running"
+	RunSucceeded RunPhase = "Succeeded"
+	RunFailed    RunPhase = "Failed"
+)
+
+// Accelerator says how a VM's CPU was provided.
+// +kubebuilder:validation:Enum=KVM;Emulation
+type Accelerator string
+
+const (
+	// AcceleratorKVM is hardware virtualisation: VM figures measure VM overhead.
+	AcceleratorKVM Accelerator = "KVM"
+	// AcceleratorEmulation is QEMU software emulation (TCG): VM figures are not representative of VM
+	// overhead.
+	AcceleratorEmulation Accelerator = "Emulation"
+)
+
+// NodeTiming is a duration measured on one node of a run.
+type NodeTiming struct {
+	// Node is the node's name in the run: master, node01, ...
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Node string `json:"node"`
+
+	// Seconds is the duration.
+	// +required
+	Seconds float64 `json:"seconds"`
+}
+
+// RunStatus is one run: one platform's cluster running every benchmark once.
+type RunStatus struct {
+	// Name is the run's name, which is also the name of its child objects.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// Platform is the platform name.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// Repetition counts from 1.
+	// +required
+	Repetition int32 `json:"repetition"`
+
+	// Phase of the run.
+	// +required
+	Phase RunPhase `json:"phase"`
+
+	// StartTime is when the run's children were created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// CompletionTime is when the run's results were collected.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// Message says why a run failed, or which benchmarks of it failed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// Accelerator is set for VM runs: KVM, or Emulation when the VMs ran under software emulation.
+	// +optional
+	Accelerator Accelerator `json:"accelerator,omitempty"`
+
+	// BootSeconds is, per VM, the time from the VMI's creation to the runner's start inside it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=node
+	BootSeconds []NodeTiming `json:"bootSeconds,omitempty"`
+
+	// OrchestrationSeconds is the run's wall time minus the time the benchmarks themselves took:
+	// scheduling, image start, boot and result collection.
+	// +optional
+	OrchestrationSeconds *float64 `json:"orchestrationSeconds,omitempty"`
+}
+
+// Direction says which way a metric improves.
+// +kubebuilder:validation:Enum=HigherIsBetter;LowerIsBetter
+type Direction string
+
+const (
+	HigherIsBetter Direction = "HigherIsBetter"
+	LowerIsBetter  Direction = "LowerIsBetter"
+)
+
+// Sample is one measured value.
+type Sample struct {
+	// Repetition is the run's repetition number.
+	// +required
+	Repetition int32 `json:"repetition"`
+
+	// Node is where the value was measured: a node name (master, node01), or a pair for network
+	// benchmarks (master-node01).
+	// +required
+	// +kubebuilder:validation:MaxLength=40
+	Node string `json:"node"`
+
+	// Value is the measured value, in the metric's unit.
+	// +required
+	Value float64 `json:"value"`
+}
+
+// MetricSummary holds every sample of one metric of one benchmark on one platform, and their
+// statistics.
+type MetricSummary struct {
+	// Name is the metric's name, as the parser of the tool reports it.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Name string `json:"name"`
+
+	// Unit of every value, for example "Gflop/s" or "ms".
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Unit string `json:"unit"`
+
+	// Direction says whether higher or lower values are better.
+	// +required
+	Direction Direction `json:"direction"`
+
+	// Samples are the measured values.
+	// +optional
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	Samples []Sample `json:"samples,omitempty"`
+
+	// N is the number of samples.
+	// +required
+	N int32 `json:"n"`
+
+	// Mean of the samples.
+	// +required
+	Mean float64 `json:"mean"`
+
+	// StdDev is the sample standard deviation; 0 for a single sample.
+	// +required
+	StdDev float64 `json:"stddev"`
+}
+
+// BenchmarkResult is everything one benchmark measured on one platform.
+type BenchmarkResult struct {
+	// Benchmark is the benchmark's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=24
+	Benchmark string `json:"benchmark"`
+
+	// Platform is the platform's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// Emulated is true when any of these values came from VMs under software emulation: they do not
+	// measure VM overhead.
+	// +optional
+	Emulated bool `json:"emulated,omitempty"`
+
+	// Failures counts the executions of this benchmark that failed.
+	// +optional
+	Failures int32 `json:"failures,omitempty"`
+
+	// LastError is the cause of the latest failure.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	LastError string `json:"lastError,omitempty"`
+
+	// Metrics are the parsed results.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=name
+	Metrics []MetricSummary `json:"metrics,omitempty"`
+}
+
+// MetricRatio compares one metric of a platform with the same metric on the baseline platform.
+type MetricRatio struct {
+	// Benchmark is the benchmark's name.
+	// +required
+	// +kubebuilder:validation:MaxLength=24
+	Benchmark string `json:"benchmark"`
+
+	// Metric is the metric's name.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Metric string `json:"metric"`
+
+	// Platform is the platform divided by the baseline.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// Ratio is the platform's mean divided by the baseline's mean.
+	// +required
+	Ratio float64 `json:"ratio"`
+
+	// OverheadPercent is how much worse the platform is than the baseline, in percent, whichever way
+	// the metric improves; negative when the platform is better.
+	// +required
+	OverheadPercent float64 `json:"overheadPercent"`
+
+	// Emulated is true when the platform's values came from emulated VMs.
+	// +optional
+	Emulated bool `json:"emulated,omitempty"`
+}
+
+// Headline is the one ratio that kubectl get shows.
+type Headline struct {
+	// Benchmark is the benchmark the headline comes from: the first one with results on both the
+	// baseline and another platform.
+	// +required
+	// +kubebuilder:validation:MaxLength=24
+	Benchmark string `json:"benchmark"`
+
+	// Metric is that benchmark's headline metric.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Metric string `json:"metric"`
+
+	// Summary reads like "vm/container 0.93" and ends in "(emulated)" when the VM figures came from
+	// software emulation.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Summary string `json:"summary"`
+}
+
+// BenchmarkSuiteStatus is what the suite has done and measured so far.
+type BenchmarkSuiteStatus struct {
+	// ObservedGeneration is the generation that the last error-free reconcile saw.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions are Progressing, Complete and Failed.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Phase summarises the conditions.
+	// +optional
+	Phase SuitePhase `json:"phase,omitempty"`
+
+	// Progress reads "finished/total" runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	Progress string `json:"progress,omitempty"`
+
+	// StartTime is when the first run started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// CompletionTime is when the suite ended, complete or failed.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// Runs lists every run in execution order.
+	// +optional
+	// +kubebuilder:validation:MaxItems=40
+	// +listType=map
+	// +listMapKey=name
+	Runs []RunStatus `json:"runs,omitempty"`
+
+	// Results holds the parsed metrics per benchmark and platform. They are the one part of status
+	// that cannot be derived again, so they are written before the children that produced them are
+	// deleted.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=benchmark
+	// +listMapKey=platform
+	Results []BenchmarkResult `json:"results,omitempty"`
+
+	// Ratios compare every platform with the baseline, metric by metric.
+	// +optional
+	// +kubebuilder:validation:MaxItems=1024
+	// +listType=atomic
+	Ratios []MetricRatio `json:"ratios,omitempty"`
+
+	// Headline is the ratio shown by kubectl get.
+	// +optional
+	Headline *Headline `json:"headline,omitempty"`
+
+	// Warnings are facts that make the comparison less fair than it should be, for example
+	// requests below limits or emulated VMs.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=atomic
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// BenchmarkSuite runs the same benchmarks in containers and in virtual machines on one cluster and
+// compares the results.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=suite;suites,categories=vmbench
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Benchmark",type=string,JSONPath=`.status.headline.benchmark`,priority=1
+// +kubebuilder:printcolumn:name="Metric",type=string,JSONPath=`.status.headline.metric`
+// +kubebuilder:printcolumn:name="Ratio",type=string,JSONPath=`.status.headline.summary`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 30",message="metadata.name must be at most 30 characters, so that the names of the suite's pods and VMs stay valid DNS labels"
+type BenchmarkSuite struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is what to run.
+	// +required
+	Spec BenchmarkSuiteSpec `json:"spec"`
+
+	// Status is what ran and what it measured.
+	// +optional
+	Status BenchmarkSuiteStatus `json:"status,omitempty"`
+}
+
+// BenchmarkSuiteList is a list of BenchmarkSuites.
+// +kubebuilder:object:root=true
+type BenchmarkSuiteList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkSuite `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BenchmarkSuite{}, &BenchmarkSuiteList{})
+}
+
+// Requests are the CPU and memory requests of each node: the limits unless lowered.
+func (c ClusterShape) Requests() (cpu, memory resource.Quantity) {
+	cpu = *resource.NewQuantity(int64(c.CPULimit()), resource.DecimalSI)
+	memory = c.MemoryLimit()
+	if c.CPURequest != nil {
+		cpu = *c.CPURequest
+	}
+	if c.MemoryRequest != nil {
+		memory = *c.MemoryRequest
+	}
+	return cpu, memory
+}
+
+// DefaultMemory is the default memory of every node, as in the seeds' VMs.
+var DefaultMemory = resource.MustParse("2Gi")
+
+// MemoryLimit is the memory of each node. The API server fills in the default; a suite built in Go
+// without it gets the same default here.
+func (c ClusterShape) MemoryLimit() resource.Quantity {
+	if c.Memory == nil {
+		return DefaultMemory.DeepCopy()
+	}
+	return c.Memory.DeepCopy()
+}
+
+// CPULimit is the CPU count of each node, defaulted like MemoryLimit.
+func (c ClusterShape) CPULimit() int32 {
+	if c.CPU == 0 {
+		return 2
+	}
+	return c.CPU
+}
+
+// NodeCount is the number of nodes of each run, defaulted like MemoryLimit.
+func (c ClusterShape) NodeCount() int32 {
+	if c.Nodes == 0 {
+		return 3
+	}
+	return c.Nodes
+}
+
+// SuiteTimeout bounds the whole suite, defaulted like ClusterShape.MemoryLimit.
+func (s BenchmarkSuiteSpec) SuiteTimeout() time.Duration {
+	if s.Timeout == nil {
+		return 6 * time.Hour
+	}
+	return s.Timeout.Duration
+}
+
+// Guaranteed reports whether requests equal limits, the QoS class a fair comparison needs.
+func (c ClusterShape) Guaranteed() bool {
+	return c.CPURequest == nil && c.MemoryRequest == nil
+}

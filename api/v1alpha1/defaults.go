@@ -1,0 +1,153 @@
+package v1alpha1
+
+import (
+	"math"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// The API server applies the +kubebuilder:default markers to parameter blocks that are present.
+// WithDefaults applies the same values in Go, for the blocks a user left out entirely; an envtest case
+// checks that both agree.
+
+// WithDefaults returns a copy of b whose timeout and parameter block for its type are set, with
+// every unset parameter at its default.
+func (b Benchmark) WithDefaults() Benchmark {
+	b = *b.DeepCopy()
+	if b.Timeout == nil {
+		b.Timeout = duration(30 * time.Minute)
+	}
+	switch b.Type {
+	case BenchmarkHPCC:
+		b.HPCC = orNew(b.HPCC)
+		if b.HPCC.MemoryPercent == 0 {
+			b.HPCC.MemoryPercent = 80
+		}
+		if b.HPCC.NB == 0 {
+			b.HPCC.NB = 192
+		}
+	case BenchmarkSysbenchCPU:
+		b.SysbenchCPU = orNew(b.SysbenchCPU)
+		if b.SysbenchCPU.MaxPrime == 0 {
+			b.SysbenchCPU.MaxPrime = 20000
+		}
+		b.SysbenchCPU.Duration = orDuration(b.SysbenchCPU.Duration, 10*time.Second)
+	case BenchmarkSysbenchMemory:
+		b.SysbenchMemory = orNew(b.SysbenchMemory)
+		if len(b.SysbenchMemory.BlockSizes) == 0 {
+			b.SysbenchMemory.BlockSizes = []string{"1K", "1M"}
+		}
+		b.SysbenchMemory.TotalSize = orString(b.SysbenchMemory.TotalSize, "10G")
+		b.SysbenchMemory.Operation = orString(b.SysbenchMemory.Operation, "write")
+	case BenchmarkStressNGCPU:
+		b.StressNGCPU = orNew(b.StressNGCPU)
+		b.StressNGCPU.Method = orString(b.StressNGCPU.Method, "matrixprod")
+		b.StressNGCPU.Duration = orDuration(b.StressNGCPU.Duration, 60*time.Second)
+	case BenchmarkStressNGVM:
+		b.StressNGVM = orNew(b.StressNGVM)
+		b.StressNGVM.Bytes = orString(b.StressNGVM.Bytes, "50%")
+		if b.StressNGVM.Workers == 0 {
+			b.StressNGVM.Workers = 1
+		}
+		b.StressNGVM.Duration = orDuration(b.StressNGVM.Duration, 60*time.Second)
+	case BenchmarkIozone:
+		b.Iozone = orNew(b.Iozone)
+		b.Iozone.FileSize = orString(b.Iozone.FileSize, "512M")
+		b.Iozone.RecordSize = orString(b.Iozone.RecordSize, "64k")
+		if len(b.Iozone.Tests) == 0 {
+			b.Iozone.Tests = []IozoneTest{"write", "read", "random"}
+		}
+		if len(b.Iozone.Targets) == 0 {
+			b.Iozone.Targets = []StorageTarget{StorageLocal}
+		}
+	case BenchmarkIperf3:
+		b.Iperf3 = orNew(b.Iperf3)
+		b.Iperf3.Pairs = orPairs(b.Iperf3.Pairs)
+		b.Iperf3.Duration = orDuration(b.Iperf3.Duration, 10*time.Second)
+		if b.Iperf3.Parallel == 0 {
+			b.Iperf3.Parallel = 1
+		}
+		b.Iperf3.Protocol = orString(b.Iperf3.Protocol, "TCP")
+		if b.Iperf3.Port == 0 {
+			b.Iperf3.Port = 5201
+		}
+		if b.Iperf3.ServerPort == 0 {
+			b.Iperf3.ServerPort = 5201
+		}
+	case BenchmarkPing:
+		b.Ping = orNew(b.Ping)
+		if b.Ping.Count == 0 {
+			b.Ping.Count = 10
+		}
+		b.Ping.Pairs = orPairs(b.Ping.Pairs)
+	case BenchmarkFio:
+		b.Fio = orNew(b.Fio)
+		b.Fio.RW = orString(b.Fio.RW, "randread")
+		b.Fio.BlockSize = orString(b.Fio.BlockSize, "4k")
+		b.Fio.Size = orString(b.Fio.Size, "256m")
+		if b.Fio.IODepth == 0 {
+			b.Fio.IODepth = 16
+		}
+		b.Fio.IOEngine = orString(b.Fio.IOEngine, "libaio")
+		if b.Fio.Direct == nil {
+			b.Fio.Direct = ptr.To(true)
+		}
+		if b.Fio.NumJobs == 0 {
+			b.Fio.NumJobs = 1
+		}
+		b.Fio.Runtime = orDuration(b.Fio.Runtime, 30*time.Second)
+		if b.Fio.Target == "" {
+			b.Fio.Target = StorageLocal
+		}
+	}
+	return b
+}
+
+func orNew[T any](p *T) *T {
+	if p == nil {
+		return new(T)
+	}
+	return p
+}
+
+func orString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func orDuration(d *metav1.Duration, def time.Duration) *metav1.Duration {
+	if d == nil {
+		return duration(def)
+	}
+	return d
+}
+
+func orPairs(p []NodePair) []NodePair {
+	if len(p) == 0 {
+		return []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}
+	}
+	return p
+}
+
+func duration(d time.Duration) *metav1.Duration {
+	return &metav1.Duration{Duration: d}
+}
+
+// DerivedN is the HPL problem size used when N is empty: the largest multiple of NB whose N×N matrix
+// of doubles fills MemoryPercent of the memory limits of all nodes. It follows the memory limit, not
+// /proc/meminfo, which shows the host's memory inside a pod.
+func (p HPCCParams) DerivedN(nodes int32, memoryBytes int64) int32 {
+	budget := float64(memoryBytes) * float64(nodes) * float64(p.MemoryPercent) / 100
+	n := int64(math.Sqrt(budget / 8))
+	if p.NB > 0 {
+		n -= n % int64(p.NB)
+	}
+	if n > math.MaxInt32 {
+		n = math.MaxInt32 - math.MaxInt32%int64(max(p.NB, 1))
+	}
+	return int32(n)
+}

@@ -1,0 +1,57 @@
+package v1alpha1
+
+// Labels that vmbench puts on every child object, so that people and dashboards can find a suite's
+// pods, MPIJobs and VMIs with a selector.
+const (
+	// LabelSuite holds the name of the BenchmarkSuite that owns the object.
+	LabelSuite = "vmbench.io/suite"
+	// LabelRun holds the name of the run (one platform, one repetition) the object belongs to.
+	LabelRun = "vmbench.io/run"
+	// LabelPlatform holds the platform name of the run.
+	LabelPlatform = "vmbench.io/platform"
+	// LabelRole is "master" or "node" on the members of a run's cluster.
+	LabelRole = "vmbench.io/role"
+	// LabelNode is a VM's node name in its run: master, node01, ...
+	LabelNode = "vmbench.io/node"
+)
+
+// Role values of LabelRole.
+const (
+	RoleMaster = "master"
+	RoleNode   = "node"
+)
+
+// Condition types of a BenchmarkSuite. Every reconcile sets all three.
+const (
+	// ConditionProgressing is True while runs are pending or running.
+	ConditionProgressing = "Progressing"
+	// ConditionComplete is True once every run finished and every benchmark produced results.
+	ConditionComplete = "Complete"
+	// ConditionFailed is True once the suite has ended and something in it failed; the message names
+	// the cause. Complete and Failed are never both True.
+	ConditionFailed = "Failed"
+)
+
+// Condition reasons.
+const (
+	ReasonPending          = "Pending"
+	ReasonRunning          = "Running"
+	ReasonCompleted        = "Completed"
+	ReasonInvalidSpec      = "InvalidSpec"
+	ReasonBenchmarkFailed  = "BenchmarkFailed"
+	ReasonRunFailed        = "RunFailed"
+	ReasonSuiteTimeout     = "SuiteTimeout"
+	ReasonPlatformMissing  = "PlatformUnavailable"
+	ReasonNotDone          = "NotDone"
+	ReasonNoFailure        = "NoFailure"
+	ReasonFinished         = "Finished"
+	ReasonWaitingForSpec   = "WaitingForSpecChange"
+	ReasonResultsCorrupted = "ResultsCorrupted"
+)
+
+// MaxSuiteNameLength keeps every child name (for example "<suite>-<platform>-r10-node07") and every
+// hostname derived from it within the 63 characters of a DNS label.
+const MaxSuiteNameLength = 30
+
+// MaxPlatformNameLength is the longest platform name; see MaxSuiteNameLength.
+const MaxPlatformNameLength = 12

@@ -1,0 +1,129 @@
+// Command manager runs the vmbench controller.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/metrics"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	metricsAddr, probeAddr  string
+	leaderElect             bool
+	runnerImage, vmDisk     string
+	pullPolicy, vmNetwork   string
+	containerStart, vmStart time.Duration
+}
+
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint (0 disables it).")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
+	flag.StringVar(&o.runnerImage, "runner-image", "vmbench/runner:dev", "Image of MPIJob launchers and workers.")
+	flag.StringVar(&o.vmDisk, "vm-disk-image", "vmbench/vm-disk:dev", "containerDisk image of the VMs.")
+	flag.StringVar(&o.pullPolicy, "image-pull-policy", string(corev1.PullIfNotPresent), "Pull policy of runner and VM disk images: Always, IfNotPresent or Never.")
+	flag.StringVar(&o.vmNetwork, "vm-network", string(platform.VMNetworkBridge), "VM interface binding: bridge, passt or masquerade.")
+	flag.DurationVar(&o.containerStart, "container-startup", 10*time.Minute, "Time a container run's pods may take to start.")
+	flag.DurationVar(&o.vmStart, "vm-startup", 20*time.Minute, "Time a VM run's VMs may take to boot.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	return o
+}
+
+func (o options) validate() error {
+	switch corev1.PullPolicy(o.pullPolicy) {
+	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		return fmt.Errorf("--image-pull-policy=%q: use Always, IfNotPresent or Never", o.pullPolicy)
+	}
+	switch platform.VMNetwork(o.vmNetwork) {
+	case platform.VMNetworkBridge, platform.VMNetworkPasst, platform.VMNetworkMasquerade:
+	default:
+		return fmt.Errorf("--vm-network=%q: use bridge, passt or masquerade", o.vmNetwork)
+	}
+	return nil
+}
+
+func run() error {
+	o := parseFlags()
+	if err := o.validate(); err != nil {
+		return err
+	}
+	scheme := controllers.NewScheme()
+	cfg := ctrl.GetConfigOrDie()
+	// Only vmbench's own ConfigMaps, Secrets, Services and claims are cached, not the cluster's.
+	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.leaderElect,
+		LeaderElectionID:       "vmbench.io",
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: owned, &corev1.Secret{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	metrics.Register(ctrlmetrics.Registry)
+	available := controllers.AvailableKinds(mgr.GetRESTMapper())
+	ctrl.Log.Info("child kinds", "available", fmt.Sprint(available))
+	r := &controllers.SuiteReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    scheme,
+		Recorder:  mgr.GetEventRecorder("vmbench"),
+		Clock:     clock.RealClock{},
+		Logs:      controllers.PodLogReader{Clientset: clientset},
+		Images: platform.Images{
+			Runner: o.runnerImage, VMDisk: o.vmDisk, PullPolicy: corev1.PullPolicy(o.pullPolicy),
+		},
+		VMNetwork:        platform.VMNetwork(o.vmNetwork),
+		ContainerStartup: o.containerStart,
+		VMStartup:        o.vmStart,
+		Available:        available,
+	}
+	ctx := ctrl.SetupSignalHandler()
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		return fmt.Errorf("setting up the controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,133 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+// optionalKinds are child kinds that come with another operator and may be missing from a cluster.
+func optionalKinds() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{
+		mpiv2.SchemeGroupVersion.WithKind("MPIJob"),
+		kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"),
+	}
+}
+
+// AvailableKinds asks the API server which optional child kinds it serves.
+func AvailableKinds(mapper meta.RESTMapper) map[schema.GroupVersionKind]bool {
+	out := map[schema.GroupVersionKind]bool{}
+	for _, gvk := range optionalKinds() {
+		_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		out[gvk] = err == nil
+	}
+	return out
+}
+
+// listChildren returns the suite's children by run name, found through the owner index.
+func (r *SuiteReconciler) listChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (map[string][]client.Object, error) {
+	lists := childKinds()
+	if r.Available[mpiv2.SchemeGroupVersion.WithKind("MPIJob")] {
+		lists = append(lists, &mpiv2.MPIJobList{})
+	}
+	if r.Available[kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")] {
+		lists = append(lists, &kubevirtv1.VirtualMachineInstanceList{})
+	}
+	out := map[string][]client.Object{}
+	for _, list := range lists {
+		if err := r.List(ctx, list, client.InNamespace(suite.Namespace), client.MatchingFields{ownerIndex: suite.Name}); err != nil {
+			return nil, fmt.Errorf("listing children %T: %w", list, err)
+		}
+		gvk, err := r.listItemGVK(list)
+		if err != nil {
+			return nil, err
+		}
+		err = meta.EachListItem(list, func(o runtime.Object) error {
+			obj := o.(client.Object)
+			// The cache's objects have no TypeMeta; adapters look at Kind.
+			obj.GetObjectKind().SetGroupVersionKind(gvk)
+			if run := obj.GetLabels()[vmbenchv1.LabelRun]; run != "" {
+				out[run] = append(out[run], obj)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *SuiteReconciler) listItemGVK(list client.ObjectList) (schema.GroupVersionKind, error) {
+	gvk, err := r.GroupVersionKindFor(list)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	gvk.Kind = gvk.Kind[:len(gvk.Kind)-len("List")]
+	return gvk, nil
+}
+
+// apply server-side applies a child that the suite controls, with vmbench's one field manager.
+func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) error {
+	if err := ctrl.SetControllerReference(suite, obj, r.Scheme); err != nil {
+		return err
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	// Only fields vmbench owns: never status, never server-set metadata.
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+}
+
+func authSecretName(suite *vmbenchv1.BenchmarkSuite) string { return suite.Name + "-auth" }
+
+// ensureAuth reads the suite's auth Secret, creating it with fresh keys the first time. It is created,
+// not applied: applying would replace the keys with new random ones.
+func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (platform.Auth, error) {
+	key := client.ObjectKey{Namespace: suite.Namespace, Name: authSecretName(suite)}
+	secret := &corev1.Secret{}
+	err := r.APIReader.Get(ctx, key, secret)
+	if err == nil {
+		if !metav1.IsControlledBy(secret, suite) {
+			return platform.Auth{}, fmt.Errorf("secret %s exists but does not belong to suite %s: delete or rename it", key.Name, suite.Name)
+		}
+		return platform.AuthFromData(secret.Data)
+	}
+	if !apierrors.IsNotFound(err) {
+		return platform.Auth{}, err
+	}
+	auth, err := platform.NewAuth()
+	if err != nil {
+		return platform.Auth{}, err
+	}
+	secret = &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name}},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       auth.Data(),
+	}
+	if err := ctrl.SetControllerReference(suite, secret, r.Scheme); err != nil {
+		return platform.Auth{}, err
+	}
+	if err := r.Create(ctx, secret); err != nil {
+		return platform.Auth{}, fmt.Errorf("creating the auth secret: %w", err)
+	}
+	return auth, nil
+}

@@ -1,0 +1,88 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/frame"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// maxLogBytes bounds how much of a runner's log is read. Frames are small; the rest is noise.
+const maxLogBytes = 32 << 20
+
+// LogReader reads a container's log. The manager reads through the pods/log API; tests fake it.
+type LogReader interface {
+	Read(ctx context.Context, namespace, pod, container string) ([]byte, error)
+}
+
+// PodLogReader reads logs through the pods/log API: no ssh, no route into pods or VMs.
+type PodLogReader struct {
+	Clientset kubernetes.Interface
+}
+
+// Read implements LogReader.
+func (p PodLogReader) Read(ctx context.Context, namespace, pod, container string) ([]byte, error) {
+	stream, err := p.Clientset.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
+		Container: container, LimitBytes: ptrInt64(maxLogBytes),
+	}).Stream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = stream.Close() }()
+	return io.ReadAll(stream)
+}
+
+func ptrInt64(v int64) *int64 { return &v }
+
+// readReport finds the run's log pod, reads its log and decodes the runner's authenticated frames.
+func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource, token []byte) runReport {
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector)); err != nil {
+		return runReport{LogErr: fmt.Errorf("listing the runner's pod: %w", err)}
+	}
+	if len(pods.Items) == 0 {
+		return runReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}
+	}
+	// The newest pod is the one that ran last, should a launcher ever have been recreated.
+	sort.Slice(pods.Items, func(i, j int) bool {
+		return pods.Items[j].CreationTimestamp.Before(&pods.Items[i].CreationTimestamp)
+	})
+	pod := pods.Items[0]
+	raw, err := r.Logs.Read(ctx, pod.Namespace, pod.Name, src.Container)
+	if err != nil {
+		return runReport{LogErr: fmt.Errorf("pod %s container %s: %w", pod.Name, src.Container, err)}
+	}
+	return decodeReport(raw, token)
+}
+
+// decodeReport turns a log into the runner's messages. Frames that fail authentication or arrive
+// incomplete are reported, and the good ones are still used.
+func decodeReport(raw, token []byte) runReport {
+	decoded, frameErr := frame.Scan(bytes.NewReader(raw), token)
+	msgs := make([]runplan.Message, 0, len(decoded))
+	var errs []error
+	if frameErr != nil {
+		errs = append(errs, frameErr)
+	}
+	for _, d := range decoded {
+		var m runplan.Message
+		if err := json.Unmarshal(d.Payload, &m); err != nil {
+			errs = append(errs, fmt.Errorf("frame %s: not a runner message: %w", d.ID, err))
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	return newRunReport(msgs, errors.Join(errs...))
+}

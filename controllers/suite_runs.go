@@ -1,0 +1,110 @@
+package controllers
+
+import (
+	"fmt"
+	"time"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// plannedRun is one platform running every benchmark once.
+type plannedRun struct {
+	Name       string
+	Platform   vmbenchv1.Platform
+	Repetition int32
+}
+
+// runName is the deterministic name of a run and of its children, so that a retried reconcile never
+// creates a second copy.
+func runName(suite, platform string, repetition int32) string {
+	return fmt.Sprintf("%s-%s-%d", suite, platform, repetition)
+}
+
+// plannedRuns lists every run in execution order. Platforms alternate within each repetition and the
+// order flips every repetition (A B, B A, A B, ...), so that slow drift of the host, such as a warming
+// page cache or a neighbour starting, weighs on every platform alike.
+func plannedRuns(suite *vmbenchv1.BenchmarkSuite) []plannedRun {
+	platforms := suite.Spec.Platforms
+	runs := make([]plannedRun, 0, int(suite.Spec.Repetitions)*len(platforms))
+	for rep := int32(1); rep <= suite.Spec.Repetitions; rep++ {
+		for i := range platforms {
+			p := platforms[i]
+			if rep%2 == 0 {
+				p = platforms[len(platforms)-1-i]
+			}
+			runs = append(runs, plannedRun{Name: runName(suite.Name, p.Name, rep), Platform: p, Repetition: rep})
+		}
+	}
+	return runs
+}
+
+// defaultedBenchmarks are the suite's benchmarks with every default applied.
+func defaultedBenchmarks(suite *vmbenchv1.BenchmarkSuite) []vmbenchv1.Benchmark {
+	out := make([]vmbenchv1.Benchmark, len(suite.Spec.Benchmarks))
+	for i, b := range suite.Spec.Benchmarks {
+		out[i] = b.WithDefaults()
+	}
+	return out
+}
+
+// executions is how many times one run executes a benchmark: once per node, block size, target or
+// pair. It bounds the run's deadline, so it errs on the high side.
+func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
+	n := int64(nodes)
+	switch b.Type {
+	case vmbenchv1.BenchmarkHPCC:
+		return 1
+	case vmbenchv1.BenchmarkSysbenchMemory:
+		return n * int64(len(b.SysbenchMemory.BlockSizes))
+	case vmbenchv1.BenchmarkIozone:
+		return n * int64(len(b.Iozone.Targets))
+	case vmbenchv1.BenchmarkIperf3:
+		return n * int64(len(b.Iperf3.Pairs))
+	case vmbenchv1.BenchmarkPing:
+		return n * int64(len(b.Ping.Pairs))
+	}
+	return n
+}
+
+// runDeadline bounds a run: the time to start its cluster plus every execution's timeout. The runner
+// enforces each timeout itself; this is the backstop for a runner that hangs or never starts.
+func runDeadline(startup time.Duration, benchmarks []vmbenchv1.Benchmark, nodes int32) time.Duration {
+	d := startup
+	for _, b := range benchmarks {
+		d += time.Duration(executions(b, nodes)) * b.Timeout.Duration
+	}
+	return d
+}
+
+// validateSpec finds what the CRD's rules cannot see. The message says what to change.
+func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark) error {
+	shape := suite.Spec.Cluster
+	for _, b := range benchmarks {
+		if b.HPCC == nil {
+			continue
+		}
+		if b.HPCC.N == nil {
+			if n := hpccDerivedN(b.HPCC, shape); n < b.HPCC.NB {
+				return fmt.Errorf("benchmark %s: %d nodes of %s leave no room for an HPL matrix at %d%% memory and NB=%d: set hpcc.n, or raise cluster.memory or hpcc.memoryPercent",
+					b.Name, shape.NodeCount(), memoryString(shape), b.HPCC.MemoryPercent, b.HPCC.NB)
+			}
+		}
+	}
+	for _, p := range suite.Spec.Platforms {
+		if p.Type == vmbenchv1.PlatformVM && !shape.Guaranteed() && shape.MemoryRequest != nil && shape.MemoryRequest.Cmp(shape.MemoryLimit()) < 0 {
+			return fmt.Errorf("platform %s: a VM's guest memory is committed when it boots, so cluster.memoryRequest below cluster.memory cannot hold; remove cluster.memoryRequest", p.Name)
+		}
+	}
+	return nil
+}
+
+// hpccDerivedN is the N the runner will use when hpcc.n is empty.
+func hpccDerivedN(p *vmbenchv1.HPCCParams, shape vmbenchv1.ClusterShape) int32 {
+	memory := shape.MemoryLimit()
+	return p.DerivedN(shape.NodeCount(), memory.Value())
+}
+
+func memoryString(shape vmbenchv1.ClusterShape) string {
+	m := shape.MemoryLimit()
+	return m.String()
+}

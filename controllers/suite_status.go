@@ -1,0 +1,445 @@
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// sampleBudget caps the samples kept in status across all metrics (about 65 bytes each), so that a
+// suite at every API maximum still stays far below etcd's object size limit. Statistics keep counting
+// every sample once the detail is dropped.
+const sampleBudget = 6000
+
+// runReport is what a run's runner reported, decoded from its log.
+type runReport struct {
+	Started *runplan.Message
+	Results []runplan.Message
+	Done    *runplan.Message
+	// FrameErr is set when frames were corrupt or not authentic.
+	FrameErr error
+	// LogErr is set when no log could be read.
+	LogErr error
+}
+
+// newRunReport sorts decoded messages by kind; later duplicates of started and done are ignored.
+func newRunReport(msgs []runplan.Message, frameErr error) runReport {
+	r := runReport{FrameErr: frameErr}
+	for i := range msgs {
+		m := msgs[i]
+		switch m.Kind {
+		case runplan.KindStarted:
+			if r.Started == nil {
+				r.Started = &m
+			}
+		case runplan.KindResult:
+			r.Results = append(r.Results, m)
+		case runplan.KindDone:
+			if r.Done == nil {
+				r.Done = &m
+			}
+		}
+	}
+	return r
+}
+
+// runCompletion is everything known when a run ends.
+type runCompletion struct {
+	Report   runReport
+	Outcome  platform.Outcome
+	TimedOut bool
+	Deadline time.Duration
+	Now      time.Time
+	// Created is when each node's pod or VMI was created, for the time to the runner's start.
+	Created map[string]time.Time
+}
+
+// finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
+// It returns the names of the benchmarks that failed in this run.
+func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType,
+	benchmarks []vmbenchv1.Benchmark, c runCompletion) []string {
+	rep := c.Report
+	var causes []string
+	switch {
+	case c.TimedOut:
+		causes = append(causes, fmt.Sprintf("run did not finish within its deadline of %s", c.Deadline))
+	case c.Outcome.Phase == platform.PhaseFailed:
+		causes = append(causes, c.Outcome.Message)
+	}
+	if rep.LogErr != nil {
+		causes = append(causes, "reading the runner's log: "+rep.LogErr.Error())
+	}
+	if rep.FrameErr != nil {
+		causes = append(causes, "corrupt result frames: "+oneLine(rep.FrameErr))
+	}
+	if rep.Done == nil && len(causes) == 0 {
+		causes = append(causes, "the runner never reported that it finished")
+	}
+
+	if rep.Started != nil {
+		if platformType == vmbenchv1.PlatformVM {
+			run.Accelerator = acceleratorOf(rep.Started.Virtualization)
+		}
+		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
+	}
+	if rep.Done != nil && run.StartTime != nil {
+		orchestration := c.Now.Sub(run.StartTime.Time).Seconds() - rep.Done.BenchmarkSeconds
+		run.OrchestrationSeconds = &orchestration
+	}
+
+	emulated := run.Accelerator == vmbenchv1.AcceleratorEmulation
+	var failedBenchmarks []string
+	for _, b := range benchmarks {
+		res := resultFor(st, b.Name, run.Platform)
+		res.Emulated = res.Emulated || emulated
+		reported, failed := false, false
+		for _, m := range rep.Results {
+			if m.Benchmark != b.Name {
+				continue
+			}
+			reported = true
+			if err := sampleError(m); err != "" {
+				res.Failures++
+				res.LastError = truncate(fmt.Sprintf("run %s, %s: %s", run.Name, m.Node, err), 512)
+				failed = true
+				continue
+			}
+			for _, metric := range m.Metrics {
+				addSample(st, res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: m.Node, Value: metric.Value})
+			}
+		}
+		if !reported {
+			res.Failures++
+			res.LastError = fmt.Sprintf("run %s reported no result", run.Name)
+			failed = true
+		}
+		if failed {
+			failedBenchmarks = append(failedBenchmarks, b.Name)
+		}
+	}
+
+	run.CompletionTime = &metav1.Time{Time: c.Now}
+	run.Phase = vmbenchv1.RunSucceeded
+	if len(causes) > 0 {
+		run.Phase = vmbenchv1.RunFailed
+	}
+	if len(failedBenchmarks) > 0 {
+		causes = append(causes, "benchmarks failed: "+strings.Join(failedBenchmarks, ", "))
+	}
+	run.Message = truncate(strings.Join(causes, "; "), 1024)
+	return failedBenchmarks
+}
+
+// sampleError is why one result cannot be used: the runner's error, no metric at all, or a
+// throughput of zero, which is a broken run, never a measurement.
+func sampleError(m runplan.Message) string {
+	if m.Error != "" {
+		return m.Error
+	}
+	if len(m.Metrics) == 0 {
+		return "no metric was parsed"
+	}
+	for _, metric := range m.Metrics {
+		if math.IsNaN(metric.Value) || math.IsInf(metric.Value, 0) {
+			return fmt.Sprintf("%s is not a number", metric.Name)
+		}
+		if metric.Direction == results.HigherIsBetter && metric.Value <= 0 {
+			return fmt.Sprintf("%s is %g %s", metric.Name, metric.Value, metric.Unit)
+		}
+	}
+	return ""
+}
+
+func acceleratorOf(virtualization string) vmbenchv1.Accelerator {
+	switch virtualization {
+	case "kvm":
+		return vmbenchv1.AcceleratorKVM
+	case "qemu":
+		return vmbenchv1.AcceleratorEmulation
+	}
+	return ""
+}
+
+func bootSeconds(ready map[string]time.Time, created map[string]time.Time) []vmbenchv1.NodeTiming {
+	var out []vmbenchv1.NodeTiming
+	for node, t := range ready {
+		c, ok := created[node]
+		if !ok || t.Before(c) {
+			continue
+		}
+		out = append(out, vmbenchv1.NodeTiming{Node: node, Seconds: round(t.Sub(c).Seconds(), 1)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out
+}
+
+func resultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName string) *vmbenchv1.BenchmarkResult {
+	for i := range st.Results {
+		if st.Results[i].Benchmark == benchmark && st.Results[i].Platform == platformName {
+			return &st.Results[i]
+		}
+	}
+	st.Results = append(st.Results, vmbenchv1.BenchmarkResult{Benchmark: benchmark, Platform: platformName})
+	return &st.Results[len(st.Results)-1]
+}
+
+// addSample adds one value to a metric's statistics, and to its samples while the status has room.
+// A sample of the same repetition and node is never counted twice.
+func addSample(st *vmbenchv1.BenchmarkSuiteStatus, res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) {
+	var summary *vmbenchv1.MetricSummary
+	for i := range res.Metrics {
+		if res.Metrics[i].Name == m.Name {
+			summary = &res.Metrics[i]
+		}
+	}
+	if summary == nil {
+		res.Metrics = append(res.Metrics, vmbenchv1.MetricSummary{Name: m.Name, Unit: m.Unit, Direction: vmbenchv1.Direction(m.Direction)})
+		summary = &res.Metrics[len(res.Metrics)-1]
+	}
+	for _, old := range summary.Samples {
+		if old.Repetition == s.Repetition && old.Node == s.Node {
+			return
+		}
+	}
+	if len(summary.Samples) < 100 && countSamples(st) < sampleBudget {
+		summary.Samples = append(summary.Samples, s)
+	}
+	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
+}
+
+func countSamples(st *vmbenchv1.BenchmarkSuiteStatus) int {
+	n := 0
+	for _, r := range st.Results {
+		for _, m := range r.Metrics {
+			n += len(m.Samples)
+		}
+	}
+	return n
+}
+
+// combine adds x to a sample of n values with the given mean and sample standard deviation (Welford's
+// update), so that statistics stay exact after per-sample detail is dropped.
+func combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
+	m2 := 0.0
+	if n > 1 {
+		m2 = stddev * stddev * float64(n-1)
+	}
+	n++
+	delta := x - mean
+	mean += delta / float64(n)
+	m2 += delta * (x - mean)
+	if n < 2 {
+		return n, mean, 0
+	}
+	return n, mean, math.Sqrt(m2 / float64(n-1))
+}
+
+// computeRatios divides every platform's mean by the baseline's, metric by metric.
+func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenchv1.MetricRatio {
+	var out []vmbenchv1.MetricRatio
+	for _, base := range st.Results {
+		if base.Platform != baseline {
+			continue
+		}
+		for _, other := range st.Results {
+			if other.Benchmark != base.Benchmark || other.Platform == baseline {
+				continue
+			}
+			for _, bm := range base.Metrics {
+				om := findMetric(other.Metrics, bm.Name)
+				if om == nil || bm.N == 0 || om.N == 0 || bm.Mean == 0 {
+					continue
+				}
+				ratio := om.Mean / bm.Mean
+				overhead := (1 - ratio) * 100
+				if bm.Direction == vmbenchv1.LowerIsBetter {
+					overhead = (ratio - 1) * 100
+				}
+				out = append(out, vmbenchv1.MetricRatio{
+					Benchmark: base.Benchmark, Metric: bm.Name, Platform: other.Platform,
+					Ratio: round(ratio, 4), OverheadPercent: round(overhead, 2), Emulated: other.Emulated,
+				})
+			}
+		}
+	}
+	return out
+}
+
+func findMetric(ms []vmbenchv1.MetricSummary, name string) *vmbenchv1.MetricSummary {
+	for i := range ms {
+		if ms[i].Name == name {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+// toolOf maps a benchmark type to the parser that reads its output.
+func toolOf(t vmbenchv1.BenchmarkType) results.Tool {
+	switch t {
+	case vmbenchv1.BenchmarkStressNGCPU, vmbenchv1.BenchmarkStressNGVM:
+		return results.StressNG
+	}
+	return results.Tool(t)
+}
+
+// headline is the first benchmark, in spec order, whose headline metric has a ratio. The runner may
+// prefix a metric with a block size or target (bs1M_mib_per_second), so a suffix matches too.
+func headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.MetricRatio) *vmbenchv1.Headline {
+	for _, b := range spec.Benchmarks {
+		want := results.Headline(toolOf(b.Type))
+		for _, r := range ratios {
+			if r.Benchmark != b.Name || (r.Metric != want && !strings.HasSuffix(r.Metric, "_"+want)) {
+				continue
+			}
+			summary := fmt.Sprintf("%s/%s %.2f", r.Platform, spec.Baseline, r.Ratio)
+			if r.Emulated {
+				summary += " (emulated)"
+			}
+			return &vmbenchv1.Headline{Benchmark: b.Name, Metric: r.Metric, Summary: summary}
+		}
+	}
+	return nil
+}
+
+// suiteState is what the conditions are computed from.
+type suiteState struct {
+	Generation  int64
+	InvalidSpec error
+	TimedOut    bool
+	Now         time.Time
+}
+
+// setConditions sets Progressing, Complete and Failed, the phase and the progress, from the runs and
+// results in status.
+func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
+	set := func(t string, status metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
+			Type: t, Status: status, Reason: reason, Message: truncate(msg, 1024), ObservedGeneration: s.Generation,
+		})
+	}
+	finished, active := 0, ""
+	var runFailures []string
+	for _, r := range st.Runs {
+		switch r.Phase {
+		case vmbenchv1.RunSucceeded, vmbenchv1.RunFailed:
+			finished++
+		default:
+			if active == "" {
+				active = r.Name
+			}
+		}
+		if r.Phase == vmbenchv1.RunFailed {
+			runFailures = append(runFailures, fmt.Sprintf("%s: %s", r.Name, r.Message))
+		}
+	}
+	st.Progress = fmt.Sprintf("%d/%d", finished, len(st.Runs))
+	var benchFailures []string
+	for _, r := range st.Results {
+		if r.Failures > 0 {
+			benchFailures = append(benchFailures, fmt.Sprintf("%s on %s: %s", r.Benchmark, r.Platform, r.LastError))
+		}
+	}
+
+	if s.InvalidSpec != nil {
+		set(vmbenchv1.ConditionProgressing, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "waiting for a valid spec")
+		set(vmbenchv1.ConditionComplete, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "the spec is invalid")
+		set(vmbenchv1.ConditionFailed, metav1.ConditionTrue, vmbenchv1.ReasonInvalidSpec, s.InvalidSpec.Error())
+		st.Phase = vmbenchv1.SuiteFailed
+		return
+	}
+	if active != "" && !s.TimedOut {
+		msg := fmt.Sprintf("run %s (%s runs finished)", active, st.Progress)
+		if n := len(runFailures) + len(benchFailures); n > 0 {
+			msg += fmt.Sprintf("; %d failures so far", n)
+		}
+		set(vmbenchv1.ConditionProgressing, metav1.ConditionTrue, vmbenchv1.ReasonRunning, msg)
+		set(vmbenchv1.ConditionComplete, metav1.ConditionFalse, vmbenchv1.ReasonNotDone, "runs are still pending")
+		set(vmbenchv1.ConditionFailed, metav1.ConditionFalse, vmbenchv1.ReasonNoFailure, "the suite has not ended")
+		st.Phase = vmbenchv1.SuiteRunning
+		if st.StartTime == nil {
+			st.Phase = vmbenchv1.SuitePending
+		}
+		st.CompletionTime = nil
+		return
+	}
+
+	set(vmbenchv1.ConditionProgressing, metav1.ConditionFalse, vmbenchv1.ReasonFinished, "every run has ended")
+	if st.CompletionTime == nil {
+		st.CompletionTime = &metav1.Time{Time: s.Now}
+	}
+	reason, causes := "", []string(nil)
+	switch {
+	case s.TimedOut:
+		reason, causes = vmbenchv1.ReasonSuiteTimeout, append([]string{"the suite timed out"}, runFailures...)
+	case len(runFailures) > 0:
+		reason, causes = vmbenchv1.ReasonRunFailed, append(runFailures, benchFailures...)
+	case len(benchFailures) > 0:
+		reason, causes = vmbenchv1.ReasonBenchmarkFailed, benchFailures
+	}
+	if reason != "" {
+		set(vmbenchv1.ConditionComplete, metav1.ConditionFalse, reason, "the suite ended with failures")
+		set(vmbenchv1.ConditionFailed, metav1.ConditionTrue, reason, strings.Join(causes, "; "))
+		st.Phase = vmbenchv1.SuiteFailed
+		return
+	}
+	set(vmbenchv1.ConditionComplete, metav1.ConditionTrue, vmbenchv1.ReasonCompleted, fmt.Sprintf("%d runs finished, every benchmark has results", finished))
+	set(vmbenchv1.ConditionFailed, metav1.ConditionFalse, vmbenchv1.ReasonNoFailure, "nothing failed")
+	st.Phase = vmbenchv1.SuiteComplete
+}
+
+// warnings name what makes the comparison less fair than the defaults would.
+func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteStatus, vmNetwork platform.VMNetwork) []string {
+	var out []string
+	if !spec.Cluster.Guaranteed() {
+		out = append(out, "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU")
+	}
+	for _, r := range st.Runs {
+		if r.Accelerator == vmbenchv1.AcceleratorEmulation {
+			out = append(out, "VMs ran under software emulation (no usable KVM): VM figures do not measure VM overhead")
+			break
+		}
+	}
+	for _, p := range spec.Platforms {
+		if p.Type == vmbenchv1.PlatformVM && vmNetwork == platform.VMNetworkMasquerade {
+			out = append(out, "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster")
+			break
+		}
+	}
+	return out
+}
+
+func oneLine(err error) string {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		parts := make([]string, 0, len(joined.Unwrap()))
+		for _, e := range joined.Unwrap() {
+			parts = append(parts, e.Error())
+		}
+		return strings.Join(parts, "; ")
+	}
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}

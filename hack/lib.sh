@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Shared helpers for the hack/ scripts: timed steps and the source-built Kubernetes wrapper module.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN="${ROOT}/bin"
+K8S_VERSION="${K8S_VERSION:-1.36.3}"
+ETCD_VERSION="${ETCD_VERSION:-3.6.8}"
+export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# step NAME CMD...: runs CMD, then says how long it took.
+step() {
+  local name=$1 start=$SECONDS
+  shift
+  log "==> ${name}"
+  local rc=0
+  "$@" || rc=$?
+  if [ "${rc}" -ne 0 ]; then
+    log "<== ${name} failed with exit code ${rc} ($((SECONDS - start))s)"
+    return "${rc}"
+  fi
+  log "<== ${name} ($((SECONDS - start))s)"
+}
+
+# k8s_wrapper_module DIR: writes a Go module in DIR that builds k8s.io/kubernetes commands at
+# K8S_VERSION. The kubernetes module zip has no staging sources, so every staging replace of its
+# go.mod is pointed at the published k8s.io/<name> v0.<minor>.<patch> module instead.
+k8s_wrapper_module() {
+  local dir=$1 gomod staging
+  mkdir -p "${dir}"
+  gomod=$(cd "${dir}" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  [ -n "${gomod}" ] || { log "cannot download k8s.io/kubernetes@v${K8S_VERSION}"; return 1; }
+  staging=$(sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "${gomod}")
+  {
+    echo "module vmbench.local/k8s-build"
+    echo
+    echo "go $(sed -n 's/^go //p' "${gomod}")"
+    echo
+    echo "require k8s.io/kubernetes v${K8S_VERSION}"
+    echo
+    for m in ${staging}; do echo "replace ${m} => ${m} v0.${K8S_VERSION#*.}"; done
+  } > "${dir}/go.mod"
+}
+
+# k8s_ldflags: version stamps, without which kubeadm and the apiserver report v0.0.0.
+k8s_ldflags() {
+  local minor=${K8S_VERSION#*.}
+  minor=${minor%%.*}
+  local flags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    flags+=" -X ${pkg}.gitVersion=v${K8S_VERSION} -X ${pkg}.gitMajor=${K8S_VERSION%%.*}"
+    flags+=" -X ${pkg}.gitMinor=${minor} -X ${pkg}.gitTreeState=clean"
+  done
+  echo "${flags}"
+}

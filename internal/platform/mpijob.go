@@ -1,0 +1,228 @@
+package platform
+
+import (
+	"encoding/json"
+	"fmt"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// Paths inside the runner image, which is set up as the MPI Operator expects (notes/mpi-operator.md).
+const (
+	mpiUserID       = 1000
+	mpiHome         = "/home/mpiuser"
+	sshdConfig      = mpiHome + "/.sshd_config"
+	podLocalDir     = "/scratch"
+	podSharedDir    = "/shared"
+	planVolume      = "plan"
+	scratchVolume   = "scratch"
+	sharedVolume    = "shared"
+	launcherName    = "launcher"
+	workerName      = "worker"
+	planConfigKey   = "plan.json"
+	mpiLauncherRole = "launcher"
+)
+
+// MPIJobAdapter runs container and host platforms as a Kubeflow MPIJob: the launcher is the master
+// (runLauncherAsWorker puts it into the hostfile, as the seeds' master took part in MPI runs) and
+// Nodes-1 workers are the nodes. A ConfigMap carries the runner's plan.
+type MPIJobAdapter struct{}
+
+var mpiJobGVK = mpiv2.SchemeGroupVersion.WithKind("MPIJob")
+
+// Kinds implements Adapter.
+func (MPIJobAdapter) Kinds() []schema.GroupVersionKind { return []schema.GroupVersionKind{mpiJobGVK} }
+
+// nodes are the DNS names under which the MPI Operator's headless Service makes the pods reachable.
+func (MPIJobAdapter) nodes(run Run) []runplan.Node {
+	names := NodeNames(run.Suite.Spec.Cluster.NodeCount())
+	nodes := make([]runplan.Node, len(names))
+	for i, n := range names {
+		host := fmt.Sprintf("%s-%s-%d", run.Name, workerName, i-1)
+		if i == 0 {
+			host = run.Name + "-" + launcherName
+		}
+		nodes[i] = runplan.Node{Name: n, Address: fmt.Sprintf("%s.%s.%s.svc", host, run.Name, run.Suite.Namespace)}
+	}
+	return nodes
+}
+
+// Build implements Adapter.
+func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
+	shared := ""
+	if usesShared(run.Benchmarks) {
+		shared = podSharedDir
+	}
+	plan := NewPlan(run, a.nodes(run), podLocalDir, shared, nil)
+	planJSON, err := json.Marshal(plan)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the plan of run %s: %w", run.Name, err)
+	}
+	planMap := &corev1.ConfigMap{
+		TypeMeta:   metav1TypeMeta("v1", "ConfigMap"),
+		ObjectMeta: objectMeta(run, run.Name+"-plan"),
+		Data:       map[string]string{planConfigKey: string(planJSON)},
+	}
+	objs := []client.Object{planMap}
+	if shared != "" {
+		objs = append(objs, sharedClaim(run))
+	}
+
+	workers := run.Suite.Spec.Cluster.NodeCount() - 1
+	job := &mpiv2.MPIJob{
+		TypeMeta:   metav1TypeMeta(mpiv2.SchemeGroupVersion.String(), "MPIJob"),
+		ObjectMeta: objectMeta(run, run.Name),
+		Spec: mpiv2.MPIJobSpec{
+			SlotsPerWorker:         ptr.To(run.Suite.Spec.Cluster.CPULimit()),
+			RunLauncherAsWorker:    ptr.To(true),
+			SSHAuthMountPath:       mpiHome + "/.ssh",
+			LauncherCreationPolicy: mpiv2.LauncherCreationPolicyWaitForWorkersReady,
+			MPIImplementation:      mpiv2.MPIImplementationOpenMPI,
+			RunPolicy: mpiv2.RunPolicy{
+				// Running cleans the workers once the launcher ends, but keeps the launcher pod, whose
+				// log holds the results until the controller has read them.
+				CleanPodPolicy:        ptr.To(mpiv2.CleanPodPolicyRunning),
+				BackoffLimit:          ptr.To[int32](0),
+				ActiveDeadlineSeconds: ptr.To(int64(run.Deadline.Seconds())),
+			},
+			MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
+				mpiv2.MPIReplicaTypeLauncher: {
+					Replicas:      ptr.To[int32](1),
+					RestartPolicy: mpiv2.RestartPolicyNever,
+					Template:      a.podTemplate(run, vmbenchv1.RoleMaster, shared != ""),
+				},
+			},
+		},
+	}
+	if workers > 0 {
+		job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker] = &mpiv2.ReplicaSpec{
+			Replicas:      ptr.To(workers),
+			RestartPolicy: mpiv2.RestartPolicyNever,
+			Template:      a.podTemplate(run, vmbenchv1.RoleNode, shared != ""),
+		}
+	}
+	return append(objs, job), nil
+}
+
+func (MPIJobAdapter) podTemplate(run Run, role string, shared bool) corev1.PodTemplateSpec {
+	spec := run.Suite.Spec
+	container := corev1.Container{
+		Name:            workerName,
+		Image:           run.Images.Runner,
+		ImagePullPolicy: run.Images.PullPolicy,
+		Command:         []string{"/usr/sbin/sshd", "-De", "-f", sshdConfig},
+		Resources:       resources(spec.Cluster),
+		Env:             []corev1.EnvVar{{Name: "LC_ALL", Value: "C"}, {Name: "OPENBLAS_NUM_THREADS", Value: "1"}},
+		VolumeMounts:    []corev1.VolumeMount{{Name: scratchVolume, MountPath: podLocalDir}},
+		SecurityContext: &corev1.SecurityContext{
+			// ping needs raw sockets; nothing else is added.
+			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_RAW"}},
+		},
+	}
+	volumes := []corev1.Volume{{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	if shared {
+		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: sharedVolume, MountPath: podSharedDir})
+		volumes = append(volumes, corev1.Volume{Name: sharedVolume, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: run.Name + "-shared"},
+		}})
+	}
+	if role == vmbenchv1.RoleMaster {
+		container.Name = launcherName
+		container.Command = []string{"runner", "run", "--plan", runplan.PlanFile}
+		container.Env = append(container.Env, corev1.EnvVar{Name: runplan.TokenEnv, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: run.AuthSecret}, Key: AuthTokenKey},
+		}})
+		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: planVolume, MountPath: "/etc/vmbench", ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: planVolume, VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: run.Name + "-plan"}},
+		}})
+	}
+	pod := corev1.PodSpec{
+		Containers:                    []corev1.Container{container},
+		Volumes:                       volumes,
+		NodeSelector:                  spec.Placement.NodeSelector,
+		Tolerations:                   spec.Placement.Tolerations,
+		RuntimeClassName:              run.Platform.RuntimeClassName,
+		HostNetwork:                   run.Platform.Type == vmbenchv1.PlatformHost,
+		EnableServiceLinks:            ptr.To(false),
+		TerminationGracePeriodSeconds: ptr.To[int64](5),
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsUser:  ptr.To[int64](mpiUserID),
+			RunAsGroup: ptr.To[int64](mpiUserID),
+			FSGroup:    ptr.To[int64](mpiUserID),
+		},
+	}
+	if pod.HostNetwork {
+		pod.DNSPolicy = corev1.DNSClusterFirstWithHostNet
+	}
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1ObjectMetaLabels(withRole(runLabels(run), role)),
+		Spec:       pod,
+	}
+}
+
+func sharedClaim(run Run) *corev1.PersistentVolumeClaim {
+	storage := run.Suite.Spec.SharedStorage
+	claim := &corev1.PersistentVolumeClaim{
+		TypeMeta:   metav1TypeMeta("v1", "PersistentVolumeClaim"),
+		ObjectMeta: objectMeta(run, run.Name+"-shared"),
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+			StorageClassName: ptr.To(storage.StorageClassName),
+		},
+	}
+	if storage.Size != nil {
+		claim.Spec.Resources.Requests = corev1.ResourceList{corev1.ResourceStorage: *storage.Size}
+	}
+	return claim
+}
+
+// Observe implements Adapter: the MPIJob's own conditions decide.
+func (MPIJobAdapter) Observe(run Run, children Children) Outcome {
+	for _, obj := range children.Objects {
+		job, ok := obj.(*mpiv2.MPIJob)
+		if !ok || job.Name != run.Name {
+			continue
+		}
+		conds := job.Status.Conditions
+		if c := findJobCondition(conds, mpiv2.JobSucceeded); c != nil {
+			return Outcome{Phase: PhaseSucceeded}
+		}
+		if c := findJobCondition(conds, mpiv2.JobFailed); c != nil {
+			return Outcome{Phase: PhaseFailed, Message: fmt.Sprintf("MPIJob %s failed: %s: %s", job.Name, c.Reason, c.Message)}
+		}
+		if findJobCondition(conds, mpiv2.JobRunning) != nil {
+			return Outcome{Phase: PhaseRunning}
+		}
+		return Outcome{Phase: PhasePending}
+	}
+	return Outcome{Phase: PhasePending}
+}
+
+func findJobCondition(conds []mpiv2.JobCondition, t mpiv2.JobConditionType) *mpiv2.JobCondition {
+	for i := range conds {
+		if conds[i].Type == t && conds[i].Status == corev1.ConditionTrue {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// LogSource implements Adapter: the launcher pod's runner writes the frames to its stdout.
+func (MPIJobAdapter) LogSource(run Run) LogSource {
+	return LogSource{
+		Selector: map[string]string{
+			vmbenchv1.LabelRun:  run.Name,
+			vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
+			mpiv2.JobRoleLabel:  mpiLauncherRole,
+		},
+		Container: launcherName,
+	}
+}

@@ -1,0 +1,187 @@
+// Package platform holds one adapter per kind of child that runs a suite's benchmarks: MPIJobs for
+// container and host platforms, VirtualMachineInstances for VM platforms. An adapter builds a run's
+// children, reads the run's outcome from them, and says where the runner's log is.
+package platform
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// Phase is a run's state as its children show it.
+type Phase string
+
+const (
+	PhasePending   Phase = "Pending"
+	PhaseRunning   Phase = "Running"
+	PhaseSucceeded Phase = "Succeeded"
+	PhaseFailed    Phase = "Failed"
+)
+
+// Outcome is what an adapter reads from a run's children.
+type Outcome struct {
+	Phase Phase
+	// Message explains a failure, in words from the child's own status.
+	Message string
+}
+
+// Finished reports whether the run's children are done, successfully or not.
+func (o Outcome) Finished() bool { return o.Phase == PhaseSucceeded || o.Phase == PhaseFailed }
+
+// Images are the images the children run.
+type Images struct {
+	// Runner is the image of MPIJob launchers and workers.
+	Runner string
+	// VMDisk is the containerDisk image of VMs.
+	VMDisk string
+	// PullPolicy applies to both; IfNotPresent lets preloaded images work without a registry.
+	PullPolicy corev1.PullPolicy
+}
+
+// Run is one platform's cluster running every benchmark once: the input of every adapter.
+type Run struct {
+	Suite      *vmbenchv1.BenchmarkSuite
+	Name       string
+	Platform   vmbenchv1.Platform
+	Repetition int32
+	// Benchmarks are the suite's benchmarks with defaults applied.
+	Benchmarks []vmbenchv1.Benchmark
+	// AuthSecret is the suite's Secret with the frame token and the SSH key pair; Auth is its content.
+	AuthSecret string
+	Auth       Auth
+	Images     Images
+	// Deadline bounds the run's children: a backstop behind the runner's own per-benchmark timeouts.
+	Deadline time.Duration
+	// VMNetwork is the VM interface binding chosen for this cluster.
+	VMNetwork VMNetwork
+}
+
+// Children are the objects that exist for one run, as listed by the controller.
+type Children struct {
+	Objects []client.Object
+}
+
+// LogSource says which pod's log carries the runner's frames.
+type LogSource struct {
+	Selector  labels.Set
+	Container string
+}
+
+// Adapter is one kind of platform.
+type Adapter interface {
+	// Kinds are the GVKs this adapter creates; the controller watches and cleans up each of them.
+	Kinds() []schema.GroupVersionKind
+	// Build returns every child of the run. It is pure: the same run gives the same objects.
+	Build(run Run) ([]client.Object, error)
+	// Observe reads the run's outcome from its children.
+	Observe(run Run, children Children) Outcome
+	// LogSource says where the runner's frames can be read.
+	LogSource(run Run) LogSource
+}
+
+// For returns the adapter of a platform type.
+func For(t vmbenchv1.PlatformType) (Adapter, error) {
+	switch t {
+	case vmbenchv1.PlatformContainer, vmbenchv1.PlatformHost:
+		return MPIJobAdapter{}, nil
+	case vmbenchv1.PlatformVM:
+		return VMIAdapter{}, nil
+	}
+	return nil, fmt.Errorf("platform type %q is not supported: use Container, VM or Host", t)
+}
+
+// NodeNames are the role names of a run's nodes: master, node01, node02, ...
+func NodeNames(nodes int32) []string {
+	names := make([]string, 0, nodes)
+	names = append(names, vmbenchv1.RoleMaster)
+	for i := int32(1); i < nodes; i++ {
+		names = append(names, fmt.Sprintf("node%02d", i))
+	}
+	return names
+}
+
+// runLabels go on every child of a run and on the pods and VMs inside it.
+func runLabels(run Run) map[string]string {
+	return map[string]string{
+		vmbenchv1.LabelSuite:    run.Suite.Name,
+		vmbenchv1.LabelRun:      run.Name,
+		vmbenchv1.LabelPlatform: run.Platform.Name,
+	}
+}
+
+func withRole(l map[string]string, role string) map[string]string {
+	out := make(map[string]string, len(l)+1)
+	for k, v := range l {
+		out[k] = v
+	}
+	out[vmbenchv1.LabelRole] = role
+	return out
+}
+
+func objectMeta(run Run, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: run.Suite.Namespace, Labels: runLabels(run)}
+}
+
+// NewPlan is the runner's plan for a run whose nodes are reachable at the given addresses.
+func NewPlan(run Run, nodes []runplan.Node, localDir, sharedDir string, mpiArgs []string) runplan.Plan {
+	shape := run.Suite.Spec.Cluster
+	mem := shape.MemoryLimit()
+	return runplan.Plan{
+		Suite:        run.Suite.Name,
+		Namespace:    run.Suite.Namespace,
+		Run:          run.Name,
+		Platform:     run.Platform.Name,
+		PlatformType: run.Platform.Type,
+		Repetition:   run.Repetition,
+		Nodes:        nodes,
+		CPU:          shape.CPULimit(),
+		MemoryBytes:  mem.Value(),
+		LocalDir:     localDir,
+		SharedDir:    sharedDir,
+		SSHPort:      runplan.DefaultSSHPort,
+		MPIArgs:      mpiArgs,
+		Benchmarks:   run.Benchmarks,
+	}
+}
+
+// resources are the requests and limits of every node: Guaranteed QoS unless the suite lowered the
+// requests.
+func resources(shape vmbenchv1.ClusterShape) corev1.ResourceRequirements {
+	cpuRequest, memoryRequest := shape.Requests()
+	return corev1.ResourceRequirements{
+		Limits: corev1.ResourceList{
+			corev1.ResourceCPU:    *resourceCPU(shape.CPULimit()),
+			corev1.ResourceMemory: shape.MemoryLimit(),
+		},
+		Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    cpuRequest,
+			corev1.ResourceMemory: memoryRequest,
+		},
+	}
+}
+
+// usesShared reports whether any benchmark writes to the shared storage target.
+func usesShared(benchmarks []vmbenchv1.Benchmark) bool {
+	for _, b := range benchmarks {
+		if b.Iozone != nil {
+			for _, t := range b.Iozone.Targets {
+				if t == vmbenchv1.StorageShared {
+					return true
+				}
+			}
+		}
+		if b.Fio != nil && b.Fio.Target == vmbenchv1.StorageShared {
+			return true
+		}
+	}
+	return false
+}

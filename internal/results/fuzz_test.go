@@ -1,0 +1,84 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fuzzParser seeds f with the fixtures whose names start with one of
+// prefixes and checks that parse either fails or returns well-formed
+// metrics, and never panics.
+func fuzzParser(f *testing.F, parse func([]byte) ([]Metric, error), prefixes ...string) {
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasSuffix(name, ".cmd") {
+			continue
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(name, p) {
+				f.Add(readFixture(f, filepath.Base(name)))
+				break
+			}
+		}
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, input []byte) {
+		ms, err := parse(input)
+		if err != nil {
+			if ms != nil {
+				t.Errorf("metrics %+v returned with error %v", ms, err)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			return
+		}
+		checkMetrics(t, ms)
+	})
+}
+
+func FuzzParseHPCC(f *testing.F) {
+	f.Add([]byte("Begin of Summary section.\nSuccess=1\nHPL_Tflops=0.5\nMinPingPongLatency_usec=-1\nEnd of Summary section.\n"))
+	fuzzParser(f, ParseHPCC, "hpcc")
+}
+
+func FuzzParseSysbenchCPU(f *testing.F) {
+	f.Add([]byte("CPU speed:\n    events per second:   218.59\nLatency (ms):\n         min:  1.20\n         95th percentile:  33.12\n"))
+	fuzzParser(f, ParseSysbenchCPU, "sysbench")
+}
+
+func FuzzParseSysbenchMemory(f *testing.F) {
+	f.Add([]byte("Total operations: 2048 ( 1776.64 per second)\n\n2048.00 MiB transferred (1776.64 MiB/sec)\n"))
+	fuzzParser(f, ParseSysbenchMemory, "sysbench")
+}
+
+func FuzzParseStressNG(f *testing.F) {
+	f.Add([]byte(stressNGTwoStressorsYAML))
+	fuzzParser(f, ParseStressNG, "stress-ng")
+}
+
+func FuzzParseIozone(f *testing.F) {
+	f.Add([]byte(iozoneHeader + iozoneRowText(map[int]string{0: "262144", 1: "64", 2: "876920", 3: "2802633", 6: "1545523", 7: "1626304"})))
+	fuzzParser(f, ParseIozone, "iozone")
+}
+
+func FuzzParseIperf3(f *testing.F) {
+	f.Add([]byte(iperf3TwoStreams))
+	fuzzParser(f, ParseIperf3, "iperf3")
+}
+
+func FuzzParseFio(f *testing.F) {
+	f.Add([]byte(fioTwoJobsJSONPlus))
+	fuzzParser(f, ParseFio, "fio")
+}
+
+func FuzzParsePing(f *testing.F) {
+	f.Add([]byte("3 packets transmitted, 3 packets received, 0% packet loss\nround-trip min/avg/max = 0.047/0.060/0.071 ms\n"))
+	fuzzParser(f, ParsePing, "ping")
+}

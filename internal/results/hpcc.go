@@ -1,0 +1,130 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+const (
+	unitTflops = "Tflop/s"
+	unitGflops = "Gflop/s"
+	unitGBs    = "GB/s"
+	unitGUPs   = "GUP/s"
+	unitUs     = "us"
+)
+
+// hpccMetrics lists the Summary keys that are performance figures, in the
+// order they are reported. Everything else in the Summary is a problem size,
+// a verification value or build information.
+var hpccMetrics = []struct {
+	key  string
+	unit string
+	dir  Direction
+}{
+	{"HPL_Tflops", unitTflops, HigherIsBetter},
+	{"StarDGEMM_Gflops", unitGflops, HigherIsBetter},
+	{"SingleDGEMM_Gflops", unitGflops, HigherIsBetter},
+	{"PTRANS_GBs", unitGBs, HigherIsBetter},
+	{"MPIRandomAccess_GUPs", unitGUPs, HigherIsBetter},
+	{"MPIRandomAccess_LCG_GUPs", unitGUPs, HigherIsBetter},
+	{"StarRandomAccess_GUPs", unitGUPs, HigherIsBetter},
+	{"SingleRandomAccess_GUPs", unitGUPs, HigherIsBetter},
+	{"StarRandomAccess_LCG_GUPs", unitGUPs, HigherIsBetter},
+	{"SingleRandomAccess_LCG_GUPs", unitGUPs, HigherIsBetter},
+	{"StarSTREAM_Copy", unitGBs, HigherIsBetter},
+	{"StarSTREAM_Scale", unitGBs, HigherIsBetter},
+	{"StarSTREAM_Add", unitGBs, HigherIsBetter},
+	{"StarSTREAM_Triad", unitGBs, HigherIsBetter},
+	{"SingleSTREAM_Copy", unitGBs, HigherIsBetter},
+	{"SingleSTREAM_Scale", unitGBs, HigherIsBetter},
+	{"SingleSTREAM_Add", unitGBs, HigherIsBetter},
+	{"SingleSTREAM_Triad", unitGBs, HigherIsBetter},
+	{"StarFFT_Gflops", unitGflops, HigherIsBetter},
+	{"SingleFFT_Gflops", unitGflops, HigherIsBetter},
+	{"MPIFFT_Gflops", unitGflops, HigherIsBetter},
+	{"MinPingPongLatency_usec", unitUs, LowerIsBetter},
+	{"AvgPingPongLatency_usec", unitUs, LowerIsBetter},
+	{"MaxPingPongLatency_usec", unitUs, LowerIsBetter},
+	{"MinPingPongBandwidth_GBytes", unitGBs, HigherIsBetter},
+	{"AvgPingPongBandwidth_GBytes", unitGBs, HigherIsBetter},
+	{"MaxPingPongBandwidth_GBytes", unitGBs, HigherIsBetter},
+	{"NaturallyOrderedRingLatency_usec", unitUs, LowerIsBetter},
+	{"RandomlyOrderedRingLatency_usec", unitUs, LowerIsBetter},
+	{"NaturallyOrderedRingBandwidth_GBytes", unitGBs, HigherIsBetter},
+	{"RandomlyOrderedRingBandwidth_GBytes", unitGBs, HigherIsBetter},
+}
+
+const (
+	hpccSummaryBegin = "Begin of Summary section."
+	hpccSummaryEnd   = "End of Summary section."
+)
+
+// ParseHPCC parses hpccoutf.txt, the file HPCC writes next to hpccinf.txt
+// (not the mpirun console output). Only the Summary section is read; metric
+// names are its keys verbatim. Keys reported as -1, which HPCC uses for the
+// PingPong and Ring figures of a single-rank run, are left out. A run whose
+// Success key is not 1 is rejected because at least one test failed its
+// verification.
+func ParseHPCC(output []byte) ([]Metric, error) {
+	if isBlank(output) {
+		return nil, errors.New("hpcc: empty output")
+	}
+	summary, ok := lastHPCCSummary(lines(output))
+	if !ok {
+		return nil, errors.New("hpcc: no \"Begin of Summary section.\" found; pass hpccoutf.txt, not the mpirun console output")
+	}
+	success, ok := summary["Success"]
+	if !ok {
+		return nil, errors.New("hpcc: Summary section has no Success key; the output is truncated")
+	}
+	if v, ok := parseNumber(success); !ok || v != 1 {
+		return nil, fmt.Errorf("hpcc: run failed verification (Success=%s)", firstLine(success))
+	}
+	var ms metricList
+	for _, km := range hpccMetrics {
+		raw, ok := summary[km.key]
+		if !ok {
+			continue
+		}
+		v, ok := parseNumber(raw)
+		// Negative values are HPCC's "not measured" marker (-1), never a result.
+		if !ok || v < 0 {
+			continue
+		}
+		ms.add(km.key, v, km.unit, km.dir)
+	}
+	if ms.empty() {
+		return nil, errors.New("hpcc: Summary section has no performance figures")
+	}
+	return ms.metrics, nil
+}
+
+// lastHPCCSummary returns the key=value pairs of the last Summary section.
+// HPCC appends to an existing hpccoutf.txt, so a reused working directory
+// holds several runs and only the last one is current. A section cut off
+// before its End line is still returned so that the Success check decides.
+func lastHPCCSummary(ls []string) (map[string]string, bool) {
+	begin := -1
+	for i, l := range ls {
+		if strings.TrimSpace(l) == hpccSummaryBegin {
+			begin = i
+		}
+	}
+	if begin < 0 {
+		return nil, false
+	}
+	summary := map[string]string{}
+	for _, l := range ls[begin+1:] {
+		l = strings.TrimSpace(l)
+		if l == hpccSummaryEnd {
+			break
+		}
+		key, value, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		summary[strings.TrimSpace(key)] = strings.TrimSpace(value)
+	}
+	return summary, true
+}

@@ -1,0 +1,154 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Pointers distinguish "absent" from 0: iperf3 leaves keys out that do not
+// apply (retransmits on UDP, RTT on platforms without TCP_INFO).
+type iperf3Output struct {
+	Start struct {
+		TestStart struct {
+			Protocol string          `json:"protocol"`
+			Reverse  json.RawMessage `json:"reverse"`
+		} `json:"test_start"`
+	} `json:"start"`
+	End struct {
+		Streams []struct {
+			Sender *struct {
+				MeanRTT *float64 `json:"mean_rtt"`
+			} `json:"sender"`
+		} `json:"streams"`
+		Sum            *iperf3Sum `json:"sum"`
+		SumSent        *iperf3Sum `json:"sum_sent"`
+		SumReceived    *iperf3Sum `json:"sum_received"`
+		CPUUtilization *struct {
+			HostTotal   *float64 `json:"host_total"`
+			RemoteTotal *float64 `json:"remote_total"`
+		} `json:"cpu_utilization_percent"`
+	} `json:"end"`
+	Error *string `json:"error"`
+}
+
+type iperf3Sum struct {
+	BitsPerSecond *float64 `json:"bits_per_second"`
+	Retransmits   *float64 `json:"retransmits"`
+	JitterMs      *float64 `json:"jitter_ms"`
+	LostPercent   *float64 `json:"lost_percent"`
+}
+
+// ParseIperf3 parses the JSON report of an iperf3 client run with -J. It
+// returns:
+//   - bits_per_second: goodput seen by the receiver (end.sum_received);
+//   - sender_bits_per_second: rate of the sender (end.sum_sent);
+//   - retransmits (TCP);
+//   - rtt_mean_us (TCP forward only): mean of the senders' mean RTTs over the
+//     streams that report one, because in reverse mode the client is the
+//     receiver and iperf3 reports 0;
+//   - jitter_ms and lost_percent (UDP, from end.sum_received, since
+//     end.sum mixes the sender's rate with the receiver's loss);
+//   - cpu_host_percent and cpu_remote_percent.
+//
+// iperf3 exits 0 even when it could not connect, so an "error" key in the
+// report is returned as an error.
+func ParseIperf3(output []byte) ([]Metric, error) {
+	if isBlank(output) {
+		return nil, errors.New("iperf3: empty output")
+	}
+	start := bytes.IndexByte(output, '{')
+	if start < 0 {
+		return nil, errors.New("iperf3: output is not JSON; run the client with -J")
+	}
+	var report iperf3Output
+	// Decode only the first document: a server -J log holds several, and
+	// text after the report (e.g. a shell message) must not spoil it.
+	if err := json.NewDecoder(bytes.NewReader(output[start:])).Decode(&report); err != nil {
+		return nil, fmt.Errorf("iperf3: invalid JSON: %s", firstLine(err.Error()))
+	}
+	if report.Error != nil && strings.TrimSpace(*report.Error) != "" {
+		return nil, fmt.Errorf("iperf3 reported an error: %s", firstLine(*report.Error))
+	}
+	end := report.End
+	udp := strings.EqualFold(report.Start.TestStart.Protocol, "UDP")
+	reverse := iperf3Flag(report.Start.TestStart.Reverse)
+
+	received := end.SumReceived
+	if received == nil && udp {
+		// Older releases reported UDP results only in end.sum.
+		received = end.Sum
+	}
+	if received == nil && end.SumSent == nil {
+		return nil, errors.New("iperf3: report has no end.sum_received or end.sum_sent; the test did not finish")
+	}
+
+	var ms metricList
+	if received != nil && received.BitsPerSecond != nil {
+		ms.add("bits_per_second", *received.BitsPerSecond, unitBitPerS, HigherIsBetter)
+	}
+	if end.SumSent != nil && end.SumSent.BitsPerSecond != nil {
+		ms.add("sender_bits_per_second", *end.SumSent.BitsPerSecond, unitBitPerS, HigherIsBetter)
+	}
+	if !udp {
+		if end.SumSent != nil && end.SumSent.Retransmits != nil && *end.SumSent.Retransmits >= 0 {
+			ms.add("retransmits", *end.SumSent.Retransmits, unitCount, LowerIsBetter)
+		}
+		if !reverse {
+			if rtt, ok := iperf3MeanRTT(report); ok {
+				ms.add("rtt_mean_us", rtt, unitUs, LowerIsBetter)
+			}
+		}
+	}
+	if udp && received != nil {
+		if received.JitterMs != nil {
+			ms.add("jitter_ms", *received.JitterMs, unitMs, LowerIsBetter)
+		}
+		if received.LostPercent != nil {
+			ms.add("lost_percent", *received.LostPercent, unitPercent, LowerIsBetter)
+		}
+	}
+	if cpu := end.CPUUtilization; cpu != nil {
+		if cpu.HostTotal != nil {
+			ms.add("cpu_host_percent", *cpu.HostTotal, unitPercent, LowerIsBetter)
+		}
+		if cpu.RemoteTotal != nil {
+			ms.add("cpu_remote_percent", *cpu.RemoteTotal, unitPercent, LowerIsBetter)
+		}
+	}
+	if ms.empty() {
+		return nil, errors.New("iperf3: report has no figures")
+	}
+	return ms.metrics, nil
+}
+
+// iperf3MeanRTT averages the per-stream mean RTTs; iperf3 has no summed RTT
+// for -P runs. Streams reporting 0 have no RTT sample and are left out.
+func iperf3MeanRTT(report iperf3Output) (float64, bool) {
+	var sum float64
+	var n int
+	for _, s := range report.End.Streams {
+		if s.Sender == nil || s.Sender.MeanRTT == nil || *s.Sender.MeanRTT <= 0 {
+			continue
+		}
+		sum += *s.Sender.MeanRTT
+		n++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+// iperf3Flag reads test_start.reverse, an integer 0/1 in iperf 3.12, but
+// accepts a JSON boolean as well so that a different encoding does not make
+// the whole report unreadable.
+func iperf3Flag(raw json.RawMessage) bool {
+	switch strings.TrimSpace(string(raw)) {
+	case "", "0", "false", "null":
+		return false
+	}
+	return true
+}

@@ -1,0 +1,84 @@
+package results
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var (
+	// iputils: "10 packets transmitted, 10 received, +3 errors, 0% packet loss, time 9209ms"
+	// BusyBox: "10 packets transmitted, 10 packets received, 0% packet loss"
+	pingCounts = regexp.MustCompile(`([0-9]+) packets transmitted, ([0-9]+) (?:packets )?received`)
+	pingLoss   = regexp.MustCompile(`([0-9]+(?:\.[0-9]+)?)% packet loss`)
+	// iputils: "rtt min/avg/max/mdev = 0.044/0.052/0.061/0.005 ms"
+	// BusyBox: "round-trip min/avg/max = 0.044/0.052/0.061 ms"
+	pingRTT = regexp.MustCompile(`(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = ([0-9.]+)/([0-9.]+)/([0-9.]+)(?:/([0-9.]+))? ms`)
+)
+
+// ParsePing parses the statistics that ping prints when it ends (iputils or
+// BusyBox). It returns rtt_min_ms, rtt_avg_ms, rtt_max_ms, rtt_mdev_ms (not
+// for BusyBox, which has no mdev) and packet_loss_percent. When every packet
+// was lost ping prints no rtt line; that is a valid measurement, reported as
+// packet_loss_percent=100 without rtt metrics, not an error.
+func ParsePing(output []byte) ([]Metric, error) {
+	if isBlank(output) {
+		return nil, errors.New("ping: empty output")
+	}
+	ls := lines(output)
+	summary := -1
+	for i, l := range ls {
+		if pingCounts.MatchString(l) {
+			summary = i
+			break
+		}
+	}
+	if summary < 0 {
+		for _, l := range ls {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "ping:") {
+				return nil, errors.New("ping reported an error: " + firstLine(strings.TrimSpace(strings.TrimPrefix(t, "ping:"))))
+			}
+		}
+		return nil, errors.New("ping: no \"packets transmitted\" statistics line; was ping interrupted before it finished?")
+	}
+	loss, ok := pingLossPercent(ls[summary])
+	if !ok {
+		return nil, errors.New("ping: cannot read the packet loss from: " + firstLine(ls[summary]))
+	}
+	var ms metricList
+	if loss < 100 {
+		for _, l := range ls[summary+1:] {
+			match := pingRTT.FindStringSubmatch(l)
+			if match == nil {
+				continue
+			}
+			for i, name := range []string{"rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_mdev_ms"} {
+				if v, ok := parseNumber(match[i+1]); ok {
+					ms.add(name, v, unitMs, LowerIsBetter)
+				}
+			}
+			break
+		}
+	}
+	ms.add("packet_loss_percent", loss, unitPercent, LowerIsBetter)
+	return ms.metrics, nil
+}
+
+// pingLossPercent reads "N% packet loss", or derives it from the counts for
+// a ping that does not print it.
+func pingLossPercent(line string) (float64, bool) {
+	if match := pingLoss.FindStringSubmatch(line); match != nil {
+		return parseNumber(match[1])
+	}
+	counts := pingCounts.FindStringSubmatch(line)
+	if counts == nil {
+		return 0, false
+	}
+	sent, err1 := strconv.ParseFloat(counts[1], 64)
+	received, err2 := strconv.ParseFloat(counts[2], 64)
+	if err1 != nil || err2 != nil || sent <= 0 || received > sent {
+		return 0, false
+	}
+	return (sent - received) / sent * 100, true
+}

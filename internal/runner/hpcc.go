@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// HPCCLayout is the size and process grid of one HPCC run across all nodes.
+type HPCCLayout struct {
+	// RanksPerNode and Ranks are the MPI ranks on each node and in total.
+	RanksPerNode int32
+	Ranks        int32
+	// N is the HPL problem size, NB its block size, P x Q the process grid.
+	N, NB, P, Q int32
+}
+
+// maxHPLN is the largest N the CRD accepts; a derived N is capped to it as well.
+const maxHPLN = 200000
+
+// PlanHPCC sizes HPCC for plan. A derived N fills MemoryPercent of the memory of all nodes, taken
+// from the plan's limits rather than /proc/meminfo, which shows the host's memory in a pod.
+func PlanHPCC(p *vmbenchv1.HPCCParams, plan runplan.Plan) (HPCCLayout, error) {
+	l := HPCCLayout{NB: or(p.NB, 192), RanksPerNode: plan.CPU}
+	if p.RanksPerNode != nil {
+		l.RanksPerNode = *p.RanksPerNode
+	}
+	if l.RanksPerNode < 1 {
+		return l, fmt.Errorf("hpcc: %d ranks per node; set hpcc.ranksPerNode or the plan's cpu", l.RanksPerNode)
+	}
+	l.Ranks = l.RanksPerNode * int32(len(plan.Nodes))
+
+	switch {
+	case p.N != nil:
+		l.N = *p.N
+	default:
+		n, err := derivedN(plan.MemoryBytes*int64(len(plan.Nodes)), or(p.MemoryPercent, 80), l.NB)
+		if err != nil {
+			return l, err
+		}
+		l.N = n
+	}
+
+	switch {
+	case p.P != nil && p.Q != nil:
+		l.P, l.Q = *p.P, *p.Q
+		if l.P*l.Q != l.Ranks {
+			return l, fmt.Errorf("hpcc: process grid %dx%d needs %d ranks, but the run has %d (%d per node on %d nodes)",
+				l.P, l.Q, l.P*l.Q, l.Ranks, l.RanksPerNode, len(plan.Nodes))
+		}
+	case p.P != nil || p.Q != nil:
+		return l, errors.New("hpcc: set both p and q, or neither")
+	default:
+		l.P, l.Q = squarestGrid(l.Ranks)
+	}
+	return l, nil
+}
+
+// derivedN is the largest multiple of nb whose N*N matrix of float64 fits into percent of
+// memoryBytes.
+func derivedN(memoryBytes int64, percent, nb int32) (int32, error) {
+	if memoryBytes <= 0 {
+		return 0, errors.New("hpcc: cannot derive N without the plan's memory limit; set hpcc.n")
+	}
+	elements := memoryBytes * int64(percent) / 100 / 8
+	n := isqrt(elements)
+	n = min(n, maxHPLN) / int64(nb) * int64(nb)
+	if n < int64(nb) {
+		return 0, fmt.Errorf("hpcc: %d%% of %d bytes is too little memory for one %d-wide block", percent, memoryBytes, nb)
+	}
+	return int32(n), nil
+}
+
+// isqrt is floor(sqrt(v)); the float64 square root is corrected because it can be off by one
+// for large v.
+func isqrt(v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	r := int64(math.Sqrt(float64(v)))
+	for r > v/r {
+		r--
+	}
+	for r+1 <= v/(r+1) {
+		r++
+	}
+	return r
+}
+
+// squarestGrid factors ranks into P x Q with P <= Q as close as possible: HPL runs best on nearly
+// square grids that are slightly wider than tall.
+func squarestGrid(ranks int32) (p, q int32) {
+	for p = int32(isqrt(int64(ranks))); p > 1; p-- {
+		if ranks%p == 0 {
+			break
+		}
+	}
+	return p, ranks / p
+}
+
+// HPCCInput is hpccinf.txt for l. HPCC reads its lines by position, so the layout, including the
+// text after the values, follows the HPL.dat that HPCC ships.
+func HPCCInput(l HPCCLayout) string {
+	return fmt.Sprintf(`HPLinpack benchmark input file
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+%-12d Ns
+1            # of NBs
+%-12d NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+%-12d Ps
+%-12d Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                      		Number of additional problem sizes for PTRANS
+1200 10000 30000        	values of N
+0                       	number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64       	values of NB
+`, l.N, l.NB, l.P, l.Q)
+}
+
+// MPIRunArgv starts HPCC on every node with l.RanksPerNode slots each. TCP only (--mca btl
+// tcp,self) because pods and VMs share no memory segment or fast fabric, no binding because the
+// ranks share the node with the runner and sshd, and one OpenBLAS thread per rank so that ranks do
+// not oversubscribe the CPUs. asRoot adds the flag Open MPI requires to run as root.
+func MPIRunArgv(plan runplan.Plan, l HPCCLayout, asRoot bool) []string {
+	hosts := make([]string, len(plan.Nodes))
+	for i, n := range plan.Nodes {
+		hosts[i] = n.Address + ":" + strconv.Itoa(int(l.RanksPerNode))
+	}
+	argv := []string{"mpirun",
+		"-np", strconv.Itoa(int(l.Ranks)),
+		"--host", strings.Join(hosts, ","),
+		"--bind-to", "none",
+		"--mca", "btl", "tcp,self",
+		"-x", "OPENBLAS_NUM_THREADS=1",
+		"-x", "LC_ALL=C"}
+	if asRoot {
+		argv = append(argv, "--allow-run-as-root")
+	}
+	argv = append(argv, plan.MPIArgs...)
+	return append(argv, "hpcc")
+}
+
+// hpcc runs one HPCC across all nodes from a fresh directory on the master, where rank 0 reads
+// hpccinf.txt and writes hpccoutf.txt.
+func (r *Runner) hpcc(plan runplan.Plan, p *vmbenchv1.HPCCParams) execution {
+	master := plan.Nodes[0]
+	layout, err := PlanHPCC(p, plan)
+	if err != nil {
+		return failed(master.Name, err)
+	}
+	return execution{label: master.Name, tool: results.HPCC,
+		run: func(ctx context.Context) ([]byte, []byte, error) {
+			root := scratchDir(plan)
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				return nil, nil, err
+			}
+			dir, err := os.MkdirTemp(root, "hpcc-")
+			if err != nil {
+				return nil, nil, err
+			}
+			defer os.RemoveAll(dir)
+			if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), []byte(HPCCInput(layout)), 0o644); err != nil {
+				return nil, nil, err
+			}
+			r.progressf("hpcc: N=%d NB=%d P=%d Q=%d, %d ranks", layout.N, layout.NB, layout.P, layout.Q, layout.Ranks)
+			_, raw, runErr := r.tool(ctx, master, Command{Argv: MPIRunArgv(plan, layout, r.asRoot()), Dir: dir})
+			out, readErr := os.ReadFile(filepath.Join(dir, "hpccoutf.txt"))
+			raw = append(raw, out...)
+			switch {
+			case runErr != nil:
+				return nil, raw, runErr
+			case readErr != nil:
+				return nil, raw, fmt.Errorf("hpcc wrote no results: %w", readErr)
+			}
+			return out, raw, nil
+		}}
+}

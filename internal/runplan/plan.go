@@ -1,0 +1,100 @@
+// Package runplan is the contract between the controller and the runner: the plan of one run that
+// the controller hands to the runner, and the messages the runner reports back.
+package runplan
+
+import (
+	"time"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
+)
+
+// Plan is everything the runner on a run's master needs: who its peers are, what the nodes' limits
+// are and which benchmarks to run, with every default already applied.
+type Plan struct {
+	Suite        string                 `json:"suite"`
+	Namespace    string                 `json:"namespace"`
+	Run          string                 `json:"run"`
+	Platform     string                 `json:"platform"`
+	PlatformType vmbenchv1.PlatformType `json:"platformType"`
+	Repetition   int32                  `json:"repetition"`
+
+	// Nodes are the run's machines; Nodes[0] is the master, on which the runner runs.
+	Nodes []Node `json:"nodes"`
+
+	// CPU and MemoryBytes are each node's limits. Tools size themselves from these, never from
+	// /proc, which shows the host in a pod.
+	CPU         int32 `json:"cpu"`
+	MemoryBytes int64 `json:"memoryBytes"`
+
+	// LocalDir is scratch space on every node's own disk; SharedDir is the shared volume, mounted at
+	// the same path on every node, or empty when the suite has none.
+	LocalDir  string `json:"localDir"`
+	SharedDir string `json:"sharedDir,omitempty"`
+
+	// SSHPort is the port of every node's sshd (2222: unprivileged, as the MPI Operator expects).
+	SSHPort int32 `json:"sshPort"`
+
+	// MPIArgs are extra mpirun arguments of this platform, for example its btl and port ranges.
+	MPIArgs []string `json:"mpiArgs,omitempty"`
+
+	// Benchmarks run in this order, with defaults applied.
+	Benchmarks []vmbenchv1.Benchmark `json:"benchmarks"`
+}
+
+// Node is one machine of a run.
+type Node struct {
+	// Name is the node's role name: master, node01, node02, ...
+	Name string `json:"name"`
+	// Address is the DNS name (or IP) under which the other nodes reach it.
+	Address string `json:"address"`
+}
+
+// MessageKind says what a Message reports.
+type MessageKind string
+
+const (
+	// KindStarted is sent once all nodes answer, before the first benchmark.
+	KindStarted MessageKind = "started"
+	// KindResult is sent after each execution of a benchmark on one node or pair.
+	KindResult MessageKind = "result"
+	// KindDone is sent last; a run without it did not finish.
+	KindDone MessageKind = "done"
+)
+
+// Message is one report of the runner. It travels framed and authenticated (package frame).
+type Message struct {
+	Kind MessageKind `json:"kind"`
+	Run  string      `json:"run"`
+	// Time is the runner's clock when it sent the message.
+	Time time.Time `json:"time"`
+
+	// Started: when each node first answered, and what the master's virtualization looks like from
+	// inside (systemd-detect-virt: "kvm", "qemu", "none", ...).
+	NodesReady     map[string]time.Time `json:"nodesReady,omitempty"`
+	Virtualization string               `json:"virtualization,omitempty"`
+
+	// Result: one execution of one benchmark.
+	Benchmark string           `json:"benchmark,omitempty"`
+	Node      string           `json:"node,omitempty"`
+	Metrics   []results.Metric `json:"metrics,omitempty"`
+	Error     string           `json:"error,omitempty"`
+	Seconds   float64          `json:"seconds,omitempty"`
+	// RawTail is the end of the tool's output, kept for people to read, never parsed again.
+	RawTail string `json:"rawTail,omitempty"`
+
+	// Done: the time all benchmarks took together.
+	BenchmarkSeconds float64 `json:"benchmarkSeconds,omitempty"`
+}
+
+// Paths and names shared by the controller's child builders and the runner.
+const (
+	// PlanFile is where the plan is mounted in pods and written in VMs.
+	PlanFile = "/etc/vmbench/plan.json"
+	// TokenEnv holds the per-suite key that authenticates the runner's frames.
+	TokenEnv = "VMBENCH_TOKEN"
+	// TokenFile is the alternative to TokenEnv (used in VMs).
+	TokenFile = "/etc/vmbench/token"
+	// DefaultSSHPort is the sshd port on every node.
+	DefaultSSHPort = 2222
+)
