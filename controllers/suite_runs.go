@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
@@ -79,6 +81,13 @@ func runDeadline(startup time.Duration, benchmarks []vmbenchv1.Benchmark, nodes 
 // validateSpec finds what the CRD's rules cannot see. The message says what to change.
 func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark) error {
 	shape := suite.Spec.Cluster
+	cpuRequest, memoryRequest := shape.Requests()
+	if cpuRequest.Cmp(*resource.NewQuantity(int64(shape.CPULimit()), resource.DecimalSI)) > 0 {
+		return fmt.Errorf("cluster.cpuRequest %s exceeds cluster.cpu %d: lower cluster.cpuRequest or remove it", cpuRequest.String(), shape.CPULimit())
+	}
+	if memoryRequest.Cmp(shape.MemoryLimit()) > 0 {
+		return fmt.Errorf("cluster.memoryRequest %s exceeds cluster.memory %s: lower cluster.memoryRequest or remove it", memoryRequest.String(), memoryString(shape))
+	}
 	for _, b := range benchmarks {
 		if b.HPCC == nil {
 			continue

@@ -99,11 +99,11 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	}
 
 	emulated := run.Accelerator == vmbenchv1.AcceleratorEmulation
-	var failedBenchmarks []string
+	var failedBenchmarks, benchmarkCauses []string
 	for _, b := range benchmarks {
 		res := resultFor(st, b.Name, run.Platform)
 		res.Emulated = res.Emulated || emulated
-		reported, failed := false, false
+		reported, firstErr := false, ""
 		for _, m := range rep.Results {
 			if m.Benchmark != b.Name {
 				continue
@@ -112,7 +112,9 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 			if err := sampleError(m); err != "" {
 				res.Failures++
 				res.LastError = truncate(fmt.Sprintf("run %s, %s: %s", run.Name, m.Node, err), 512)
-				failed = true
+				if firstErr == "" {
+					firstErr = m.Node + ": " + err
+				}
 				continue
 			}
 			for _, metric := range m.Metrics {
@@ -122,10 +124,11 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 		if !reported {
 			res.Failures++
 			res.LastError = fmt.Sprintf("run %s reported no result", run.Name)
-			failed = true
+			firstErr = "no result reported"
 		}
-		if failed {
+		if firstErr != "" {
 			failedBenchmarks = append(failedBenchmarks, b.Name)
+			benchmarkCauses = append(benchmarkCauses, fmt.Sprintf("%s (%s)", b.Name, firstErr))
 		}
 	}
 
@@ -134,8 +137,8 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	if len(causes) > 0 {
 		run.Phase = vmbenchv1.RunFailed
 	}
-	if len(failedBenchmarks) > 0 {
-		causes = append(causes, "benchmarks failed: "+strings.Join(failedBenchmarks, ", "))
+	if len(benchmarkCauses) > 0 {
+		causes = append(causes, "benchmarks failed: "+strings.Join(benchmarkCauses, ", "))
 	}
 	run.Message = truncate(strings.Join(causes, "; "), 1024)
 	return failedBenchmarks
@@ -330,7 +333,7 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 		})
 	}
 	finished, active := 0, ""
-	var runFailures []string
+	var runFailures, benchFailures []string
 	for _, r := range st.Runs {
 		switch r.Phase {
 		case vmbenchv1.RunSucceeded, vmbenchv1.RunFailed:
@@ -340,17 +343,14 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 				active = r.Name
 			}
 		}
-		if r.Phase == vmbenchv1.RunFailed {
+		switch {
+		case r.Phase == vmbenchv1.RunFailed:
 			runFailures = append(runFailures, fmt.Sprintf("%s: %s", r.Name, r.Message))
+		case r.Message != "":
+			benchFailures = append(benchFailures, fmt.Sprintf("%s: %s", r.Name, r.Message))
 		}
 	}
 	st.Progress = fmt.Sprintf("%d/%d", finished, len(st.Runs))
-	var benchFailures []string
-	for _, r := range st.Results {
-		if r.Failures > 0 {
-			benchFailures = append(benchFailures, fmt.Sprintf("%s on %s: %s", r.Benchmark, r.Platform, r.LastError))
-		}
-	}
 
 	if s.InvalidSpec != nil {
 		set(vmbenchv1.ConditionProgressing, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "waiting for a valid spec")

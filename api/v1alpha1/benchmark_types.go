@@ -241,13 +241,13 @@ type IozoneParams struct {
 	// FileSize is the size of the test file. Files that fit into memory measure the page cache.
 	// +optional
 	// +kubebuilder:default="512M"
-	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
 	FileSize string `json:"fileSize,omitempty"`
 
 	// RecordSize is the size of each read or write.
 	// +optional
 	// +kubebuilder:default="64k"
-	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
 	RecordSize string `json:"recordSize,omitempty"`
 
 	// Tests are the iozone test groups: write (-i 0), read (-i 1), random (-i 2).
@@ -358,13 +358,13 @@ type FioParams struct {
 	// BlockSize of each I/O.
 	// +optional
 	// +kubebuilder:default="4k"
-	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
 	BlockSize string `json:"blockSize,omitempty"`
 
 	// Size of the file each job works on.
 	// +optional
 	// +kubebuilder:default="256m"
-	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmg]?$`
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
 	Size string `json:"size,omitempty"`
 
 	// IODepth is the number of I/Os in flight.

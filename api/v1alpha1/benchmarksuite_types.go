@@ -45,8 +45,8 @@ type Platform struct {
 
 // ClusterShape is the size of the small cluster that every platform builds for a run: one master and
 // Nodes-1 workers, each with the same CPU and memory.
-// +kubebuilder:validation:XValidation:rule="!has(self.cpuRequest) || quantity(string(self.cpuRequest)).compareTo(quantity(string(self.cpu))) <= 0",message="cluster.cpuRequest must not exceed cluster.cpu"
-// +kubebuilder:validation:XValidation:rule="!has(self.memoryRequest) || quantity(string(self.memoryRequest)).compareTo(quantity(string(self.memory))) <= 0",message="cluster.memoryRequest must not exceed cluster.memory"
+// Requests above limits are refused by the controller (InvalidSpec): a CEL rule over two
+// int-or-string quantities exceeds the API server's cost budget.
 type ClusterShape struct {
 	// Nodes is the number of machines per platform, master included. The seeds used 3.
 	// +optional

@@ -1,0 +1,328 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/frame"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+const (
+	timeout  = 30 * time.Second
+	interval = 100 * time.Millisecond
+)
+
+// fakeLogs stands in for the pods/log API, which envtest does not serve (no kubelet).
+type fakeLogs struct {
+	mu   sync.Mutex
+	logs map[string][]byte
+}
+
+func (f *fakeLogs) Read(_ context.Context, namespace, pod, container string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.logs[namespace+"/"+pod+"/"+container]
+	if !ok {
+		return nil, fmt.Errorf("no log for %s/%s container %s", namespace, pod, container)
+	}
+	return b, nil
+}
+
+func (f *fakeLogs) set(namespace, pod, container string, b []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs[namespace+"/"+pod+"/"+container] = b
+}
+
+// harness is one test's namespace and its own manager.
+type harness struct {
+	t     *testing.T
+	g     *WithT
+	ctx   context.Context
+	ns    string
+	clock *clocktesting.FakeClock
+	logs  *fakeLogs
+	stop  func()
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-"}}
+	g := NewWithT(t)
+	g.Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	h := &harness{
+		t: t, g: g, ctx: context.Background(), ns: ns.Name,
+		clock: clocktesting.NewFakeClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)),
+		logs:  &fakeLogs{logs: map[string][]byte{}},
+	}
+	t.Cleanup(func() { h.stopManager() })
+	return h
+}
+
+func allKinds() map[schema.GroupVersionKind]bool {
+	return map[schema.GroupVersionKind]bool{
+		mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                       true,
+		kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): true,
+	}
+}
+
+// startManager runs the controller, watching only this test's namespace, as the manager binary does.
+func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
+	h.t.Helper()
+	scheme := controllers.NewScheme()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
+	})
+	h.g.Expect(err).NotTo(HaveOccurred())
+	r := &controllers.SuiteReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    scheme,
+		Recorder:  mgr.GetEventRecorder("vmbench"),
+		Clock:     h.clock,
+		Logs:      h.logs,
+		Images: platform.Images{
+			Runner: "vmbench/runner:test", VMDisk: "vmbench/vm-disk:test", PullPolicy: corev1.PullIfNotPresent,
+		},
+		VMNetwork:        platform.VMNetworkPasst,
+		ContainerStartup: 10 * time.Minute,
+		VMStartup:        20 * time.Minute,
+		Available:        available,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.g.Expect(r.SetupWithManager(ctx, mgr)).To(Succeed())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			h.t.Errorf("manager: %v", err)
+		}
+	}()
+	h.stop = func() { cancel(); <-done }
+}
+
+func (h *harness) stopManager() {
+	if h.stop != nil {
+		h.stop()
+		h.stop = nil
+	}
+}
+
+// suite is a BenchmarkSuite that leaves everything it can to the API server's defaults.
+func (h *harness) suite(name string, reps int32, benchmarks ...vmbenchv1.Benchmark) *vmbenchv1.BenchmarkSuite {
+	return &vmbenchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns},
+		Spec:       vmbenchv1.BenchmarkSuiteSpec{Repetitions: reps, Benchmarks: benchmarks},
+	}
+}
+
+func bench(name string, t vmbenchv1.BenchmarkType) vmbenchv1.Benchmark {
+	return vmbenchv1.Benchmark{Name: name, Type: t}
+}
+
+func (h *harness) get(name string) *vmbenchv1.BenchmarkSuite {
+	s := &vmbenchv1.BenchmarkSuite{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, s)).To(Succeed())
+	return s
+}
+
+// eventuallySuite waits until check passes on the suite as the API server has it.
+func (h *harness) eventuallySuite(name string, check func(g Gomega, s *vmbenchv1.BenchmarkSuite)) *vmbenchv1.BenchmarkSuite {
+	h.t.Helper()
+	var got *vmbenchv1.BenchmarkSuite
+	h.g.Eventually(func(g Gomega) {
+		s := &vmbenchv1.BenchmarkSuite{}
+		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, s)).To(Succeed())
+		check(g, s)
+		got = s
+	}, timeout, interval).Should(Succeed())
+	return got
+}
+
+func runPhase(s *vmbenchv1.BenchmarkSuite, run string) vmbenchv1.RunPhase {
+	for _, r := range s.Status.Runs {
+		if r.Name == run {
+			return r.Phase
+		}
+	}
+	return ""
+}
+
+func (h *harness) token(suite string) []byte {
+	secret := &corev1.Secret{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: suite + "-auth"}, secret)).To(Succeed())
+	return secret.Data[platform.AuthTokenKey]
+}
+
+// runnerLog is what a runner prints: progress noise around framed, authenticated messages.
+func runnerLog(t *testing.T, key []byte, msgs ...runplan.Message) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.WriteString("[    0.000000] Linux version 6.1.0 (noise before the runner)\n")
+	for i, m := range msgs {
+		payload, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&buf, "runner: progress line %d\n", i)
+		if err := frame.Write(&buf, key, fmt.Sprintf("%s-%d", m.Run, i), payload, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// fixtureMetrics parses a real tool output from the parsers' fixtures.
+func fixtureMetrics(t *testing.T, tool results.Tool, file string) []results.Metric {
+	t.Helper()
+	out, err := os.ReadFile(filepath.Join("..", "..", "internal", "results", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := results.Parse(tool, out)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", file, err)
+	}
+	return ms
+}
+
+// scaled returns the metrics with every value multiplied, to tell platforms apart.
+func scaled(ms []results.Metric, f float64) []results.Metric {
+	out := make([]results.Metric, len(ms))
+	for i, m := range ms {
+		m.Value *= f
+		out[i] = m
+	}
+	return out
+}
+
+// launcherPod creates the pod the MPI Operator would create for a run's launcher (or KubeVirt for a
+// VM's virt-launcher), with the labels vmbench's log source selects on, and sets its log.
+func (h *harness) launcherPod(run string, extraLabels map[string]string, container string, log []byte) {
+	h.t.Helper()
+	labels := map[string]string{vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
+	for k, v := range extraLabels {
+		labels[k] = v
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: run + "-launcher-", Namespace: h.ns, Labels: labels},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: container, Image: "x"}}},
+	}
+	h.g.Expect(k8s.Create(h.ctx, pod)).To(Succeed())
+	h.logs.set(h.ns, pod.Name, container, log)
+}
+
+func (h *harness) mpiJob(name string) *mpiv2.MPIJob {
+	h.t.Helper()
+	job := &mpiv2.MPIJob{}
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, job)
+	}, timeout, interval).Should(Succeed())
+	return job
+}
+
+// setMPIJobCondition does what the MPI Operator does when a job ends.
+func (h *harness) setMPIJobCondition(name string, t mpiv2.JobConditionType, reason, msg string) {
+	h.t.Helper()
+	h.g.Eventually(func() error {
+		job := &mpiv2.MPIJob{}
+		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, job); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		job.Status.Conditions = append(job.Status.Conditions, mpiv2.JobCondition{
+			Type: t, Status: corev1.ConditionTrue, Reason: reason, Message: msg, LastUpdateTime: now, LastTransitionTime: now,
+		})
+		return k8s.Status().Update(h.ctx, job)
+	}, timeout, interval).Should(Succeed())
+}
+
+// setVMIPhase does what KubeVirt does as a VM boots and powers off. The VMI CRD has no status
+// subresource, so status is written with the object.
+func (h *harness) setVMIPhase(name string, phase kubevirtv1.VirtualMachineInstancePhase) {
+	h.t.Helper()
+	h.g.Eventually(func() error {
+		vmi := &kubevirtv1.VirtualMachineInstance{}
+		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, vmi); err != nil {
+			return err
+		}
+		vmi.Status.Phase = phase
+		return k8s.Update(h.ctx, vmi)
+	}, timeout, interval).Should(Succeed())
+}
+
+// seriesOf counts the series of a metric family that belong to one suite.
+func seriesOf(t *testing.T, family, ns, suite string) int {
+	t.Helper()
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range families {
+		if f.GetName() != family {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if labelValue(m, "namespace") == ns && labelValue(m, "suite") == suite {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func labelValue(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+func hasOwner(obj client.Object, suite *vmbenchv1.BenchmarkSuite) bool {
+	ref := metav1.GetControllerOf(obj)
+	return ref != nil && ref.UID == suite.UID && ptr.Deref(ref.BlockOwnerDeletion, false)
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
