@@ -111,8 +111,7 @@ type SharedStorage struct {
 // +kubebuilder:validation:XValidation:rule="self.platforms.exists(p, p.name == self.baseline)",message="spec.baseline must name one of spec.platforms"
 // +kubebuilder:validation:XValidation:rule="self.cluster.nodes >= 2 || self.benchmarks.all(b, b.type != 'iperf3' && b.type != 'ping')",message="iperf3 and ping measure between nodes: set spec.cluster.nodes to 2 or more, or remove those benchmarks"
 // +kubebuilder:validation:XValidation:rule="has(self.sharedStorage) || self.benchmarks.all(b, (!has(b.iozone) || !b.iozone.targets.exists(t, t == 'Shared')) && (!has(b.fio) || b.fio.target != 'Shared'))",message="a benchmark uses the Shared storage target: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"
-// +kubebuilder:validation:XValidation:rule="self.benchmarks.all(b, !has(b.hpcc) || !has(b.hpcc.ranksPerNode) || !has(b.hpcc.p) || b.hpcc.p * b.hpcc.q == b.hpcc.ranksPerNode * self.cluster.nodes)",message="hpcc p*q must equal ranksPerNode * cluster.nodes (the number of MPI ranks)"
-// +kubebuilder:validation:XValidation:rule="oldSelf.platforms == self.platforms && oldSelf.benchmarks == self.benchmarks && oldSelf.cluster == self.cluster && oldSelf.repetitions == self.repetitions",message="platforms, benchmarks, cluster and repetitions cannot change once a suite exists: results would mix two experiments; create a new BenchmarkSuite instead"
+// +kubebuilder:validation:XValidation:rule="self.benchmarks.all(b, !has(b.hpcc) || !has(b.hpcc.p) || !has(b.hpcc.q) || b.hpcc.p * b.hpcc.q == (has(b.hpcc.ranksPerNode) ? b.hpcc.ranksPerNode : self.cluster.cpu) * self.cluster.nodes)",message="hpcc p*q must equal the number of MPI ranks, ranksPerNode (default: cluster.cpu) * cluster.nodes: change hpcc.p and hpcc.q, or leave both out for the squarest grid"
 type BenchmarkSuiteSpec struct {
 	// Platforms lists the execution paths to compare. The default is a container platform and a VM
 	// platform, the comparison the seeds made by hand.
@@ -484,6 +483,7 @@ type BenchmarkSuiteStatus struct {
 // +kubebuilder:printcolumn:name="Metric",type=string,JSONPath=`.status.headline.metric`
 // +kubebuilder:printcolumn:name="Ratio",type=string,JSONPath=`.status.headline.summary`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || (self.spec.platforms == oldSelf.spec.platforms && self.spec.benchmarks == oldSelf.spec.benchmarks && self.spec.cluster == oldSelf.spec.cluster && self.spec.repetitions == oldSelf.spec.repetitions)",message="spec.platforms, benchmarks, cluster and repetitions cannot change once the first run has started: the results would mix two experiments; create a new BenchmarkSuite instead"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 30",message="metadata.name must be at most 30 characters, so that the names of the suite's pods and VMs stay valid DNS labels"
 type BenchmarkSuite struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -1,0 +1,154 @@
+package integration
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// The API server itself refuses bad suites, through the CRD's enums, patterns and CEL rules, and says
+// what to change.
+func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
+	h := newHarness(t)
+	cpu := func() vmbenchv1.Benchmark { return bench("cpu", vmbenchv1.BenchmarkSysbenchCPU) }
+	cases := []struct {
+		name   string
+		mutate func(s *vmbenchv1.BenchmarkSuite)
+		want   string
+	}{
+		{"unknown benchmark type", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Type = "linpack" },
+			`Unsupported value: "linpack": supported values: "hpcc", "sysbench-cpu"`},
+		{"parameters of another type", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].HPCC = &vmbenchv1.HPCCParams{} },
+			"hpcc parameters need type: hpcc"},
+		{"no benchmarks", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks = nil },
+			"spec.benchmarks: Required value"},
+		{"duplicate benchmark names", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks = append(s.Spec.Benchmarks, cpu()) },
+			`spec.benchmarks[1]: Duplicate value: {"name":"cpu"}`},
+		{"benchmark name not a DNS label", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Name = "CPU_test" },
+			"spec.benchmarks[0].name: Invalid value: \"CPU_test\": spec.benchmarks[0].name in body should match"},
+		{"suite name too long", func(s *vmbenchv1.BenchmarkSuite) { s.Name = "a-suite-name-that-is-much-too-long-for-children" },
+			"metadata.name must be at most 30 characters"},
+		{"unknown platform type", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: "Docker"}}
+		}, `Unsupported value: "Docker": supported values: "Container", "VM", "Host"`},
+		{"runtimeClassName on a VM", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "vm", Type: vmbenchv1.PlatformVM, RuntimeClassName: ptr.To("kata")}}
+		}, "runtimeClassName is only allowed on platforms of type Container"},
+		{"baseline that is no platform", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Baseline = "bare" },
+			"spec.baseline must name one of spec.platforms"},
+		{"too many repetitions", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Repetitions = 11 },
+			"spec.repetitions: Invalid value: 11: spec.repetitions in body should be less than or equal to 10"},
+		{"network benchmark on one node", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.Nodes = 1
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, bench("net", vmbenchv1.BenchmarkIperf3))
+		}, "iperf3 and ping measure between nodes: set spec.cluster.nodes to 2 or more"},
+		{"shared storage target without shared storage", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone,
+				Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageShared}}})
+		}, "set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"},
+		{"HPL grid that does not match the ranks", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC,
+				HPCC: &vmbenchv1.HPCCParams{P: ptr.To[int32](2), Q: ptr.To[int32](2)}})
+		}, "hpcc p*q must equal the number of MPI ranks, ranksPerNode (default: cluster.cpu) * cluster.nodes"},
+		{"HPL grid with only p", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC,
+				HPCC: &vmbenchv1.HPCCParams{P: ptr.To[int32](3)}})
+		}, "set both hpcc.p and hpcc.q, or neither"},
+		{"negative thread count", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks[0].SysbenchCPU = &vmbenchv1.SysbenchCPUParams{Threads: -1}
+		}, "spec.benchmarks[0].sysbenchCPU.threads in body should be greater than or equal to 0"},
+		{"fio block size that is no size", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio,
+				Fio: &vmbenchv1.FioParams{BlockSize: "4 KiB"}})
+		}, "spec.benchmarks[1].fio.blockSize in body should match"},
+		{"iperf3 on a privileged port", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "net", Type: vmbenchv1.BenchmarkIperf3,
+				Iperf3: &vmbenchv1.Iperf3Params{ServerPort: 80}})
+		}, "spec.benchmarks[1].iperf3.serverPort in body should be greater than or equal to 1024"},
+		{"VM with more than 64 CPUs", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.CPU = 65 },
+			"spec.cluster.cpu in body should be less than or equal to 64"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			s := h.suite("invalid", 1, cpu())
+			tc.mutate(s)
+			err := k8s.Create(h.ctx, s)
+			g.Expect(err).To(HaveOccurred(), "the API server accepted it")
+			g.Expect(err.Error()).To(ContainSubstring(tc.want))
+		})
+	}
+	if len(cases) < 10 {
+		t.Fatalf("only %d invalid specs", len(cases))
+	}
+}
+
+// The defaults a user sees in the stored object are exactly the ones the runner gets for a benchmark
+// whose parameter block was left out.
+func TestServerDefaultsMatchGoDefaults(t *testing.T) {
+	h := newHarness(t)
+	s := h.suite("defaults", 0,
+		vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{}},
+		vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU, SysbenchCPU: &vmbenchv1.SysbenchCPUParams{}},
+		vmbenchv1.Benchmark{Name: "mem", Type: vmbenchv1.BenchmarkSysbenchMemory, SysbenchMemory: &vmbenchv1.SysbenchMemoryParams{}},
+		vmbenchv1.Benchmark{Name: "stress-cpu", Type: vmbenchv1.BenchmarkStressNGCPU, StressNGCPU: &vmbenchv1.StressNGCPUParams{}},
+		vmbenchv1.Benchmark{Name: "stress-vm", Type: vmbenchv1.BenchmarkStressNGVM, StressNGVM: &vmbenchv1.StressNGVMParams{}},
+		vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{}},
+		vmbenchv1.Benchmark{Name: "net", Type: vmbenchv1.BenchmarkIperf3, Iperf3: &vmbenchv1.Iperf3Params{}},
+		vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing, Ping: &vmbenchv1.PingParams{}},
+		vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{}},
+	)
+	h.g.Expect(k8s.Create(h.ctx, s)).To(Succeed())
+	stored := h.get("defaults")
+	for _, b := range stored.Spec.Benchmarks {
+		h.g.Expect(b).To(Equal(vmbenchv1.Benchmark{Name: b.Name, Type: b.Type}.WithDefaults()), b.Name)
+	}
+	spec := stored.Spec
+	h.g.Expect(spec.Platforms).To(Equal([]vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "vm", Type: vmbenchv1.PlatformVM}}))
+	h.g.Expect(spec.Baseline).To(Equal("container"))
+	h.g.Expect(spec.Repetitions).To(Equal(int32(3)))
+	h.g.Expect(spec.Cluster.Nodes).To(Equal(spec.Cluster.NodeCount()))
+	h.g.Expect(spec.Cluster.CPU).To(Equal(spec.Cluster.CPULimit()))
+	h.g.Expect(spec.Cluster.Memory.Cmp(vmbenchv1.DefaultMemory)).To(Equal(0))
+	h.g.Expect(spec.Timeout.Duration).To(Equal(vmbenchv1.BenchmarkSuiteSpec{}.SuiteTimeout()))
+}
+
+// A spec the CRD cannot judge gets an InvalidSpec condition; fixing the spec lets the suite start,
+// and once it has started its experiment can no longer change.
+func TestInvalidSpecWaitsForAFixAndThenFreezes(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	s := containerOnly(h.suite("fixme", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU)))
+	s.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("4Gi"))
+	h.g.Expect(k8s.Create(h.ctx, s)).To(Succeed())
+	bad := h.eventuallySuite("fixme", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionFailed)).To(BeTrue())
+	})
+	failed := meta.FindStatusCondition(bad.Status.Conditions, vmbenchv1.ConditionFailed)
+	h.g.Expect(failed.Reason).To(Equal(vmbenchv1.ReasonInvalidSpec))
+	h.g.Expect(failed.Message).To(Equal("cluster.memoryRequest 4Gi exceeds cluster.memory 2Gi: lower cluster.memoryRequest or remove it"))
+	h.g.Expect(bad.Status.StartTime).To(BeNil(), "nothing ran")
+	list := &corev1.ConfigMapList{}
+	h.g.Expect(k8s.List(h.ctx, list, client.InNamespace(h.ns), client.HasLabels{vmbenchv1.LabelRun})).To(Succeed())
+	h.g.Expect(list.Items).To(BeEmpty(), "no half-created run")
+
+	bad.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("1Gi"))
+	h.g.Expect(k8s.Update(h.ctx, bad)).To(Succeed())
+	started := h.eventuallySuite("fixme", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "fixme-container-1")).To(Equal(vmbenchv1.RunRunning))
+		g.Expect(s.Status.Warnings).To(ContainElement(ContainSubstring("not in Guaranteed QoS")))
+	})
+	h.g.Expect(meta.IsStatusConditionTrue(started.Status.Conditions, vmbenchv1.ConditionFailed)).To(BeFalse())
+
+	started.Spec.Repetitions = 2
+	err := k8s.Update(h.ctx, started)
+	h.g.Expect(err).To(HaveOccurred())
+	h.g.Expect(err.Error()).To(ContainSubstring("cannot change once the first run has started"))
+}
