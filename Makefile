@@ -45,9 +45,19 @@ verify: manifests generate fmt ## Regenerate everything, then fail if that chang
 envtest-assets: ## Download or build kube-apiserver and etcd for envtest (cached under bin/k8s).
 	hack/envtest-assets.sh
 
+.PHONY: envtest-crds
+envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob and VirtualMachineInstance CRDs for envtest into bin/crds.
+	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
+
 .PHONY: test
-test: manifests generate vet ## Unit and envtest integration tests, offline.
+test: manifests generate vet envtest-crds ## Unit, parser and envtest integration tests, offline.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./... -coverprofile cover.out
+
+.PHONY: fuzz
+fuzz: ## Run every parser and frame fuzz target for FUZZTIME each (default 20s).
+	for target in $$(go test ./internal/results/ -list 'Fuzz.*' | grep ^Fuzz); do \
+		go test ./internal/results/ -run XXX -fuzz "^$$target$$" -fuzztime $${FUZZTIME:-20s} -fuzzminimizetime 2s || exit 1; done
+	go test ./internal/frame/ -run XXX -fuzz '^FuzzScan$$' -fuzztime $${FUZZTIME:-20s}
 
 ##@ Build
 

@@ -94,7 +94,7 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 		}
 		if b.HPCC.N == nil {
 			if n := hpccDerivedN(b.HPCC, shape); n < b.HPCC.NB {
-				return fmt.Errorf("benchmark %s: %d nodes of %s leave no room for an HPL matrix at %d%% memory and NB=%d: set hpcc.n, or raise cluster.memory or hpcc.memoryPercent",
+				return fmt.Errorf("benchmark %s: %d nodes of %s leave no room for an HPL matrix at %d%% memory and NB=%d: set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent",
 					b.Name, shape.NodeCount(), memoryString(shape), b.HPCC.MemoryPercent, b.HPCC.NB)
 			}
 		}
@@ -107,7 +107,7 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 	return nil
 }
 
-// hpccDerivedN is the N the runner will use when hpcc.n is empty.
+// hpccDerivedN is the N the runner will use when hpcc.problemSize is empty.
 func hpccDerivedN(p *vmbenchv1.HPCCParams, shape vmbenchv1.ClusterShape) int32 {
 	memory := shape.MemoryLimit()
 	return p.DerivedN(shape.NodeCount(), memory.Value())

@@ -89,13 +89,14 @@ type Benchmark struct {
 // HPCCParams are the HPL.dat knobs of the HPC Challenge run across all nodes of a run.
 // +kubebuilder:validation:XValidation:rule="has(self.p) == has(self.q)",message="set both hpcc.p and hpcc.q, or neither"
 type HPCCParams struct {
-	// N is the HPL problem size. When empty it is derived from the nodes' memory limit (not from
+	// N is the HPL problem size, serialized as problemSize: a bare "n" is a boolean in YAML 1.1, which
+	// kubectl speaks. When empty it is derived from the nodes' memory limit (not from
 	// /proc/meminfo, which shows the host's memory in a pod): the largest multiple of NB whose matrix
 	// fills MemoryPercent of the memory of all nodes.
 	// +optional
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=200000
-	N *int32 `json:"n,omitempty"`
+	N *int32 `json:"problemSize,omitempty"`
 
 	// MemoryPercent is the share of the nodes' memory that the derived N fills.
 	// +optional

@@ -309,9 +309,9 @@ type MetricSummary struct {
 	// +listType=atomic
 	Samples []Sample `json:"samples,omitempty"`
 
-	// N is the number of samples.
+	// N is the number of samples, serialized as count (a bare "n" is a boolean in YAML 1.1).
 	// +required
-	N int32 `json:"n"`
+	N int32 `json:"count"`
 
 	// Mean of the samples.
 	// +required
@@ -504,10 +504,6 @@ type BenchmarkSuiteList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []BenchmarkSuite `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&BenchmarkSuite{}, &BenchmarkSuiteList{})
 }
 
 // Requests are the CPU and memory requests of each node: the limits unless lowered.

@@ -137,9 +137,9 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 		iface.Binding = &kubevirtv1.PluginBinding{Name: string(VMNetworkPasst)}
 		iface.Ports = vmPorts(run.Benchmarks)
 	case VMNetworkMasquerade:
-		iface.InterfaceBindingMethod.Masquerade = &kubevirtv1.InterfaceMasquerade{}
+		iface.Masquerade = &kubevirtv1.InterfaceMasquerade{}
 	default:
-		iface.InterfaceBindingMethod.Bridge = &kubevirtv1.InterfaceBridge{}
+		iface.Bridge = &kubevirtv1.InterfaceBridge{}
 	}
 	return &kubevirtv1.VirtualMachineInstance{
 		TypeMeta:   metav1TypeMeta(kubevirtv1.SchemeGroupVersion.String(), "VirtualMachineInstance"),

@@ -9,11 +9,11 @@ import (
 
 var (
 	// iputils: "10 packets transmitted, 10 received, +3 errors, 0% packet loss, time 9209ms"
-	// BusyBox: "10 packets transmitted, 10 packets received, 0% packet loss"
+	// BusyBox: "10 packets transmitted, 10 packets received, 0% packet loss".
 	pingCounts = regexp.MustCompile(`([0-9]+) packets transmitted, ([0-9]+) (?:packets )?received`)
 	pingLoss   = regexp.MustCompile(`([0-9]+(?:\.[0-9]+)?)% packet loss`)
 	// iputils: "rtt min/avg/max/mdev = 0.044/0.052/0.061/0.005 ms"
-	// BusyBox: "round-trip min/avg/max = 0.044/0.052/0.061 ms"
+	// BusyBox: "round-trip min/avg/max = 0.044/0.052/0.061 ms".
 	pingRTT = regexp.MustCompile(`(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = ([0-9.]+)/([0-9.]+)/([0-9.]+)(?:/([0-9.]+))? ms`)
 )
 

@@ -98,7 +98,7 @@ func (c *CLI) run(ctx context.Context, args []string) int {
 			fmt.Fprintf(c.Stderr, "runner: opening the output: %v\n", err)
 			return ExitUsage
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		out = f
 		if *repeat == 0 {
 			*repeat = 2

@@ -69,7 +69,7 @@ func PlanHPCC(p *vmbenchv1.HPCCParams, plan runplan.Plan) (HPCCLayout, error) {
 // memoryBytes.
 func derivedN(memoryBytes int64, percent, nb int32) (int32, error) {
 	if memoryBytes <= 0 {
-		return 0, errors.New("hpcc: cannot derive N without the plan's memory limit; set hpcc.n")
+		return 0, errors.New("hpcc: cannot derive N without the plan's memory limit; set hpcc.problemSize")
 	}
 	elements := memoryBytes * int64(percent) / 100 / 8
 	n := isqrt(elements)
@@ -190,7 +190,7 @@ func (r *Runner) hpcc(plan runplan.Plan, p *vmbenchv1.HPCCParams) execution {
 			if err != nil {
 				return nil, nil, err
 			}
-			defer os.RemoveAll(dir)
+			defer func() { _ = os.RemoveAll(dir) }()
 			if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), []byte(HPCCInput(layout)), 0o644); err != nil {
 				return nil, nil, err
 			}

@@ -76,7 +76,7 @@ func TestPlanHPCCErrors(t *testing.T) {
 	}{
 		{"grid does not match ranks", vmbenchv1.HPCCParams{N: ptr[int32](1000), NB: 96, P: ptr[int32](2), Q: ptr[int32](2)}, hpccPlan(3, 2, 1<<30), "process grid 2x2 needs 4 ranks, but the run has 6"},
 		{"only p", vmbenchv1.HPCCParams{N: ptr[int32](1000), NB: 96, P: ptr[int32](2)}, hpccPlan(3, 2, 1<<30), "set both p and q"},
-		{"no memory limit", vmbenchv1.HPCCParams{NB: 96, MemoryPercent: 80}, hpccPlan(3, 2, 0), "set hpcc.n"},
+		{"no memory limit", vmbenchv1.HPCCParams{NB: 96, MemoryPercent: 80}, hpccPlan(3, 2, 0), "set hpcc.problemSize"},
 		{"too little memory", vmbenchv1.HPCCParams{NB: 1024, MemoryPercent: 1}, hpccPlan(1, 1, 1<<20), "too little memory"},
 		{"no cpu", vmbenchv1.HPCCParams{N: ptr[int32](1000), NB: 96}, hpccPlan(1, 0, 1<<30), "ranks per node"},
 	} {

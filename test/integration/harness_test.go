@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -89,7 +88,7 @@ func newHarness(t *testing.T) *harness {
 
 func allKinds() map[schema.GroupVersionKind]bool {
 	return map[schema.GroupVersionKind]bool{
-		mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                       true,
+		mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                      true,
 		kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): true,
 	}
 }
@@ -316,13 +315,4 @@ func labelValue(m *dto.Metric, name string) string {
 func hasOwner(obj client.Object, suite *vmbenchv1.BenchmarkSuite) bool {
 	ref := metav1.GetControllerOf(obj)
 	return ref != nil && ref.UID == suite.UID && ptr.Deref(ref.BlockOwnerDeletion, false)
-}
-
-func containsAll(s string, parts ...string) bool {
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			return false
-		}
-	}
-	return true
 }

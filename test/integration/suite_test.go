@@ -374,4 +374,3 @@ func TestMissingPlatformAPIFailsOnlyItsRuns(t *testing.T) {
 	h.g.Expect(s.Status.Runs[1].Message).To(ContainSubstring("the VirtualMachineInstance API (kubevirt.io/v1) is not installed"))
 	h.g.Expect(s.Status.Results).To(ContainElement(HaveField("Platform", "container")))
 }
-

@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -9,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -151,4 +154,20 @@ func TestInvalidSpecWaitsForAFixAndThenFreezes(t *testing.T) {
 	err := k8s.Update(h.ctx, started)
 	h.g.Expect(err).To(HaveOccurred())
 	h.g.Expect(err.Error()).To(ContainSubstring("cannot change once the first run has started"))
+}
+
+// Every sample a user may apply is accepted as it is.
+func TestSamplesAreValid(t *testing.T) {
+	h := newHarness(t)
+	files, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "suite*.yaml"))
+	h.g.Expect(err).NotTo(HaveOccurred())
+	h.g.Expect(files).NotTo(BeEmpty())
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		h.g.Expect(err).NotTo(HaveOccurred())
+		s := &vmbenchv1.BenchmarkSuite{}
+		h.g.Expect(yaml.UnmarshalStrict(raw, s)).To(Succeed(), f)
+		s.Namespace = h.ns
+		h.g.Expect(k8s.Create(h.ctx, s, client.DryRunAll)).To(Succeed(), f)
+	}
 }

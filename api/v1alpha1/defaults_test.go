@@ -1,0 +1,339 @@
+package v1alpha1
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func dur(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+
+func qty(s string) *resource.Quantity {
+	q := resource.MustParse(s)
+	return &q
+}
+
+// The expected values below are copied from the +kubebuilder:default markers in benchmark_types.go,
+// so that a marker and WithDefaults cannot drift apart unnoticed.
+func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
+	tests := []struct {
+		typ  BenchmarkType
+		want Benchmark
+	}{
+		{BenchmarkHPCC, Benchmark{HPCC: &HPCCParams{MemoryPercent: 80, NB: 192}}},
+		{BenchmarkSysbenchCPU, Benchmark{SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: dur(10 * time.Second)}}},
+		{BenchmarkSysbenchMemory, Benchmark{SysbenchMemory: &SysbenchMemoryParams{
+			BlockSizes: []string{"1K", "1M"}, TotalSize: "10G", Operation: "write"}}},
+		{BenchmarkStressNGCPU, Benchmark{StressNGCPU: &StressNGCPUParams{Method: "matrixprod", Duration: dur(60 * time.Second)}}},
+		{BenchmarkStressNGVM, Benchmark{StressNGVM: &StressNGVMParams{Bytes: "50%", Workers: 1, Duration: dur(60 * time.Second)}}},
+		{BenchmarkIozone, Benchmark{Iozone: &IozoneParams{
+			FileSize: "512M", RecordSize: "64k", Tests: []IozoneTest{"write", "read", "random"}, Targets: []StorageTarget{StorageLocal}}}},
+		{BenchmarkIperf3, Benchmark{Iperf3: &Iperf3Params{
+			Pairs:    []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode},
+			Duration: dur(10 * time.Second), Parallel: 1, Protocol: "TCP", Port: 5201, ServerPort: 5201}}},
+		{BenchmarkPing, Benchmark{Ping: &PingParams{Count: 10, Pairs: []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}}}},
+		{BenchmarkFio, Benchmark{Fio: &FioParams{
+			RW: "randread", BlockSize: "4k", Size: "256m", IODepth: 16, IOEngine: "libaio",
+			Direct: ptr.To(true), NumJobs: 1, Runtime: dur(30 * time.Second), Target: StorageLocal}}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.typ), func(t *testing.T) {
+			want := tt.want
+			want.Name, want.Type, want.Timeout = "b", tt.typ, dur(30*time.Minute)
+			got := Benchmark{Name: "b", Type: tt.typ}.WithDefaults()
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("WithDefaults() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithDefaultsKeepsUserValues(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Benchmark
+		want Benchmark
+	}{
+		{
+			name: "timeout",
+			in:   Benchmark{Type: BenchmarkSysbenchCPU, Timeout: dur(time.Minute)},
+			want: Benchmark{Type: BenchmarkSysbenchCPU, Timeout: dur(time.Minute),
+				SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: dur(10 * time.Second)}},
+		},
+		{
+			name: "hpcc",
+			in: Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{N: ptr.To[int32](1000), MemoryPercent: 50, NB: 64,
+				P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2)}},
+			want: Benchmark{Type: BenchmarkHPCC, Timeout: dur(30 * time.Minute), HPCC: &HPCCParams{N: ptr.To[int32](1000),
+				MemoryPercent: 50, NB: 64, P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2)}},
+		},
+		{
+			name: "hpcc partly set",
+			in:   Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{NB: 256}},
+			want: Benchmark{Type: BenchmarkHPCC, Timeout: dur(30 * time.Minute), HPCC: &HPCCParams{MemoryPercent: 80, NB: 256}},
+		},
+		{
+			name: "sysbench-cpu",
+			in:   Benchmark{Type: BenchmarkSysbenchCPU, SysbenchCPU: &SysbenchCPUParams{MaxPrime: 5, Threads: 3, Duration: dur(time.Second)}},
+			want: Benchmark{Type: BenchmarkSysbenchCPU, Timeout: dur(30 * time.Minute),
+				SysbenchCPU: &SysbenchCPUParams{MaxPrime: 5, Threads: 3, Duration: dur(time.Second)}},
+		},
+		{
+			name: "sysbench-memory",
+			in: Benchmark{Type: BenchmarkSysbenchMemory, SysbenchMemory: &SysbenchMemoryParams{
+				BlockSizes: []string{"4K"}, TotalSize: "1G", Operation: "read", Threads: 2}},
+			want: Benchmark{Type: BenchmarkSysbenchMemory, Timeout: dur(30 * time.Minute), SysbenchMemory: &SysbenchMemoryParams{
+				BlockSizes: []string{"4K"}, TotalSize: "1G", Operation: "read", Threads: 2}},
+		},
+		{
+			name: "stress-ng-cpu",
+			in:   Benchmark{Type: BenchmarkStressNGCPU, StressNGCPU: &StressNGCPUParams{Method: "fft", Workers: 4, Duration: dur(time.Second)}},
+			want: Benchmark{Type: BenchmarkStressNGCPU, Timeout: dur(30 * time.Minute),
+				StressNGCPU: &StressNGCPUParams{Method: "fft", Workers: 4, Duration: dur(time.Second)}},
+		},
+		{
+			name: "stress-ng-vm",
+			in:   Benchmark{Type: BenchmarkStressNGVM, StressNGVM: &StressNGVMParams{Bytes: "256M", Workers: 3, Duration: dur(time.Second)}},
+			want: Benchmark{Type: BenchmarkStressNGVM, Timeout: dur(30 * time.Minute),
+				StressNGVM: &StressNGVMParams{Bytes: "256M", Workers: 3, Duration: dur(time.Second)}},
+		},
+		{
+			name: "iozone",
+			in: Benchmark{Type: BenchmarkIozone, Iozone: &IozoneParams{FileSize: "1G", RecordSize: "1m",
+				Tests: []IozoneTest{"read"}, Targets: []StorageTarget{StorageShared}, DirectIO: true}},
+			want: Benchmark{Type: BenchmarkIozone, Timeout: dur(30 * time.Minute), Iozone: &IozoneParams{FileSize: "1G", RecordSize: "1m",
+				Tests: []IozoneTest{"read"}, Targets: []StorageTarget{StorageShared}, DirectIO: true}},
+		},
+		{
+			name: "iperf3",
+			in: Benchmark{Type: BenchmarkIperf3, Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode}, Duration: dur(time.Second),
+				Parallel: 4, Protocol: "UDP", Port: 6000, ServerPort: 6001}},
+			want: Benchmark{Type: BenchmarkIperf3, Timeout: dur(30 * time.Minute), Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode},
+				Duration: dur(time.Second), Parallel: 4, Protocol: "UDP", Port: 6000, ServerPort: 6001}},
+		},
+		{
+			name: "ping",
+			in:   Benchmark{Type: BenchmarkPing, Ping: &PingParams{Count: 3, Pairs: []NodePair{PairMasterToNode}}},
+			want: Benchmark{Type: BenchmarkPing, Timeout: dur(30 * time.Minute), Ping: &PingParams{Count: 3, Pairs: []NodePair{PairMasterToNode}}},
+		},
+		{
+			name: "fio, direct false is kept",
+			in: Benchmark{Type: BenchmarkFio, Fio: &FioParams{RW: "write", BlockSize: "1m", Size: "1g", IODepth: 4, IOEngine: "psync",
+				Direct: ptr.To(false), NumJobs: 2, Runtime: dur(time.Second), Target: StorageShared}},
+			want: Benchmark{Type: BenchmarkFio, Timeout: dur(30 * time.Minute), Fio: &FioParams{RW: "write", BlockSize: "1m", Size: "1g",
+				IODepth: 4, IOEngine: "psync", Direct: ptr.To(false), NumJobs: 2, Runtime: dur(time.Second), Target: StorageShared}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.in.WithDefaults()); diff != "" {
+				t.Errorf("WithDefaults() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithDefaultsDoesNotTouchItsReceiver(t *testing.T) {
+	tests := []Benchmark{
+		{Type: BenchmarkHPCC, HPCC: &HPCCParams{N: ptr.To[int32](500)}},
+		{Type: BenchmarkSysbenchCPU, SysbenchCPU: &SysbenchCPUParams{Threads: 2}},
+		{Type: BenchmarkSysbenchMemory, SysbenchMemory: &SysbenchMemoryParams{Threads: 1}},
+		{Type: BenchmarkStressNGCPU, StressNGCPU: &StressNGCPUParams{}},
+		{Type: BenchmarkStressNGVM, StressNGVM: &StressNGVMParams{}},
+		{Type: BenchmarkIozone, Iozone: &IozoneParams{Tests: []IozoneTest{"write"}}},
+		{Type: BenchmarkIperf3, Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode}}},
+		{Type: BenchmarkPing, Ping: &PingParams{}},
+		{Type: BenchmarkFio, Fio: &FioParams{Runtime: dur(time.Second)}, Timeout: dur(time.Hour)},
+	}
+	for _, in := range tests {
+		t.Run(string(in.Type), func(t *testing.T) {
+			before := *in.DeepCopy()
+			out := in.WithDefaults()
+			if diff := cmp.Diff(before, in); diff != "" {
+				t.Fatalf("WithDefaults() changed its receiver (-before +after):\n%s", diff)
+			}
+			// The copy shares no memory with the receiver: changing every pointer and slice of the result
+			// leaves the receiver as it was.
+			scribble(&out)
+			if diff := cmp.Diff(before, in); diff != "" {
+				t.Errorf("the result of WithDefaults() aliases its receiver (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// scribble overwrites everything a Benchmark points to.
+func scribble(b *Benchmark) {
+	b.Timeout.Duration = 42
+	switch {
+	case b.HPCC != nil:
+		*b.HPCC.N = 42
+		b.HPCC.NB = 42
+	case b.SysbenchCPU != nil:
+		b.SysbenchCPU.Threads = 42
+		b.SysbenchCPU.Duration.Duration = 42
+	case b.SysbenchMemory != nil:
+		b.SysbenchMemory.Threads = 42
+		b.SysbenchMemory.BlockSizes[0] = "42"
+	case b.StressNGCPU != nil:
+		b.StressNGCPU.Method = "42"
+	case b.StressNGVM != nil:
+		b.StressNGVM.Bytes = "42"
+	case b.Iozone != nil:
+		b.Iozone.Tests[0] = "42"
+	case b.Iperf3 != nil:
+		b.Iperf3.Pairs[0] = "42"
+	case b.Ping != nil:
+		b.Ping.Count = 42
+	case b.Fio != nil:
+		b.Fio.Runtime.Duration = 42
+		*b.Fio.Direct = false
+	}
+}
+
+func TestWithDefaultsSharesNoDefaultSlices(t *testing.T) {
+	// Two defaulted benchmarks must not share their default lists: changing one changes the other
+	// otherwise.
+	a := Benchmark{Type: BenchmarkPing}.WithDefaults()
+	b := Benchmark{Type: BenchmarkPing}.WithDefaults()
+	a.Ping.Pairs[0] = PairNodeToNode
+	if b.Ping.Pairs[0] != PairMasterToNode {
+		t.Errorf("default ping pairs are shared between benchmarks: got %v", b.Ping.Pairs)
+	}
+}
+
+func TestDerivedN(t *testing.T) {
+	const gi = int64(1) << 30
+	tests := []struct {
+		name    string
+		p       HPCCParams
+		nodes   int32
+		memory  int64
+		want    int32
+		checkNB bool
+	}{
+		{
+			// budget = 3 × 2 GiB × 80% = 5,153,960,755.2 bytes; /8 bytes per double = 644,245,094.4;
+			// sqrt = 25,381.98 → 25,381; largest multiple of 192 below it: 132 × 192 = 25,344.
+			// 25,344² × 8 = 5,138,546,688 ≤ budget < 25,536² × 8 = 5,216,698,368.
+			name: "3 nodes of 2Gi at 80% and NB 192", p: HPCCParams{MemoryPercent: 80, NB: 192},
+			nodes: 3, memory: 2 * gi, want: 25344, checkNB: true,
+		},
+		{
+			// budget = 1 GiB × 50% = 536,870,912; /8 = 67,108,864 = 8192² exactly, a multiple of 256.
+			name: "exact square", p: HPCCParams{MemoryPercent: 50, NB: 256}, nodes: 1, memory: gi, want: 8192, checkNB: true,
+		},
+		{
+			// budget = 8 × 4 GiB × 90% = 30,923,764,531.2; /8 = 3,865,470,566.4; sqrt = 62,172.9 → 62,172;
+			// 62,172 - 62,172 mod 100 = 62,100.
+			name: "8 nodes of 4Gi at 90% and NB 100", p: HPCCParams{MemoryPercent: 90, NB: 100},
+			nodes: 8, memory: 4 * gi, want: 62100, checkNB: true,
+		},
+		{
+			// budget = 2 × 1 MiB × 10% = 209,715.2; /8 = 26,214.4; sqrt = 161.9 → 161, no NB to round to.
+			name: "no NB", p: HPCCParams{MemoryPercent: 10}, nodes: 2, memory: 1 << 20, want: 161,
+		},
+		{
+			// sqrt(100 KiB × 80% / 8) = sqrt(10,240) = 101.2 → 101, below NB 192 → 0.
+			name: "too little memory for one block", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: 1, memory: 100 << 10, want: 0,
+		},
+		{
+			// sqrt(8 × MaxInt64 × 90% / 8) ≈ 2.88e9 exceeds int32: the largest multiple of 192 that fits,
+			// MaxInt32 - MaxInt32 mod 192 = 2,147,483,647 - 127.
+			name: "clamped to int32", p: HPCCParams{MemoryPercent: 90, NB: 192}, nodes: 8, memory: math.MaxInt64, want: 2147483520,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.p.DerivedN(tt.nodes, tt.memory)
+			if got != tt.want {
+				t.Fatalf("DerivedN(%d, %d) = %d, want %d", tt.nodes, tt.memory, got, tt.want)
+			}
+			if !tt.checkNB {
+				return
+			}
+			if got%tt.p.NB != 0 {
+				t.Errorf("N = %d is not a multiple of NB %d", got, tt.p.NB)
+			}
+			budget := float64(tt.memory) * float64(tt.nodes) * float64(tt.p.MemoryPercent) / 100
+			if n := float64(got); n*n*8 > budget {
+				t.Errorf("N = %d needs %.0f bytes, more than the budget of %.0f", got, n*n*8, budget)
+			}
+			if n := float64(got + tt.p.NB); n*n*8 <= budget {
+				t.Errorf("N + NB = %d still fits the budget of %.0f: N is not the largest", got+tt.p.NB, budget)
+			}
+		})
+	}
+}
+
+func TestClusterShapeAccessors(t *testing.T) {
+	tests := []struct {
+		name                      string
+		shape                     ClusterShape
+		memory                    string
+		cpu, nodes                int32
+		cpuRequest, memoryRequest string
+		guaranteed                bool
+	}{
+		{name: "empty takes the defaults", shape: ClusterShape{},
+			memory: "2Gi", cpu: 2, nodes: 3, cpuRequest: "2", memoryRequest: "2Gi", guaranteed: true},
+		{name: "set values", shape: ClusterShape{Nodes: 5, CPU: 8, Memory: qty("16Gi")},
+			memory: "16Gi", cpu: 8, nodes: 5, cpuRequest: "8", memoryRequest: "16Gi", guaranteed: true},
+		{name: "cpu request lowered", shape: ClusterShape{CPU: 4, CPURequest: qty("500m")},
+			memory: "2Gi", cpu: 4, nodes: 3, cpuRequest: "500m", memoryRequest: "2Gi"},
+		{name: "memory request lowered", shape: ClusterShape{Memory: qty("4Gi"), MemoryRequest: qty("1Gi")},
+			memory: "4Gi", cpu: 2, nodes: 3, cpuRequest: "2", memoryRequest: "1Gi"},
+		{name: "both lowered", shape: ClusterShape{CPURequest: qty("1"), MemoryRequest: qty("512Mi")},
+			memory: "2Gi", cpu: 2, nodes: 3, cpuRequest: "1", memoryRequest: "512Mi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := tt.shape.MemoryLimit()
+			cpuReq, memReq := tt.shape.Requests()
+			got := []string{m.String(), cpuReq.String(), memReq.String()}
+			want := []string{tt.memory, tt.cpuRequest, tt.memoryRequest}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("memory limit, cpu request, memory request mismatch (-want +got):\n%s", diff)
+			}
+			if got := tt.shape.CPULimit(); got != tt.cpu {
+				t.Errorf("CPULimit() = %d, want %d", got, tt.cpu)
+			}
+			if got := tt.shape.NodeCount(); got != tt.nodes {
+				t.Errorf("NodeCount() = %d, want %d", got, tt.nodes)
+			}
+			if got := tt.shape.Guaranteed(); got != tt.guaranteed {
+				t.Errorf("Guaranteed() = %t, want %t", got, tt.guaranteed)
+			}
+		})
+	}
+}
+
+func TestMemoryLimitReturnsACopy(t *testing.T) {
+	shape := ClusterShape{}
+	m := shape.MemoryLimit()
+	m.Add(resource.MustParse("1Gi"))
+	if got := shape.MemoryLimit(); got.String() != "2Gi" || DefaultMemory.String() != "2Gi" {
+		t.Errorf("changing a returned default changed the default: MemoryLimit() = %s, DefaultMemory = %s", got.String(), DefaultMemory.String())
+	}
+
+	set := ClusterShape{Memory: qty("4Gi")}
+	m = set.MemoryLimit()
+	m.Add(resource.MustParse("1Gi"))
+	if set.Memory.String() != "4Gi" {
+		t.Errorf("changing the returned limit changed the shape: Memory = %s", set.Memory.String())
+	}
+}
+
+func TestSuiteTimeout(t *testing.T) {
+	if got := (BenchmarkSuiteSpec{}).SuiteTimeout(); got != 6*time.Hour {
+		t.Errorf("default SuiteTimeout() = %s, want 6h", got)
+	}
+	if got := (BenchmarkSuiteSpec{Timeout: dur(time.Hour)}).SuiteTimeout(); got != time.Hour {
+		t.Errorf("SuiteTimeout() = %s, want 1h", got)
+	}
+}

@@ -1,0 +1,937 @@
+package controllers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// meanStdDev computes the mean and the sample standard deviation the textbook way.
+func meanStdDev(xs []float64) (float64, float64) {
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func approxEqual(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+func TestCombine(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+	}{
+		{"one value has no spread", []float64{5}},
+		{"two values", []float64{1, 2}},
+		{"textbook example", []float64{2, 4, 4, 4, 5, 5, 7, 9}},
+		{"constant", []float64{42, 42, 42}},
+		{"negative and fractional", []float64{-3, 0, 3.5, 10, -7.25}},
+		{"large offset", []float64{1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4}},
+		{"tiny values", []float64{1e-6, 3e-6, 2e-6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n int32
+			var mean, stddev float64
+			for i, x := range tt.xs {
+				n, mean, stddev = combine(n, mean, stddev, x)
+				wantMean, wantStdDev := meanStdDev(tt.xs[:i+1])
+				if n != int32(i+1) || !approxEqual(mean, wantMean) || !approxEqual(stddev, wantStdDev) {
+					t.Fatalf("after %v: combine = (n %d, mean %g, stddev %g), want (n %d, mean %g, stddev %g)",
+						tt.xs[:i+1], n, mean, stddev, i+1, wantMean, wantStdDev)
+				}
+			}
+		})
+	}
+}
+
+func sample(rep int32, node string, v float64) vmbenchv1.Sample {
+	return vmbenchv1.Sample{Repetition: rep, Node: node, Value: v}
+}
+
+func metric(name string, v float64) results.Metric {
+	return results.Metric{Name: name, Value: v, Unit: "ops/s", Direction: results.HigherIsBetter}
+}
+
+func latency(name string, v float64) results.Metric {
+	return results.Metric{Name: name, Value: v, Unit: "ms", Direction: results.LowerIsBetter}
+}
+
+func TestAddSampleDedupes(t *testing.T) {
+	tests := []struct {
+		name string
+		add  []vmbenchv1.Sample
+		want []vmbenchv1.Sample
+	}{
+		{
+			name: "same repetition and node counts once, the first value wins",
+			add:  []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "master", 99)},
+			want: []vmbenchv1.Sample{sample(1, "master", 10)},
+		},
+		{
+			name: "same repetition on another node",
+			add:  []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "node01", 20)},
+			want: []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "node01", 20)},
+		},
+		{
+			name: "same node in another repetition",
+			add:  []vmbenchv1.Sample{sample(1, "master", 10), sample(2, "master", 30)},
+			want: []vmbenchv1.Sample{sample(1, "master", 10), sample(2, "master", 30)},
+		},
+		{
+			name: "pairs are nodes too",
+			add:  []vmbenchv1.Sample{sample(1, "master-node01", 1), sample(1, "node01-master", 2), sample(1, "master-node01", 3)},
+			want: []vmbenchv1.Sample{sample(1, "master-node01", 1), sample(1, "node01-master", 2)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &vmbenchv1.BenchmarkSuiteStatus{}
+			res := resultFor(st, "cpu", "vm")
+			for _, s := range tt.add {
+				addSample(st, res, metric("events_per_second", s.Value), s)
+			}
+			values := make([]float64, len(tt.want))
+			for i, s := range tt.want {
+				values[i] = s.Value
+			}
+			mean, stddev := meanStdDev(values)
+			want := []vmbenchv1.MetricSummary{{Name: "events_per_second", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter,
+				Samples: tt.want, N: int32(len(tt.want)), Mean: mean, StdDev: stddev}}
+			if diff := cmp.Diff(want, st.Results[0].Metrics, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+				t.Errorf("metrics mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAddSampleKeepsMetricsApart(t *testing.T) {
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	res := resultFor(st, "ping", "container")
+	addSample(st, res, latency("rtt_avg_ms", 0.5), sample(1, "master-node01", 0.5))
+	addSample(st, res, metric("packets", 10), sample(1, "master-node01", 10))
+	addSample(st, res, latency("rtt_avg_ms", 0.7), sample(1, "node01-master", 0.7))
+	if got := resultFor(st, "ping", "container"); got != &st.Results[0] || len(st.Results) != 1 {
+		t.Fatalf("resultFor made a second result for the same benchmark and platform: %+v", st.Results)
+	}
+	want := []vmbenchv1.MetricSummary{
+		{Name: "rtt_avg_ms", Unit: "ms", Direction: vmbenchv1.LowerIsBetter, N: 2, Mean: 0.6, StdDev: math.Sqrt(0.02),
+			Samples: []vmbenchv1.Sample{sample(1, "master-node01", 0.5), sample(1, "node01-master", 0.7)}},
+		{Name: "packets", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter, N: 1, Mean: 10,
+			Samples: []vmbenchv1.Sample{sample(1, "master-node01", 10)}},
+	}
+	if diff := cmp.Diff(want, st.Results[0].Metrics, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("metrics mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddSampleCaps(t *testing.T) {
+	// fill gives the status `full` samples spread over metrics of 100 samples each.
+	fill := func(st *vmbenchv1.BenchmarkSuiteStatus, full int) {
+		for i := 0; full > 0; i++ {
+			res := resultFor(st, fmt.Sprintf("b%d", i), "container")
+			for s := 0; s < 100 && full > 0; s++ {
+				addSample(st, res, metric("m", 1), sample(int32(s/8+1), fmt.Sprintf("node%02d", s%8), 1))
+				full--
+			}
+		}
+	}
+	tests := []struct {
+		name        string
+		prefill     int
+		add         int
+		wantSamples int
+	}{
+		{name: "a metric keeps at most 100 samples", add: 150, wantSamples: 100},
+		{name: "a full status keeps no more samples", prefill: sampleBudget, add: 20, wantSamples: 0},
+		{name: "a nearly full status keeps what fits", prefill: sampleBudget - 3, add: 20, wantSamples: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &vmbenchv1.BenchmarkSuiteStatus{}
+			fill(st, tt.prefill)
+			res := resultFor(st, "new", "vm")
+			var values []float64
+			for i := 0; i < tt.add; i++ {
+				v := float64(i*i%17) + 0.25*float64(i)
+				values = append(values, v)
+				addSample(st, res, metric("m", v), sample(int32(i/10+1), fmt.Sprintf("node%02d", i%10), v))
+			}
+			got := st.Results[len(st.Results)-1].Metrics[0]
+			if len(got.Samples) != tt.wantSamples {
+				t.Errorf("kept %d samples, want %d", len(got.Samples), tt.wantSamples)
+			}
+			if n := countSamples(st); n > sampleBudget {
+				t.Errorf("status holds %d samples, more than the budget of %d", n, sampleBudget)
+			}
+			// Statistics count every sample, kept or not.
+			mean, stddev := meanStdDev(values)
+			if got.N != int32(tt.add) || !approxEqual(got.Mean, mean) || !approxEqual(got.StdDev, stddev) {
+				t.Errorf("statistics = (n %d, mean %g, stddev %g), want (n %d, mean %g, stddev %g)",
+					got.N, got.Mean, got.StdDev, tt.add, mean, stddev)
+			}
+		})
+	}
+}
+
+func TestSampleError(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  runplan.Message
+		want string
+	}{
+		{name: "good", msg: runplan.Message{Metrics: []results.Metric{metric("events_per_second", 100), latency("latency_ms", 0.1)}}},
+		{name: "runner error wins", msg: runplan.Message{Error: "sysbench: exit status 1", Metrics: []results.Metric{metric("x", 1)}},
+			want: "sysbench: exit status 1"},
+		{name: "no metrics", msg: runplan.Message{}, want: "no metric was parsed"},
+		{name: "NaN", msg: runplan.Message{Metrics: []results.Metric{metric("a", 1), latency("rtt_avg_ms", math.NaN())}},
+			want: "rtt_avg_ms is not a number"},
+		{name: "infinity", msg: runplan.Message{Metrics: []results.Metric{metric("bw", math.Inf(1))}}, want: "bw is not a number"},
+		{name: "zero throughput", msg: runplan.Message{Metrics: []results.Metric{metric("events_per_second", 0)}},
+			want: "events_per_second is 0 ops/s"},
+		{name: "negative throughput", msg: runplan.Message{Metrics: []results.Metric{metric("events_per_second", -2.5)}},
+			want: "events_per_second is -2.5 ops/s"},
+		{name: "zero of a lower-is-better metric is fine",
+			msg: runplan.Message{Metrics: []results.Metric{latency("packet_loss_percent", 0), metric("bits_per_second", 1e9)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sampleError(tt.msg); got != tt.want {
+				t.Errorf("sampleError() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+var (
+	finishNow   = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	finishStart = finishNow.Add(-10 * time.Minute)
+)
+
+func resultMsg(benchmark, node string, ms ...results.Metric) runplan.Message {
+	return runplan.Message{Kind: runplan.KindResult, Benchmark: benchmark, Node: node, Metrics: ms}
+}
+
+// goodResults are every result of a 2-node run of the "cpu" and "ping" benchmarks.
+func goodResults() []runplan.Message {
+	return []runplan.Message{
+		resultMsg("cpu", "master", metric("events_per_second", 100)),
+		resultMsg("cpu", "node01", metric("events_per_second", 110)),
+		resultMsg("ping", "master-node01", latency("rtt_avg_ms", 0.5)),
+	}
+}
+
+func finishBenchmarks() []vmbenchv1.Benchmark {
+	return defaultedBenchmarks(testSuite(
+		vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
+		vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing},
+	))
+}
+
+func TestFinishRun(t *testing.T) {
+	started := func(virt string) *runplan.Message {
+		return &runplan.Message{Kind: runplan.KindStarted, Virtualization: virt}
+	}
+	done := &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 500}
+	type want struct {
+		phase       vmbenchv1.RunPhase
+		message     string
+		failed      []string
+		accelerator vmbenchv1.Accelerator
+		emulated    bool
+		// failures and lastError of the cpu and ping results.
+		failures  [2]int32
+		lastError [2]string
+	}
+	tests := []struct {
+		name         string
+		platformType vmbenchv1.PlatformType
+		report       runReport
+		outcome      platform.Outcome
+		timedOut     bool
+		want         want
+	}{
+		{
+			name:    "success",
+			report:  runReport{Started: started("none"), Results: goodResults(), Done: done},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:    want{phase: vmbenchv1.RunSucceeded},
+		},
+		{
+			name:     "timed out",
+			report:   runReport{Started: started("none"), Results: goodResults()[:2]},
+			outcome:  platform.Outcome{Phase: platform.PhaseRunning},
+			timedOut: true,
+			want: want{phase: vmbenchv1.RunFailed, failed: []string{"ping"}, failures: [2]int32{0, 1},
+				lastError: [2]string{"", "run demo-container-1 reported no result"},
+				message:   "run did not finish within its deadline of 25m0s; benchmarks failed: ping (no result reported)"},
+		},
+		{
+			name:     "timed out while the child failed names the deadline",
+			report:   runReport{Results: goodResults()},
+			outcome:  platform.Outcome{Phase: platform.PhaseFailed, Message: "MPIJob demo-container-1 failed: DeadlineExceeded: too slow"},
+			timedOut: true,
+			want:     want{phase: vmbenchv1.RunFailed, message: "run did not finish within its deadline of 25m0s"},
+		},
+		{
+			name:    "child failed with its message",
+			report:  runReport{Started: started("none"), Results: goodResults()},
+			outcome: platform.Outcome{Phase: platform.PhaseFailed, Message: "MPIJob demo-container-1 failed: BackoffLimitExceeded: launcher exited"},
+			want:    want{phase: vmbenchv1.RunFailed, message: "MPIJob demo-container-1 failed: BackoffLimitExceeded: launcher exited"},
+		},
+		{
+			name:    "no done message",
+			report:  runReport{Started: started("none"), Results: goodResults()},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:    want{phase: vmbenchv1.RunFailed, message: "the runner never reported that it finished"},
+		},
+		{
+			name: "corrupt frames",
+			report: runReport{Started: started("none"), Results: goodResults(), Done: done,
+				FrameErr: errors.Join(errors.New("frame r-3: bad MAC"), errors.New("frame r-4: incomplete"))},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:    want{phase: vmbenchv1.RunFailed, message: "corrupt result frames: frame r-3: bad MAC; frame r-4: incomplete"},
+		},
+		{
+			name:    "corrupt frames on several lines",
+			report:  runReport{Results: goodResults(), Done: done, FrameErr: errors.New("frame r-3:\nbad MAC")},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:    want{phase: vmbenchv1.RunFailed, message: "corrupt result frames: frame r-3:; bad MAC"},
+		},
+		{
+			name:    "log unreadable",
+			report:  runReport{LogErr: errors.New("no pod with labels x exists")},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunFailed, failed: []string{"cpu", "ping"}, failures: [2]int32{1, 1},
+				lastError: [2]string{"run demo-container-1 reported no result", "run demo-container-1 reported no result"},
+				message:   "reading the runner's log: no pod with labels x exists; benchmarks failed: cpu (no result reported), ping (no result reported)"},
+		},
+		{
+			name:    "a benchmark without result fails the benchmark, not the run",
+			report:  runReport{Started: started("none"), Results: goodResults()[:2], Done: done},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"ping"}, failures: [2]int32{0, 1},
+				lastError: [2]string{"", "run demo-container-1 reported no result"},
+				message:   "benchmarks failed: ping (no result reported)"},
+		},
+		{
+			name: "a benchmark error on one node",
+			report: runReport{Started: started("none"), Done: done, Results: append(goodResults()[:1],
+				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "node01", Error: "sysbench: exit status 1"},
+				goodResults()[2])},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"cpu"}, failures: [2]int32{1, 0},
+				lastError: [2]string{"run demo-container-1, node01: sysbench: exit status 1", ""},
+				message:   "benchmarks failed: cpu (node01: sysbench: exit status 1)"},
+		},
+		{
+			name: "a zero throughput is a failure",
+			report: runReport{Done: done, Results: []runplan.Message{
+				resultMsg("cpu", "master", metric("events_per_second", 0)), goodResults()[2]}},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"cpu"}, failures: [2]int32{1, 0},
+				lastError: [2]string{"run demo-container-1, master: events_per_second is 0 ops/s", ""},
+				message:   "benchmarks failed: cpu (master: events_per_second is 0 ops/s)"},
+		},
+		{
+			name:         "VM under software emulation",
+			platformType: vmbenchv1.PlatformVM,
+			report:       runReport{Started: started("qemu"), Results: goodResults(), Done: done},
+			outcome:      platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:         want{phase: vmbenchv1.RunSucceeded, accelerator: vmbenchv1.AcceleratorEmulation, emulated: true},
+		},
+		{
+			name:         "VM under KVM",
+			platformType: vmbenchv1.PlatformVM,
+			report:       runReport{Started: started("kvm"), Results: goodResults(), Done: done},
+			outcome:      platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:         want{phase: vmbenchv1.RunSucceeded, accelerator: vmbenchv1.AcceleratorKVM},
+		},
+		{
+			name:         "VM that never started has no accelerator",
+			platformType: vmbenchv1.PlatformVM,
+			report:       runReport{},
+			outcome:      platform.Outcome{Phase: platform.PhaseFailed, Message: "VMI demo-vm-1-master failed"},
+			want: want{phase: vmbenchv1.RunFailed, failed: []string{"cpu", "ping"}, failures: [2]int32{1, 1},
+				lastError: [2]string{"run demo-container-1 reported no result", "run demo-container-1 reported no result"},
+				message:   "VMI demo-vm-1-master failed; benchmarks failed: cpu (no result reported), ping (no result reported)"},
+		},
+		{
+			name:         "a container ignores the host's virtualization",
+			platformType: vmbenchv1.PlatformContainer,
+			report:       runReport{Started: started("qemu"), Results: goodResults(), Done: done},
+			outcome:      platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:         want{phase: vmbenchv1.RunSucceeded},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			platformType := tt.platformType
+			if platformType == "" {
+				platformType = vmbenchv1.PlatformContainer
+			}
+			st := &vmbenchv1.BenchmarkSuiteStatus{}
+			run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1, Phase: vmbenchv1.RunRunning,
+				StartTime: &metav1.Time{Time: finishStart}}
+			failed := finishRun(st, run, platformType, finishBenchmarks(), runCompletion{
+				Report: tt.report, Outcome: tt.outcome, TimedOut: tt.timedOut, Deadline: 25 * time.Minute, Now: finishNow,
+			})
+
+			if run.Phase != tt.want.phase || run.Message != tt.want.message {
+				t.Errorf("run = (%s, %q), want (%s, %q)", run.Phase, run.Message, tt.want.phase, tt.want.message)
+			}
+			if diff := cmp.Diff(tt.want.failed, failed); diff != "" {
+				t.Errorf("failed benchmarks mismatch (-want +got):\n%s", diff)
+			}
+			if run.Accelerator != tt.want.accelerator {
+				t.Errorf("accelerator = %q, want %q", run.Accelerator, tt.want.accelerator)
+			}
+			if run.CompletionTime == nil || !run.CompletionTime.Time.Equal(finishNow) {
+				t.Errorf("completion time = %v, want %v", run.CompletionTime, finishNow)
+			}
+			type outcome struct {
+				Benchmark, Platform string
+				Emulated            bool
+				Failures            int32
+				LastError           string
+			}
+			var got []outcome
+			for _, r := range st.Results {
+				got = append(got, outcome{r.Benchmark, r.Platform, r.Emulated, r.Failures, r.LastError})
+			}
+			wantResults := []outcome{
+				{"cpu", "container", tt.want.emulated, tt.want.failures[0], tt.want.lastError[0]},
+				{"ping", "container", tt.want.emulated, tt.want.failures[1], tt.want.lastError[1]},
+			}
+			if diff := cmp.Diff(wantResults, got); diff != "" {
+				t.Errorf("results mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFinishRunRecordsSamples(t *testing.T) {
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "demo-vm-2", Platform: "vm", Repetition: 2, StartTime: &metav1.Time{Time: finishStart}}
+	msgs := append(goodResults(),
+		resultMsg("unknown", "master", metric("x", 1)), // not in the spec: ignored
+		resultMsg("cpu", "node02", metric("events_per_second", 120)))
+	finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+		Report:  runReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}},
+		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+	})
+	want := []vmbenchv1.BenchmarkResult{
+		{Benchmark: "cpu", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{{
+			Name: "events_per_second", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter, N: 3, Mean: 110, StdDev: 10,
+			Samples: []vmbenchv1.Sample{sample(2, "master", 100), sample(2, "node01", 110), sample(2, "node02", 120)},
+		}}},
+		{Benchmark: "ping", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{{
+			Name: "rtt_avg_ms", Unit: "ms", Direction: vmbenchv1.LowerIsBetter, N: 1, Mean: 0.5,
+			Samples: []vmbenchv1.Sample{sample(2, "master-node01", 0.5)},
+		}}},
+	}
+	if diff := cmp.Diff(want, st.Results, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("results mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestFinishRunTimings(t *testing.T) {
+	created := finishStart.Add(5 * time.Second)
+	tests := []struct {
+		name          string
+		start         *metav1.Time
+		report        runReport
+		created       map[string]time.Time
+		wantBoot      []vmbenchv1.NodeTiming
+		wantOrchestra *float64
+	}{
+		{
+			name:  "boot per node from creation to readiness, orchestration is wall time minus benchmark time",
+			start: &metav1.Time{Time: finishStart},
+			report: runReport{
+				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: map[string]time.Time{
+					"node01": created.Add(20 * time.Second),
+					"master": created.Add(12340 * time.Millisecond),
+					"node02": created.Add(-time.Second), // before its creation: a clock skew, skipped
+					"node03": created,                   // created unknown: skipped
+				}},
+				Done: &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 450.5},
+			},
+			created:       map[string]time.Time{"master": created, "node01": created, "node02": created},
+			wantBoot:      []vmbenchv1.NodeTiming{{Node: "master", Seconds: 12.3}, {Node: "node01", Seconds: 20}},
+			wantOrchestra: ptr.To(600 - 450.5),
+		},
+		{
+			name:   "no done message, no orchestration time",
+			start:  &metav1.Time{Time: finishStart},
+			report: runReport{Started: &runplan.Message{Kind: runplan.KindStarted}},
+		},
+		{
+			name:   "no start time, no orchestration time",
+			report: runReport{Done: &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &vmbenchv1.BenchmarkSuiteStatus{}
+			run := &vmbenchv1.RunStatus{Name: "demo-vm-1", Platform: "vm", Repetition: 1, StartTime: tt.start}
+			finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+				Report: tt.report, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, Created: tt.created,
+			})
+			if diff := cmp.Diff(tt.wantBoot, run.BootSeconds); diff != "" {
+				t.Errorf("boot seconds mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantOrchestra, run.OrchestrationSeconds, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("orchestration seconds mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFinishRunKeepsEmulatedFlag(t *testing.T) {
+	// Once any sample of a result came from an emulated VM, the result stays marked emulated.
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	for rep, virt := range []string{"qemu", "kvm"} {
+		run := &vmbenchv1.RunStatus{Name: fmt.Sprintf("demo-vm-%d", rep+1), Platform: "vm", Repetition: int32(rep + 1)}
+		finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+			Report: runReport{Started: &runplan.Message{Kind: runplan.KindStarted, Virtualization: virt}, Results: goodResults(),
+				Done: &runplan.Message{Kind: runplan.KindDone}},
+			Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+		})
+	}
+	for _, r := range st.Results {
+		if !r.Emulated {
+			t.Errorf("result %s/%s lost its emulated flag after a KVM run", r.Benchmark, r.Platform)
+		}
+		if r.Metrics[0].N != 2 && r.Benchmark == "ping" || r.Metrics[0].N != 4 && r.Benchmark == "cpu" {
+			t.Errorf("result %s/%s has %d samples, want one per repetition and node", r.Benchmark, r.Platform, r.Metrics[0].N)
+		}
+	}
+}
+
+func TestFinishRunTruncatesMessages(t *testing.T) {
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
+	long := strings.Repeat("x", 2000)
+	finishRun(st, run, vmbenchv1.PlatformContainer, finishBenchmarks(), runCompletion{
+		Report: runReport{Done: &runplan.Message{Kind: runplan.KindDone}, Results: []runplan.Message{
+			{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: long}, goodResults()[2]}},
+		Outcome: platform.Outcome{Phase: platform.PhaseFailed, Message: long}, Now: finishNow,
+	})
+	if len(run.Message) != 1024 || !strings.HasSuffix(run.Message, "...") {
+		t.Errorf("run message has %d bytes ending in %q, want 1024 ending in ...", len(run.Message), run.Message[len(run.Message)-5:])
+	}
+	if got := st.Results[0].LastError; len(got) != 512 || !strings.HasSuffix(got, "...") {
+		t.Errorf("lastError has %d bytes, want 512 ending in ...", len(got))
+	}
+}
+
+func summary(name string, dir vmbenchv1.Direction, n int32, mean float64) vmbenchv1.MetricSummary {
+	return vmbenchv1.MetricSummary{Name: name, Unit: "u", Direction: dir, N: n, Mean: mean}
+}
+
+func TestComputeRatios(t *testing.T) {
+	hi, lo := vmbenchv1.HigherIsBetter, vmbenchv1.LowerIsBetter
+	result := func(benchmark, platform string, emulated bool, ms ...vmbenchv1.MetricSummary) vmbenchv1.BenchmarkResult {
+		return vmbenchv1.BenchmarkResult{Benchmark: benchmark, Platform: platform, Emulated: emulated, Metrics: ms}
+	}
+	tests := []struct {
+		name     string
+		baseline string
+		results  []vmbenchv1.BenchmarkResult
+		want     []vmbenchv1.MetricRatio
+	}{
+		{
+			name: "platform worse than the baseline has a positive overhead either way", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "container", false, summary("events", hi, 3, 200), summary("latency", lo, 3, 2)),
+				result("cpu", "vm", false, summary("events", hi, 3, 150), summary("latency", lo, 3, 3)),
+			},
+			want: []vmbenchv1.MetricRatio{
+				{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.75, OverheadPercent: 25},
+				{Benchmark: "cpu", Metric: "latency", Platform: "vm", Ratio: 1.5, OverheadPercent: 50},
+			},
+		},
+		{
+			name: "platform better than the baseline has a negative overhead either way", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "container", false, summary("events", hi, 3, 200), summary("latency", lo, 3, 2)),
+				result("cpu", "vm", false, summary("events", hi, 3, 250), summary("latency", lo, 3, 1)),
+			},
+			want: []vmbenchv1.MetricRatio{
+				{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 1.25, OverheadPercent: -25},
+				{Benchmark: "cpu", Metric: "latency", Platform: "vm", Ratio: 0.5, OverheadPercent: -50},
+			},
+		},
+		{
+			name: "rounded to 4 and 2 digits", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "container", false, summary("events", hi, 1, 3)),
+				result("cpu", "vm", false, summary("events", hi, 1, 1)),
+			},
+			want: []vmbenchv1.MetricRatio{{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.3333, OverheadPercent: 66.67}},
+		},
+		{
+			name: "skips a zero baseline, empty metrics and metrics missing on the other platform", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("ping", "container", false, summary("loss", lo, 3, 0), summary("rtt", lo, 3, 1), summary("only-base", lo, 1, 1),
+					summary("empty-base", lo, 0, 0), summary("empty-other", lo, 2, 4)),
+				result("ping", "vm", false, summary("loss", lo, 3, 5), summary("rtt", lo, 3, 2), summary("only-other", lo, 1, 1),
+					summary("empty-base", lo, 2, 3), summary("empty-other", lo, 0, 0)),
+			},
+			want: []vmbenchv1.MetricRatio{{Benchmark: "ping", Metric: "rtt", Platform: "vm", Ratio: 2, OverheadPercent: 100}},
+		},
+		{
+			name: "emulated flag is carried", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "container", false, summary("events", hi, 3, 100)),
+				result("cpu", "vm", true, summary("events", hi, 3, 10)),
+			},
+			want: []vmbenchv1.MetricRatio{{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.1, OverheadPercent: 90, Emulated: true}},
+		},
+		{
+			name: "every other platform against the baseline, no baseline no ratio", baseline: "host",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "vm", false, summary("events", hi, 3, 80)),
+				result("cpu", "host", false, summary("events", hi, 3, 100)),
+				result("cpu", "container", false, summary("events", hi, 3, 90)),
+				result("mem", "vm", false, summary("bw", hi, 3, 80)),
+				result("mem", "container", false, summary("bw", hi, 3, 90)),
+			},
+			want: []vmbenchv1.MetricRatio{
+				{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.8, OverheadPercent: 20},
+				{Benchmark: "cpu", Metric: "events", Platform: "container", Ratio: 0.9, OverheadPercent: 10},
+			},
+		},
+		{name: "nothing measured", baseline: "container"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &vmbenchv1.BenchmarkSuiteStatus{Results: tt.results}
+			if diff := cmp.Diff(tt.want, computeRatios(st, tt.baseline), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("computeRatios() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	spec := vmbenchv1.BenchmarkSuiteSpec{
+		Baseline: "container",
+		Benchmarks: []vmbenchv1.Benchmark{
+			{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC},
+			{Name: "mem", Type: vmbenchv1.BenchmarkSysbenchMemory},
+			{Name: "stress", Type: vmbenchv1.BenchmarkStressNGCPU},
+			{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
+		},
+	}
+	ratio := func(benchmark, metric string, r float64, emulated bool) vmbenchv1.MetricRatio {
+		return vmbenchv1.MetricRatio{Benchmark: benchmark, Metric: metric, Platform: "vm", Ratio: r, Emulated: emulated}
+	}
+	tests := []struct {
+		name   string
+		ratios []vmbenchv1.MetricRatio
+		want   *vmbenchv1.Headline
+	}{
+		{name: "no ratios"},
+		{
+			name:   "first benchmark in spec order, not in ratio order",
+			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "events_per_second", 0.98, false), ratio("linpack", "HPL_Tflops", 0.5, false)},
+			want:   &vmbenchv1.Headline{Benchmark: "linpack", Metric: "HPL_Tflops", Summary: "vm/container 0.50"},
+		},
+		{
+			name: "a benchmark without its headline metric is passed over",
+			ratios: []vmbenchv1.MetricRatio{ratio("linpack", "PTRANS_GBs", 0.7, false), ratio("linpack", "xHPL_Tflops", 0.7, false),
+				ratio("cpu", "latency_avg_ms", 1.1, false), ratio("cpu", "events_per_second", 0.934, false)},
+			want: &vmbenchv1.Headline{Benchmark: "cpu", Metric: "events_per_second", Summary: "vm/container 0.93"},
+		},
+		{
+			name:   "suffix after a block size prefix",
+			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "events_per_second", 1, false), ratio("mem", "bs1M_mib_per_second", 0.876, false)},
+			want:   &vmbenchv1.Headline{Benchmark: "mem", Metric: "bs1M_mib_per_second", Summary: "vm/container 0.88"},
+		},
+		{
+			name:   "stress-ng metrics carry the stressor's name",
+			ratios: []vmbenchv1.MetricRatio{ratio("stress", "cpu_bogo_ops_per_second_real", 0.91, false)},
+			want:   &vmbenchv1.Headline{Benchmark: "stress", Metric: "cpu_bogo_ops_per_second_real", Summary: "vm/container 0.91"},
+		},
+		{
+			name:   "emulated",
+			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "events_per_second", 0.12, true)},
+			want:   &vmbenchv1.Headline{Benchmark: "cpu", Metric: "events_per_second", Summary: "vm/container 0.12 (emulated)"},
+		},
+		{
+			name:   "no headline metric anywhere",
+			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "latency_avg_ms", 1.1, false), ratio("other", "events_per_second", 1, false)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, headline(spec, tt.ratios)); diff != "" {
+				t.Errorf("headline() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSetConditions(t *testing.T) {
+	now := finishNow
+	earlier := metav1.NewTime(now.Add(-time.Hour))
+	r := func(name string, phase vmbenchv1.RunPhase, msg string) vmbenchv1.RunStatus {
+		return vmbenchv1.RunStatus{Name: name, Phase: phase, Message: msg}
+	}
+	type cond struct {
+		Type   string
+		Status metav1.ConditionStatus
+		Reason string
+	}
+	conds := func(progressing, complete, failed cond) []cond {
+		progressing.Type, complete.Type, failed.Type = vmbenchv1.ConditionProgressing, vmbenchv1.ConditionComplete, vmbenchv1.ConditionFailed
+		return []cond{progressing, complete, failed}
+	}
+	notDone := cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNotDone}
+	noFailure := cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNoFailure}
+	finished := cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonFinished}
+	failedBy := func(reason string) (cond, cond) {
+		return cond{Status: metav1.ConditionFalse, Reason: reason}, cond{Status: metav1.ConditionTrue, Reason: reason}
+	}
+
+	tests := []struct {
+		name           string
+		runs           []vmbenchv1.RunStatus
+		startTime      *metav1.Time
+		completionTime *metav1.Time
+		state          suiteState
+		wantConds      []cond
+		wantPhase      vmbenchv1.SuitePhase
+		wantProgress   string
+		wantCompletion *metav1.Time
+		// wantMessages are substrings of the Progressing and Failed messages.
+		wantProgressingMsg, wantFailedMsg []string
+	}{
+		{
+			name:         "pending",
+			runs:         []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunPending, ""), r("s-vm-1", vmbenchv1.RunPending, "")},
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure),
+			wantPhase:    vmbenchv1.SuitePending,
+			wantProgress: "0/2", wantProgressingMsg: []string{"run s-container-1 (0/2 runs finished)"},
+		},
+		{
+			name: "running",
+			runs: []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunSucceeded, ""), r("s-vm-1", vmbenchv1.RunRunning, ""),
+				r("s-vm-2", vmbenchv1.RunPending, "")},
+			startTime:    &earlier,
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure),
+			wantPhase:    vmbenchv1.SuiteRunning,
+			wantProgress: "1/3", wantProgressingMsg: []string{"run s-vm-1 (1/3 runs finished)"},
+		},
+		{
+			name: "running with failures so far clears an old completion time",
+			runs: []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunFailed, "boom"),
+				r("s-vm-1", vmbenchv1.RunSucceeded, "benchmarks failed: ping (no result reported)"), r("s-vm-2", vmbenchv1.RunRunning, "")},
+			startTime: &earlier, completionTime: &earlier,
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure),
+			wantPhase:    vmbenchv1.SuiteRunning,
+			wantProgress: "2/3", wantProgressingMsg: []string{"run s-vm-2 (2/3 runs finished); 2 failures so far"},
+		},
+		{
+			name:         "complete",
+			runs:         []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunSucceeded, ""), r("s-vm-1", vmbenchv1.RunSucceeded, "")},
+			startTime:    &earlier,
+			wantConds:    conds(finished, cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonCompleted}, noFailure),
+			wantPhase:    vmbenchv1.SuiteComplete,
+			wantProgress: "2/2", wantCompletion: &metav1.Time{Time: now},
+		},
+		{
+			name:      "complete keeps the first completion time",
+			runs:      []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunSucceeded, "")},
+			startTime: &earlier, completionTime: &earlier,
+			wantConds:    conds(finished, cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonCompleted}, noFailure),
+			wantPhase:    vmbenchv1.SuiteComplete,
+			wantProgress: "1/1", wantCompletion: &earlier,
+		},
+		{
+			name: "failed by a run",
+			runs: []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunSucceeded, "benchmarks failed: ping (no result reported)"),
+				r("s-vm-1", vmbenchv1.RunFailed, "VMI s-vm-1-master failed")},
+			startTime: &earlier,
+			wantConds: func() []cond {
+				c, f := failedBy(vmbenchv1.ReasonRunFailed)
+				return conds(finished, c, f)
+			}(),
+			wantPhase:    vmbenchv1.SuiteFailed,
+			wantProgress: "2/2", wantCompletion: &metav1.Time{Time: now},
+			wantFailedMsg: []string{"s-vm-1: VMI s-vm-1-master failed; s-container-1: benchmarks failed: ping (no result reported)"},
+		},
+		{
+			name: "failed by a benchmark only",
+			runs: []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunSucceeded, ""),
+				r("s-vm-1", vmbenchv1.RunSucceeded, "benchmarks failed: cpu (node01: exit 1)")},
+			startTime: &earlier,
+			wantConds: func() []cond {
+				c, f := failedBy(vmbenchv1.ReasonBenchmarkFailed)
+				return conds(finished, c, f)
+			}(),
+			wantPhase:    vmbenchv1.SuiteFailed,
+			wantProgress: "2/2", wantCompletion: &metav1.Time{Time: now},
+			wantFailedMsg: []string{"s-vm-1: benchmarks failed: cpu (node01: exit 1)"},
+		},
+		{
+			name: "timed out with a run still active",
+			runs: []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunSucceeded, ""), r("s-vm-1", vmbenchv1.RunRunning, ""),
+				r("s-vm-2", vmbenchv1.RunFailed, "not started: the suite timed out after 6h0m0s")},
+			startTime: &earlier,
+			state:     suiteState{TimedOut: true},
+			wantConds: func() []cond {
+				c, f := failedBy(vmbenchv1.ReasonSuiteTimeout)
+				return conds(finished, c, f)
+			}(),
+			wantPhase:    vmbenchv1.SuiteFailed,
+			wantProgress: "2/3", wantCompletion: &metav1.Time{Time: now},
+			wantFailedMsg: []string{"the suite timed out; s-vm-2: not started: the suite timed out after 6h0m0s"},
+		},
+		{
+			name:  "invalid spec",
+			runs:  []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunPending, ""), r("s-vm-1", vmbenchv1.RunPending, "")},
+			state: suiteState{InvalidSpec: errors.New("cluster.cpuRequest 3 exceeds cluster.cpu 2: lower cluster.cpuRequest or remove it")},
+			wantConds: conds(
+				cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonInvalidSpec},
+				cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonInvalidSpec},
+				cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonInvalidSpec}),
+			wantPhase:     vmbenchv1.SuiteFailed,
+			wantProgress:  "0/2",
+			wantFailedMsg: []string{"cluster.cpuRequest 3 exceeds cluster.cpu 2: lower cluster.cpuRequest or remove it"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &vmbenchv1.BenchmarkSuiteStatus{Runs: tt.runs, StartTime: tt.startTime, CompletionTime: tt.completionTime}
+			state := tt.state
+			state.Generation, state.Now = 7, now
+			setConditions(st, state)
+
+			var got []cond
+			for _, c := range st.Conditions {
+				got = append(got, cond{c.Type, c.Status, c.Reason})
+				if c.ObservedGeneration != 7 {
+					t.Errorf("condition %s has observedGeneration %d, want 7", c.Type, c.ObservedGeneration)
+				}
+				if c.Message == "" {
+					t.Errorf("condition %s has no message", c.Type)
+				}
+			}
+			if diff := cmp.Diff(tt.wantConds, got); diff != "" {
+				t.Errorf("conditions mismatch (-want +got):\n%s", diff)
+			}
+			if st.Phase != tt.wantPhase || st.Progress != tt.wantProgress {
+				t.Errorf("phase, progress = %s, %q; want %s, %q", st.Phase, st.Progress, tt.wantPhase, tt.wantProgress)
+			}
+			if diff := cmp.Diff(tt.wantCompletion, st.CompletionTime); diff != "" {
+				t.Errorf("completion time mismatch (-want +got):\n%s", diff)
+			}
+			for _, want := range tt.wantProgressingMsg {
+				if msg := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionProgressing).Message; !strings.Contains(msg, want) {
+					t.Errorf("Progressing message = %q, want it to contain %q", msg, want)
+				}
+			}
+			for _, want := range tt.wantFailedMsg {
+				if msg := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionFailed).Message; !strings.Contains(msg, want) {
+					t.Errorf("Failed message = %q, want it to contain %q", msg, want)
+				}
+			}
+			if meta.IsStatusConditionTrue(st.Conditions, vmbenchv1.ConditionComplete) && meta.IsStatusConditionTrue(st.Conditions, vmbenchv1.ConditionFailed) {
+				t.Error("Complete and Failed are both True")
+			}
+		})
+	}
+}
+
+func TestSetConditionsUpdatesExistingConditions(t *testing.T) {
+	st := &vmbenchv1.BenchmarkSuiteStatus{Runs: []vmbenchv1.RunStatus{{Name: "s-container-1", Phase: vmbenchv1.RunRunning}}}
+	setConditions(st, suiteState{Generation: 1, Now: finishNow})
+	st.Runs[0].Phase = vmbenchv1.RunSucceeded
+	setConditions(st, suiteState{Generation: 2, Now: finishNow})
+	if len(st.Conditions) != 3 {
+		t.Fatalf("got %d conditions, want 3: %+v", len(st.Conditions), st.Conditions)
+	}
+	if c := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionComplete); c.Status != metav1.ConditionTrue || c.ObservedGeneration != 2 {
+		t.Errorf("Complete = %s at generation %d, want True at 2", c.Status, c.ObservedGeneration)
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	const (
+		requestsWarning   = "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU"
+		emulationWarning  = "VMs ran under software emulation (no usable KVM): VM figures do not measure VM overhead"
+		masqueradeWarning = "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster"
+	)
+	emulated := []vmbenchv1.RunStatus{
+		{Name: "s-vm-1", Accelerator: vmbenchv1.AcceleratorKVM},
+		{Name: "s-vm-2", Accelerator: vmbenchv1.AcceleratorEmulation},
+		{Name: "s-vm-3", Accelerator: vmbenchv1.AcceleratorEmulation},
+	}
+	tests := []struct {
+		name    string
+		edit    func(*vmbenchv1.BenchmarkSuiteSpec)
+		runs    []vmbenchv1.RunStatus
+		network platform.VMNetwork
+		want    []string
+	}{
+		{name: "fair comparison", network: platform.VMNetworkBridge,
+			runs: []vmbenchv1.RunStatus{{Name: "s-vm-1", Accelerator: vmbenchv1.AcceleratorKVM}}},
+		{name: "passt is fine", network: platform.VMNetworkPasst},
+		{name: "cpu request lowered", network: platform.VMNetworkBridge, want: []string{requestsWarning},
+			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) { s.Cluster.CPURequest = quantity("500m") }},
+		{name: "memory request lowered", network: platform.VMNetworkBridge, want: []string{requestsWarning},
+			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) { s.Cluster.MemoryRequest = quantity("1Gi") }},
+		{name: "emulation is named once", network: platform.VMNetworkBridge, runs: emulated, want: []string{emulationWarning}},
+		{name: "masquerade with VMs", network: platform.VMNetworkMasquerade, want: []string{masqueradeWarning}},
+		{name: "masquerade without VMs", network: platform.VMNetworkMasquerade,
+			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) {
+				s.Platforms = []vmbenchv1.Platform{containerPlatform, hostPlatform}
+			}},
+		{name: "everything", network: platform.VMNetworkMasquerade, runs: emulated,
+			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) {
+				s.Cluster.CPURequest = quantity("1")
+				s.Platforms = append(s.Platforms, vmbenchv1.Platform{Name: "vm2", Type: vmbenchv1.PlatformVM})
+			},
+			want: []string{requestsWarning, emulationWarning, masqueradeWarning}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := testSuite().Spec
+			if tt.edit != nil {
+				tt.edit(&spec)
+			}
+			got := warnings(spec, &vmbenchv1.BenchmarkSuiteStatus{Runs: tt.runs}, tt.network)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("warnings() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
