@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -85,4 +86,47 @@ func decodeReport(raw, token []byte) runReport {
 		msgs = append(msgs, m)
 	}
 	return newRunReport(msgs, errors.Join(errs...))
+}
+
+// rawBudget bounds the raw outputs kept per run, well under a ConfigMap's 1 MiB.
+const rawBudget = 512 << 10
+
+// rawOutputs keeps the end of every tool output of a run, for people to read, in a ConfigMap the
+// suite owns. It carries no run label, so the run's cleanup leaves it; it goes with the suite.
+func rawOutputs(suite *vmbenchv1.BenchmarkSuite, run string, report runReport) *corev1.ConfigMap {
+	data := map[string]string{}
+	total := 0
+	for _, m := range latestResults(report.Results) {
+		if m.RawTail == "" || total+len(m.RawTail) > rawBudget {
+			continue
+		}
+		key := rawKey(m.Benchmark, m.Node)
+		data[key] = m.RawTail
+		total += len(m.RawTail)
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: run + "-raw", Namespace: suite.Namespace,
+			Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name, labelRawOf: run},
+		},
+		Data: data,
+	}
+}
+
+// labelRawOf names the run whose raw outputs a ConfigMap holds.
+const labelRawOf = "vmbench.io/raw-outputs-of"
+
+// rawKey is a ConfigMap key for one execution: only [-._a-zA-Z0-9] are allowed.
+func rawKey(benchmark, node string) string {
+	key := []byte(benchmark + "." + node + ".txt")
+	for i, c := range key {
+		if c != '-' && c != '.' && c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			key[i] = '_'
+		}
+	}
+	return string(key)
 }

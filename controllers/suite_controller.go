@@ -101,6 +101,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
+	fitStatus(st)
 	st.Headline = headline(suite.Spec, st.Ratios)
 	st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
 	setConditions(st, state)
@@ -198,6 +199,11 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		return ctrl.Result{RequeueAfter: deadline.Sub(now)}, nil, false, nil
 	}
 	report := r.readReport(ctx, suite, adapter.LogSource(run), run.Auth.Token)
+	if raw := rawOutputs(suite, run.Name, report); raw != nil {
+		if err := r.apply(ctx, suite, raw); err != nil {
+			return ctrl.Result{}, nil, false, fmt.Errorf("keeping the raw outputs of run %s: %w", run.Name, err)
+		}
+	}
 	failed := finishRun(st, active, planned.Platform.Type, benchmarks, runCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || timedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children[run.Name], suite.Spec.Cluster.NodeCount()),

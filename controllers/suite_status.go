@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -17,10 +18,13 @@ import (
 	"github.com/vmbench/vmbench/internal/runplan"
 )
 
-// sampleBudget caps the samples kept in status across all metrics (about 65 bytes each), so that a
-// suite at every API maximum still stays far below etcd's object size limit. Statistics keep counting
-// every sample once the detail is dropped.
-const sampleBudget = 6000
+// statusBudget is the most bytes of JSON that a status may take: far below etcd's 1.5 MiB object
+// limit, with room for the spec and metadata. Past it, fitStatus drops per-sample detail; statistics
+// stay exact because they are updated sample by sample (combine).
+const statusBudget = 768 << 10
+
+// samplesPerMetric caps the samples kept for one metric.
+const samplesPerMetric = 100
 
 // runReport is what a run's runner reported, decoded from its log.
 type runReport struct {
@@ -100,11 +104,12 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 
 	emulated := run.Accelerator == vmbenchv1.AcceleratorEmulation
 	var failedBenchmarks, benchmarkCauses []string
+	latest := latestResults(rep.Results)
 	for _, b := range benchmarks {
 		res := resultFor(st, b.Name, run.Platform)
 		res.Emulated = res.Emulated || emulated
 		reported, firstErr := false, ""
-		for _, m := range rep.Results {
+		for _, m := range latest {
 			if m.Benchmark != b.Name {
 				continue
 			}
@@ -118,7 +123,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				continue
 			}
 			for _, metric := range m.Metrics {
-				addSample(st, res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: m.Node, Value: metric.Value})
+				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: m.Node, Value: metric.Value})
 			}
 		}
 		if !reported {
@@ -142,6 +147,25 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	}
 	run.Message = truncate(strings.Join(causes, "; "), 1024)
 	return failedBenchmarks
+}
+
+// latestResults keeps, per benchmark and node, the last result a runner reported: a runner started
+// again in the same log (a rebooted VM) measured again, and no execution may count twice. A run is
+// merged into status once, when it ends, so this is the only place where duplicates can meet.
+func latestResults(msgs []runplan.Message) []runplan.Message {
+	type key struct{ benchmark, node string }
+	index := map[key]int{}
+	var out []runplan.Message
+	for _, m := range msgs {
+		k := key{m.Benchmark, m.Node}
+		if i, ok := index[k]; ok {
+			out[i] = m
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, m)
+	}
+	return out
 }
 
 // sampleError is why one result cannot be used: the runner's error, no metric at all, or a
@@ -197,9 +221,8 @@ func resultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName strin
 	return &st.Results[len(st.Results)-1]
 }
 
-// addSample adds one value to a metric's statistics, and to its samples while the status has room.
-// A sample of the same repetition and node is never counted twice.
-func addSample(st *vmbenchv1.BenchmarkSuiteStatus, res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) {
+// addSample adds one value to a metric's statistics, and to its samples while the metric has room.
+func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) {
 	var summary *vmbenchv1.MetricSummary
 	for i := range res.Metrics {
 		if res.Metrics[i].Name == m.Name {
@@ -210,25 +233,41 @@ func addSample(st *vmbenchv1.BenchmarkSuiteStatus, res *vmbenchv1.BenchmarkResul
 		res.Metrics = append(res.Metrics, vmbenchv1.MetricSummary{Name: m.Name, Unit: m.Unit, Direction: vmbenchv1.Direction(m.Direction)})
 		summary = &res.Metrics[len(res.Metrics)-1]
 	}
-	for _, old := range summary.Samples {
-		if old.Repetition == s.Repetition && old.Node == s.Node {
-			return
-		}
-	}
-	if len(summary.Samples) < 100 && countSamples(st) < sampleBudget {
+	if len(summary.Samples) < samplesPerMetric {
 		summary.Samples = append(summary.Samples, s)
 	}
 	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
 }
 
-func countSamples(st *vmbenchv1.BenchmarkSuiteStatus) int {
-	n := 0
-	for _, r := range st.Results {
-		for _, m := range r.Metrics {
-			n += len(m.Samples)
+// fitStatus drops per-sample detail, from the metrics with the most samples down, until the status
+// fits statusBudget. It reports whether it dropped anything.
+func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
+	dropped := false
+	for statusSize(st) > statusBudget {
+		var biggest *vmbenchv1.MetricSummary
+		for i := range st.Results {
+			for j := range st.Results[i].Metrics {
+				m := &st.Results[i].Metrics[j]
+				if biggest == nil || len(m.Samples) > len(biggest.Samples) {
+					biggest = m
+				}
+			}
 		}
+		if biggest == nil || len(biggest.Samples) == 0 {
+			return dropped
+		}
+		biggest.Samples = nil
+		dropped = true
 	}
-	return n
+	return dropped
+}
+
+func statusSize(st *vmbenchv1.BenchmarkSuiteStatus) int {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // combine adds x to a sample of n values with the given mean and sample standard deviation (Welford's
@@ -249,8 +288,8 @@ func combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
 }
 
 // computeRatios divides every platform's mean by the baseline's, metric by metric.
-func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenchv1.MetricRatio {
-	var out []vmbenchv1.MetricRatio
+func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenchv1.PlatformRatios {
+	var out []vmbenchv1.PlatformRatios
 	for _, base := range st.Results {
 		if base.Platform != baseline {
 			continue
@@ -259,6 +298,7 @@ func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenc
 			if other.Benchmark != base.Benchmark || other.Platform == baseline {
 				continue
 			}
+			pr := vmbenchv1.PlatformRatios{Benchmark: base.Benchmark, Platform: other.Platform, Emulated: other.Emulated}
 			for _, bm := range base.Metrics {
 				om := findMetric(other.Metrics, bm.Name)
 				if om == nil || bm.N == 0 || om.N == 0 || bm.Mean == 0 {
@@ -269,10 +309,10 @@ func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenc
 				if bm.Direction == vmbenchv1.LowerIsBetter {
 					overhead = (ratio - 1) * 100
 				}
-				out = append(out, vmbenchv1.MetricRatio{
-					Benchmark: base.Benchmark, Metric: bm.Name, Platform: other.Platform,
-					Ratio: round(ratio, 4), OverheadPercent: round(overhead, 2), Emulated: other.Emulated,
-				})
+				pr.Metrics = append(pr.Metrics, vmbenchv1.RatioValue{Metric: bm.Name, Ratio: round(ratio, 4), OverheadPercent: round(overhead, 2)})
+			}
+			if len(pr.Metrics) > 0 {
+				out = append(out, pr)
 			}
 		}
 	}
@@ -299,18 +339,23 @@ func toolOf(t vmbenchv1.BenchmarkType) results.Tool {
 
 // headline is the first benchmark, in spec order, whose headline metric has a ratio. The runner may
 // prefix a metric with a block size or target (bs1M_mib_per_second), so a suffix matches too.
-func headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.MetricRatio) *vmbenchv1.Headline {
+func headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.PlatformRatios) *vmbenchv1.Headline {
 	for _, b := range spec.Benchmarks {
 		want := results.Headline(toolOf(b.Type))
-		for _, r := range ratios {
-			if r.Benchmark != b.Name || (r.Metric != want && !strings.HasSuffix(r.Metric, "_"+want)) {
+		for _, pr := range ratios {
+			if pr.Benchmark != b.Name {
 				continue
 			}
-			summary := fmt.Sprintf("%s/%s %.2f", r.Platform, spec.Baseline, r.Ratio)
-			if r.Emulated {
-				summary += " (emulated)"
+			for _, r := range pr.Metrics {
+				if r.Metric != want && !strings.HasSuffix(r.Metric, "_"+want) {
+					continue
+				}
+				summary := fmt.Sprintf("%s/%s %.2f", pr.Platform, spec.Baseline, r.Ratio)
+				if pr.Emulated {
+					summary += " (emulated)"
+				}
+				return &vmbenchv1.Headline{Benchmark: b.Name, Metric: r.Metric, Summary: summary}
 			}
-			return &vmbenchv1.Headline{Benchmark: b.Name, Metric: r.Metric, Summary: summary}
 		}
 	}
 	return nil
@@ -364,7 +409,11 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 		if n := len(runFailures) + len(benchFailures); n > 0 {
 			msg += fmt.Sprintf("; %d failures so far", n)
 		}
-		set(vmbenchv1.ConditionProgressing, metav1.ConditionTrue, vmbenchv1.ReasonRunning, msg)
+		reason := vmbenchv1.ReasonRunning
+		if st.StartTime == nil {
+			reason = vmbenchv1.ReasonPending
+		}
+		set(vmbenchv1.ConditionProgressing, metav1.ConditionTrue, reason, msg)
 		set(vmbenchv1.ConditionComplete, metav1.ConditionFalse, vmbenchv1.ReasonNotDone, "runs are still pending")
 		set(vmbenchv1.ConditionFailed, metav1.ConditionFalse, vmbenchv1.ReasonNoFailure, "the suite has not ended")
 		st.Phase = vmbenchv1.SuiteRunning
@@ -402,6 +451,9 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 // warnings name what makes the comparison less fair than the defaults would.
 func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteStatus, vmNetwork platform.VMNetwork) []string {
 	var out []string
+	if samplesTrimmed(st) {
+		out = append(out, "some metrics keep only their statistics, not every sample, so that the status stays small")
+	}
 	if !spec.Cluster.Guaranteed() {
 		out = append(out, "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU")
 	}
@@ -418,6 +470,17 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 		}
 	}
 	return out
+}
+
+func samplesTrimmed(st *vmbenchv1.BenchmarkSuiteStatus) bool {
+	for _, r := range st.Results {
+		for _, m := range r.Metrics {
+			if int(m.N) > len(m.Samples) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func oneLine(err error) string {

@@ -137,7 +137,7 @@ type BenchmarkSuiteSpec struct {
 	// Benchmarks run in this order in every run.
 	// +required
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=12
 	// +listType=map
 	// +listMapKey=name
 	Benchmarks []Benchmark `json:"benchmarks"`
@@ -348,30 +348,19 @@ type BenchmarkResult struct {
 	// +kubebuilder:validation:MaxLength=512
 	LastError string `json:"lastError,omitempty"`
 
-	// Metrics are the parsed results.
+	// Metrics are the parsed results, one entry per metric name.
 	// +optional
-	// +kubebuilder:validation:MaxItems=64
-	// +listType=map
-	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=48
+	// +listType=atomic
 	Metrics []MetricSummary `json:"metrics,omitempty"`
 }
 
-// MetricRatio compares one metric of a platform with the same metric on the baseline platform.
-type MetricRatio struct {
-	// Benchmark is the benchmark's name.
-	// +required
-	// +kubebuilder:validation:MaxLength=24
-	Benchmark string `json:"benchmark"`
-
+// RatioValue compares one metric of a platform with the same metric on the baseline platform.
+type RatioValue struct {
 	// Metric is the metric's name.
 	// +required
 	// +kubebuilder:validation:MaxLength=64
 	Metric string `json:"metric"`
-
-	// Platform is the platform divided by the baseline.
-	// +required
-	// +kubebuilder:validation:MaxLength=12
-	Platform string `json:"platform"`
 
 	// Ratio is the platform's mean divided by the baseline's mean.
 	// +required
@@ -381,10 +370,29 @@ type MetricRatio struct {
 	// the metric improves; negative when the platform is better.
 	// +required
 	OverheadPercent float64 `json:"overheadPercent"`
+}
+
+// PlatformRatios compares one benchmark on one platform with the baseline platform.
+type PlatformRatios struct {
+	// Benchmark is the benchmark's name.
+	// +required
+	// +kubebuilder:validation:MaxLength=24
+	Benchmark string `json:"benchmark"`
+
+	// Platform is the platform divided by the baseline.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
 
 	// Emulated is true when the platform's values came from emulated VMs.
 	// +optional
 	Emulated bool `json:"emulated,omitempty"`
+
+	// Metrics are the ratios, one per metric measured on both platforms.
+	// +optional
+	// +kubebuilder:validation:MaxItems=48
+	// +listType=atomic
+	Metrics []RatioValue `json:"metrics,omitempty"`
 }
 
 // Headline is the one ratio that kubectl get shows.
@@ -444,21 +452,20 @@ type BenchmarkSuiteStatus struct {
 	// +listMapKey=name
 	Runs []RunStatus `json:"runs,omitempty"`
 
-	// Results holds the parsed metrics per benchmark and platform. They are the one part of status
-	// that cannot be derived again, so they are written before the children that produced them are
-	// deleted.
+	// Results holds the parsed metrics per benchmark and platform, one entry per pair. They are the one
+	// part of status that cannot be derived again, so they are written before the children that
+	// produced them are deleted. Only the controller writes them, so the list is atomic: a keyed list
+	// would add a managedFields entry per metric and double the object's size.
 	// +optional
-	// +kubebuilder:validation:MaxItems=64
-	// +listType=map
-	// +listMapKey=benchmark
-	// +listMapKey=platform
+	// +kubebuilder:validation:MaxItems=48
+	// +listType=atomic
 	Results []BenchmarkResult `json:"results,omitempty"`
 
-	// Ratios compare every platform with the baseline, metric by metric.
+	// Ratios compare every other platform with the baseline, benchmark by benchmark.
 	// +optional
-	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:MaxItems=36
 	// +listType=atomic
-	Ratios []MetricRatio `json:"ratios,omitempty"`
+	Ratios []PlatformRatios `json:"ratios,omitempty"`
 
 	// Headline is the ratio shown by kubectl get.
 	// +optional
@@ -557,5 +564,6 @@ func (s BenchmarkSuiteSpec) SuiteTimeout() time.Duration {
 
 // Guaranteed reports whether requests equal limits, the QoS class a fair comparison needs.
 func (c ClusterShape) Guaranteed() bool {
-	return c.CPURequest == nil && c.MemoryRequest == nil
+	cpu, memory := c.Requests()
+	return cpu.Cmp(*resource.NewQuantity(int64(c.CPULimit()), resource.DecimalSI)) == 0 && memory.Cmp(c.MemoryLimit()) == 0
 }

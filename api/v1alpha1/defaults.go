@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -137,17 +138,33 @@ func duration(d time.Duration) *metav1.Duration {
 	return &metav1.Duration{Duration: d}
 }
 
+// MaxProblemSize is the largest HPL N the API accepts; a derived N is capped to it too.
+const MaxProblemSize = 200000
+
 // DerivedN is the HPL problem size used when N is empty: the largest multiple of NB whose N×N matrix
-// of doubles fills MemoryPercent of the memory limits of all nodes. It follows the memory limit, not
-// /proc/meminfo, which shows the host's memory inside a pod.
+// of doubles fills at most MemoryPercent of the memory limits of all nodes, capped at MaxProblemSize.
+// It follows the memory limit, not /proc/meminfo, which shows the host's memory inside a pod. It is
+// 0 when not even one NB-wide block fits.
 func (p HPCCParams) DerivedN(nodes int32, memoryBytes int64) int32 {
-	budget := float64(memoryBytes) * float64(nodes) * float64(p.MemoryPercent) / 100
-	n := int64(math.Sqrt(budget / 8))
-	if p.NB > 0 {
-		n -= n % int64(p.NB)
+	if nodes <= 0 || memoryBytes <= 0 || p.MemoryPercent <= 0 {
+		return 0
 	}
-	if n > math.MaxInt32 {
-		n = math.MaxInt32 - math.MaxInt32%int64(max(p.NB, 1))
+	// bytes * nodes * percent / 800, exactly: 128-bit product, saturated where the quotient overflows.
+	elements := uint64(math.MaxUint64)
+	if hi, lo := bits.Mul64(uint64(memoryBytes), uint64(nodes)*uint64(p.MemoryPercent)); hi < 800 {
+		elements, _ = bits.Div64(hi, lo, 800)
+	}
+	n := min(uint64(math.Sqrt(float64(elements))), 1<<32-1)
+	// The float square root can be one off for large values.
+	for n*n > elements {
+		n--
+	}
+	for (n+1)*(n+1) <= elements {
+		n++
+	}
+	n = min(n, MaxProblemSize)
+	if p.NB > 0 {
+		n -= n % uint64(p.NB)
 	}
 	return int32(n)
 }

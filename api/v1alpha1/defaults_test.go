@@ -243,10 +243,18 @@ func TestDerivedN(t *testing.T) {
 			name: "too little memory for one block", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: 1, memory: 100 << 10, want: 0,
 		},
 		{
-			// sqrt(8 × MaxInt64 × 90% / 8) ≈ 2.88e9 exceeds int32: the largest multiple of 192 that fits,
-			// MaxInt32 - MaxInt32 mod 192 = 2,147,483,647 - 127.
-			name: "clamped to int32", p: HPCCParams{MemoryPercent: 90, NB: 192}, nodes: 8, memory: math.MaxInt64, want: 2147483520,
+			// sqrt(8 × 64 GiB × 90% / 8) = 248,691 is above the API's maximum N: capped to the largest
+			// multiple of 192 below MaxProblemSize, 1,041 × 192 = 199,872.
+			name: "capped at the API maximum", p: HPCCParams{MemoryPercent: 90, NB: 192}, nodes: 8, memory: 64 * gi,
+			want: MaxProblemSize - MaxProblemSize%192,
 		},
+		{
+			// 8 × MaxInt64 × 90% overflows int64 on the way: still the capped value, never a wrapped one.
+			name: "no overflow", p: HPCCParams{MemoryPercent: 90, NB: 192}, nodes: 8, memory: math.MaxInt64,
+			want: MaxProblemSize - MaxProblemSize%192,
+		},
+		{name: "no nodes", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: 0, memory: 2 * gi, want: 0},
+		{name: "no memory percent", p: HPCCParams{NB: 192}, nodes: 3, memory: 2 * gi, want: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

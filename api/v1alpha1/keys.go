@@ -45,7 +45,6 @@ const (
 	ReasonNotDone          = "NotDone"
 	ReasonNoFailure        = "NoFailure"
 	ReasonFinished         = "Finished"
-	ReasonWaitingForSpec   = "WaitingForSpecChange"
 	ReasonResultsCorrupted = "ResultsCorrupted"
 )
 

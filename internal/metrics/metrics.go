@@ -93,13 +93,15 @@ func RecordSuite(s *vmbenchv1.BenchmarkSuite) {
 			resultSamples.With(l).Set(float64(m.N))
 		}
 	}
-	for _, r := range s.Status.Ratios {
-		l := prometheus.Labels{
-			"namespace": s.Namespace, "suite": s.Name, "benchmark": r.Benchmark, "metric": r.Metric,
-			"platform": r.Platform, "baseline": s.Spec.Baseline, "emulated": strconv.FormatBool(r.Emulated),
+	for _, pr := range s.Status.Ratios {
+		for _, r := range pr.Metrics {
+			l := prometheus.Labels{
+				"namespace": s.Namespace, "suite": s.Name, "benchmark": pr.Benchmark, "metric": r.Metric,
+				"platform": pr.Platform, "baseline": s.Spec.Baseline, "emulated": strconv.FormatBool(pr.Emulated),
+			}
+			resultRatio.With(l).Set(r.Ratio)
+			resultOverhead.With(l).Set(r.OverheadPercent)
 		}
-		resultRatio.With(l).Set(r.Ratio)
-		resultOverhead.With(l).Set(r.OverheadPercent)
 	}
 	for _, phase := range []vmbenchv1.SuitePhase{vmbenchv1.SuitePending, vmbenchv1.SuiteRunning, vmbenchv1.SuiteComplete, vmbenchv1.SuiteFailed} {
 		v := 0.0

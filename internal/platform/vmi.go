@@ -83,7 +83,7 @@ func vmMPIArgs() []string {
 
 // Build implements Adapter.
 func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
-	if len(run.Auth.Token) == 0 || len(run.Auth.SSHPublicKey) == 0 {
+	if len(run.Auth.Token) == 0 || len(run.Auth.SSHPublicKey) == 0 || len(run.Auth.SSHPrivateKey) == 0 {
 		return nil, fmt.Errorf("run %s: the suite's auth Secret is not loaded", run.Name)
 	}
 	// Shared storage in VMs needs an in-guest NFS export, which the VM disk does not have yet: the
@@ -151,11 +151,11 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 			Tolerations:                   spec.Placement.Tolerations,
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 			Domain: kubevirtv1.DomainSpec{
-				CPU:    &kubevirtv1.CPU{Cores: uint32(spec.Cluster.CPU), Sockets: 1, Threads: 1},
+				CPU:    &kubevirtv1.CPU{Cores: uint32(spec.Cluster.CPULimit()), Sockets: 1, Threads: 1},
 				Memory: &kubevirtv1.Memory{Guest: &memory},
 				Resources: kubevirtv1.ResourceRequirements{
 					Requests: corev1.ResourceList{corev1.ResourceCPU: cpuRequest, corev1.ResourceMemory: memoryRequest},
-					Limits:   corev1.ResourceList{corev1.ResourceCPU: *resourceCPU(spec.Cluster.CPU)},
+					Limits:   corev1.ResourceList{corev1.ResourceCPU: *resourceCPU(spec.Cluster.CPULimit())},
 				},
 				Devices: kubevirtv1.Devices{
 					Disks: []kubevirtv1.Disk{

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -109,7 +110,7 @@ func (c *CLI) run(ctx context.Context, args []string) int {
 	}
 
 	r := c.Runner
-	r.Emit = FrameEmitter(out, key, *repeat)
+	r.Emit = FrameEmitter(out, key, *repeat, strconv.FormatInt(r.now().UnixNano(), 36))
 	r.Progress = c.Stderr
 	r.WaitTimeout = *wait
 

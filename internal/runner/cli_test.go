@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +41,7 @@ func decodeFrames(t *testing.T, log []byte, key string) ([]string, []runplan.Mes
 
 func TestFrameEmitter(t *testing.T) {
 	var out bytes.Buffer
-	emit := FrameEmitter(&out, []byte(testToken), 2)
+	emit := FrameEmitter(&out, []byte(testToken), 2, "s1")
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for _, m := range []runplan.Message{
 		{Kind: runplan.KindStarted, Run: "r", Time: at, NodesReady: map[string]time.Time{"master": at}},
@@ -51,14 +53,14 @@ func TestFrameEmitter(t *testing.T) {
 		}
 	}
 	ids, msgs := decodeFrames(t, out.Bytes(), testToken)
-	if strings.Join(ids, " ") != "r-1 r-2 norun-3" {
+	if strings.Join(ids, " ") != "r-s1-1 r-s1-2 norun-s1-3" {
 		t.Errorf("ids %v", ids)
 	}
 	if msgs[1].BenchmarkSeconds != 12.5 || !msgs[0].NodesReady["master"].Equal(at) {
 		t.Errorf("messages %+v", msgs)
 	}
-	if n := strings.Count(out.String(), " H r-1 "); n != 2 {
-		t.Errorf("header of r-1 written %d times, want 2", n)
+	if n := strings.Count(out.String(), " H r-s1-1 "); n != 2 {
+		t.Errorf("header of r-s1-1 written %d times, want 2", n)
 	}
 }
 
@@ -89,6 +91,9 @@ func testCLI(t *testing.T, env map[string]string) (*CLI, *bytes.Buffer, *bytes.B
 	}, &stdout, &stderr
 }
 
+// session is the message-ID session of a runner started at the test clock's start.
+func session() string { return strconv.FormatInt(newClock().Now().UnixNano(), 36) }
+
 func TestCLIRunToStdout(t *testing.T) {
 	plan := testPlan(t, vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU, SysbenchCPU: &vmbenchv1.SysbenchCPUParams{}})
 	c, stdout, stderr := testCLI(t, map[string]string{runplan.TokenEnv: testToken + "\n"})
@@ -96,12 +101,13 @@ func TestCLIRunToStdout(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	ids, msgs := decodeFrames(t, stdout.Bytes(), testToken)
-	if strings.Join(ids, " ") != "s1-pod-0-1 s1-pod-0-2 s1-pod-0-3 s1-pod-0-4 s1-pod-0-5" {
+	sess := "s1-pod-0-" + session()
+	if strings.Join(ids, " ") != strings.Join([]string{sess + "-1", sess + "-2", sess + "-3", sess + "-4", sess + "-5"}, " ") {
 		t.Errorf("ids %v", ids)
 	}
 	assertSummary(t, summarize(msgs), []string{"started", "result cpu master ok", "result cpu node01 ok", "result cpu node02 ok", "done"})
 	// On stdout every frame is written once; progress goes to stderr.
-	if n := strings.Count(stdout.String(), " H s1-pod-0-1 "); n != 1 {
+	if n := strings.Count(stdout.String(), " H "+sess+"-1 "); n != 1 {
 		t.Errorf("header written %d times", n)
 	}
 	if !strings.Contains(stderr.String(), "cpu on node01: ") {
@@ -131,7 +137,7 @@ func TestCLIRunToFileWithTokenFile(t *testing.T) {
 	_, msgs := decodeFrames(t, log, testToken)
 	assertSummary(t, summarize(msgs), []string{"started", "done"})
 	// A console gets two copies of every frame by default.
-	if n := strings.Count(string(log), " H s1-pod-0-1 "); n != 2 {
+	if n := strings.Count(string(log), " H s1-pod-0-"+session()+"-1 "); n != 2 {
 		t.Errorf("header written %d times, want 2", n)
 	}
 }
@@ -163,8 +169,8 @@ func TestCLIUnreadablePlan(t *testing.T) {
 			t.Errorf("exit %d, want %d", code, ExitRunFailed)
 		}
 		ids, msgs := decodeFrames(t, stdout.Bytes(), testToken)
-		if strings.Join(ids, " ") != "norun-1 norun-2" {
-			t.Errorf("ids %v", ids)
+		if len(ids) != 2 || !regexp.MustCompile(`^norun-[0-9a-z]+-1$`).MatchString(ids[0]) || !strings.HasSuffix(ids[1], "-2") {
+			t.Errorf("ids %v, want norun-<session>-1 and -2", ids)
 		}
 		assertSummary(t, summarize(msgs), []string{"result   error=" + tc.want, "done"})
 	}

@@ -24,9 +24,6 @@ type HPCCLayout struct {
 	N, NB, P, Q int32
 }
 
-// maxHPLN is the largest N the CRD accepts; a derived N is capped to it as well.
-const maxHPLN = 200000
-
 // PlanHPCC sizes HPCC for plan. A derived N fills MemoryPercent of the memory of all nodes, taken
 // from the plan's limits rather than /proc/meminfo, which shows the host's memory in a pod.
 func PlanHPCC(p *vmbenchv1.HPCCParams, plan runplan.Plan) (HPCCLayout, error) {
@@ -43,11 +40,15 @@ func PlanHPCC(p *vmbenchv1.HPCCParams, plan runplan.Plan) (HPCCLayout, error) {
 	case p.N != nil:
 		l.N = *p.N
 	default:
-		n, err := derivedN(plan.MemoryBytes*int64(len(plan.Nodes)), or(p.MemoryPercent, 80), l.NB)
-		if err != nil {
-			return l, err
+		if plan.MemoryBytes <= 0 {
+			return l, errors.New("hpcc: cannot derive N without the plan's memory limit; set hpcc.problemSize")
 		}
-		l.N = n
+		sizing := vmbenchv1.HPCCParams{NB: l.NB, MemoryPercent: or(p.MemoryPercent, 80)}
+		l.N = sizing.DerivedN(int32(len(plan.Nodes)), plan.MemoryBytes)
+		if l.N < l.NB {
+			return l, fmt.Errorf("hpcc: %d%% of %d nodes x %d bytes is too little memory for one %d-wide block; set hpcc.problemSize",
+				sizing.MemoryPercent, len(plan.Nodes), plan.MemoryBytes, l.NB)
+		}
 	}
 
 	switch {
@@ -65,41 +66,10 @@ func PlanHPCC(p *vmbenchv1.HPCCParams, plan runplan.Plan) (HPCCLayout, error) {
 	return l, nil
 }
 
-// derivedN is the largest multiple of nb whose N*N matrix of float64 fits into percent of
-// memoryBytes.
-func derivedN(memoryBytes int64, percent, nb int32) (int32, error) {
-	if memoryBytes <= 0 {
-		return 0, errors.New("hpcc: cannot derive N without the plan's memory limit; set hpcc.problemSize")
-	}
-	elements := memoryBytes * int64(percent) / 100 / 8
-	n := isqrt(elements)
-	n = min(n, maxHPLN) / int64(nb) * int64(nb)
-	if n < int64(nb) {
-		return 0, fmt.Errorf("hpcc: %d%% of %d bytes is too little memory for one %d-wide block", percent, memoryBytes, nb)
-	}
-	return int32(n), nil
-}
-
-// isqrt is floor(sqrt(v)); the float64 square root is corrected because it can be off by one
-// for large v.
-func isqrt(v int64) int64 {
-	if v <= 0 {
-		return 0
-	}
-	r := int64(math.Sqrt(float64(v)))
-	for r > v/r {
-		r--
-	}
-	for r+1 <= v/(r+1) {
-		r++
-	}
-	return r
-}
-
 // squarestGrid factors ranks into P x Q with P <= Q as close as possible: HPL runs best on nearly
 // square grids that are slightly wider than tall.
 func squarestGrid(ranks int32) (p, q int32) {
-	for p = int32(isqrt(int64(ranks))); p > 1; p-- {
+	for p = int32(math.Sqrt(float64(ranks))); p > 1; p-- {
 		if ranks%p == 0 {
 			break
 		}

@@ -87,15 +87,6 @@ func TestPlanHPCCErrors(t *testing.T) {
 	}
 }
 
-func TestIsqrt(t *testing.T) {
-	for _, v := range []int64{0, 1, 2, 3, 4, 15, 16, 17, 1<<62 - 1, 1 << 62, 9223372030926249001, 9223372036854775807} {
-		r := isqrt(v)
-		if r*r > v || (r+1) <= v/(r+1) {
-			t.Errorf("isqrt(%d) = %d", v, r)
-		}
-	}
-}
-
 func TestHPCCInputMatchesTheVerifiedFile(t *testing.T) {
 	// The file that HPCC accepted in the recorded run: N=3000, NB=96 on a 1x2 grid.
 	want := fixture(t, "hpcc-np2.hpccinf.txt")

@@ -34,7 +34,8 @@ func runMessages(t *testing.T, run string, factor float64, virtualization string
 	}
 	msgs := []runplan.Message{{Kind: runplan.KindStarted, Run: run, NodesReady: ready, Virtualization: virtualization}}
 	for _, n := range nodes {
-		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "cpu", Node: n, Metrics: scaled(sysbench, factor), Seconds: 10})
+		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "cpu", Node: n, Metrics: scaled(sysbench, factor), Seconds: 10,
+			RawTail: "CPU speed:\n    events per second:  1345.67\n"})
 	}
 	for _, pair := range []string{"master-node01", "master-node02", "node01-master", "node02-master", "node01-node02"} {
 		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "net", Node: pair, Metrics: scaled(iperf, factor), Seconds: 10})
@@ -128,6 +129,11 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 		g.Expect(runPhase(s, "demo-vm-1")).To(Equal(vmbenchv1.RunRunning))
 	})
 	h.g.Expect(apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1"}, &mpiv2.MPIJob{}))).To(BeTrue())
+	// Raw outputs outlive the run's cleanup, outside status, owned by the suite.
+	raw := &corev1.ConfigMap{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-raw"}, raw)).To(Succeed())
+	h.g.Expect(hasOwner(raw, suite)).To(BeTrue())
+	h.g.Expect(raw.Data).To(HaveKeyWithValue("cpu.node01.txt", ContainSubstring("events per second")))
 	vmis := &kubevirtv1.VirtualMachineInstanceList{}
 	h.g.Expect(k8s.List(h.ctx, vmis, client.InNamespace(h.ns))).To(Succeed())
 	h.g.Expect(vmis.Items).To(HaveLen(3))
@@ -194,7 +200,7 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 		values += len(r.Metrics)
 	}
 	h.g.Eventually(func() int { return seriesOf(t, "vmbench_result_value", h.ns, "demo") }, timeout, interval).Should(Equal(values))
-	h.g.Expect(seriesOf(t, "vmbench_result_ratio", h.ns, "demo")).To(Equal(len(st.Ratios)))
+	h.g.Expect(seriesOf(t, "vmbench_result_ratio", h.ns, "demo")).To(Equal(ratioCount(st.Ratios)))
 	h.g.Expect(seriesOf(t, "vmbench_suite_phase", h.ns, "demo")).To(Equal(4))
 
 	// Whatever is left is controlled by the suite, so the garbage collector removes it with the suite;
@@ -220,13 +226,29 @@ func findMetric(ms []vmbenchv1.MetricSummary, name string) *vmbenchv1.MetricSumm
 	return nil
 }
 
-func findRatio(rs []vmbenchv1.MetricRatio, benchmark, metric string) *vmbenchv1.MetricRatio {
-	for i := range rs {
-		if rs[i].Benchmark == benchmark && rs[i].Metric == metric {
-			return &rs[i]
+// findRatio is the ratio of a benchmark's metric on the one non-baseline platform.
+func findRatio(rs []vmbenchv1.PlatformRatios, benchmark, metric string) *ratio {
+	for _, pr := range rs {
+		for _, r := range pr.Metrics {
+			if pr.Benchmark == benchmark && r.Metric == metric {
+				return &ratio{RatioValue: r, Emulated: pr.Emulated}
+			}
 		}
 	}
 	return nil
+}
+
+type ratio struct {
+	vmbenchv1.RatioValue
+	Emulated bool
+}
+
+func ratioCount(rs []vmbenchv1.PlatformRatios) int {
+	n := 0
+	for _, pr := range rs {
+		n += len(pr.Metrics)
+	}
+	return n
 }
 
 func containerOnly(s *vmbenchv1.BenchmarkSuite) *vmbenchv1.BenchmarkSuite {

@@ -1,0 +1,598 @@
+package platform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+var testTolerations = []corev1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+
+func quantity(s string) *resource.Quantity {
+	q := resource.MustParse(s)
+	return &q
+}
+
+// testRun is run 1 of suite "demo" in namespace "bench" on the given platform, with 3 nodes of 2 CPUs
+// and 2Gi, as the API server stores a suite after applying the CRD's defaults.
+func testRun(p vmbenchv1.Platform, benchmarks ...vmbenchv1.Benchmark) Run {
+	if len(benchmarks) == 0 {
+		benchmarks = []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}, {Name: "net", Type: vmbenchv1.BenchmarkIperf3}}
+	}
+	for i := range benchmarks {
+		benchmarks[i] = benchmarks[i].WithDefaults()
+	}
+	suite := &vmbenchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "bench"},
+		Spec: vmbenchv1.BenchmarkSuiteSpec{
+			Platforms:   []vmbenchv1.Platform{p},
+			Baseline:    p.Name,
+			Cluster:     vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi")},
+			Benchmarks:  benchmarks,
+			Repetitions: 3,
+			Placement: vmbenchv1.Placement{
+				NodeSelector: map[string]string{"vmbench.io/pool": "bench"},
+				Tolerations:  testTolerations,
+			},
+			SharedStorage: &vmbenchv1.SharedStorage{StorageClassName: "nfs", Size: quantity("4Gi")},
+		},
+	}
+	return Run{
+		Suite: suite, Name: "demo-" + p.Name + "-1", Platform: p, Repetition: 1, Benchmarks: benchmarks,
+		AuthSecret: "demo-auth",
+		Auth:       Auth{Token: []byte("0123abcd"), SSHPrivateKey: []byte("-----PRIVATE KEY-----\n"), SSHPublicKey: []byte("ssh-ed25519 AAAA vmbench\n")},
+		Images:     Images{Runner: "runner:v1", VMDisk: "disk:v1", PullPolicy: corev1.PullIfNotPresent},
+		Deadline:   90 * time.Minute,
+		VMNetwork:  VMNetworkPasst,
+	}
+}
+
+var containerPlatform = vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer}
+
+type objectID struct{ Kind, Name, Namespace string }
+
+func ids(objs []client.Object) []objectID {
+	out := make([]objectID, len(objs))
+	for i, o := range objs {
+		out[i] = objectID{o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), o.GetNamespace()}
+	}
+	return out
+}
+
+func buildMPIJob(t *testing.T, run Run) (*corev1.ConfigMap, *corev1.PersistentVolumeClaim, *mpiv2.MPIJob) {
+	t.Helper()
+	objs, err := MPIJobAdapter{}.Build(run)
+	if err != nil {
+		t.Fatalf("Build() error: %v", err)
+	}
+	var cm *corev1.ConfigMap
+	var pvc *corev1.PersistentVolumeClaim
+	var job *mpiv2.MPIJob
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *corev1.ConfigMap:
+			cm = o
+		case *corev1.PersistentVolumeClaim:
+			pvc = o
+		case *mpiv2.MPIJob:
+			job = o
+		default:
+			t.Fatalf("Build() returned an unexpected %T", o)
+		}
+	}
+	if cm == nil || job == nil {
+		t.Fatalf("Build() returned %v, want a ConfigMap and an MPIJob", ids(objs))
+	}
+	return cm, pvc, job
+}
+
+func TestMPIJobBuildObjects(t *testing.T) {
+	shared := vmbenchv1.StorageShared
+	tests := []struct {
+		name       string
+		benchmarks []vmbenchv1.Benchmark
+		want       []objectID
+	}{
+		{
+			name:       "no shared storage",
+			benchmarks: []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone}, {Name: "fio", Type: vmbenchv1.BenchmarkFio}},
+			want:       []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"MPIJob", "demo-container-1", "bench"}},
+		},
+		{
+			name: "iozone on the shared target",
+			benchmarks: []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+				Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, shared}}}},
+			want: []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"PersistentVolumeClaim", "demo-container-1-shared", "bench"},
+				{"MPIJob", "demo-container-1", "bench"}},
+		},
+		{
+			name:       "fio on the shared target",
+			benchmarks: []vmbenchv1.Benchmark{{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Target: shared}}},
+			want: []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"PersistentVolumeClaim", "demo-container-1-shared", "bench"},
+				{"MPIJob", "demo-container-1", "bench"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := MPIJobAdapter{}.Build(testRun(containerPlatform, tt.benchmarks...))
+			if err != nil {
+				t.Fatalf("Build() error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, ids(objs)); diff != "" {
+				t.Errorf("objects mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMPIJobSharedStorage(t *testing.T) {
+	run := testRun(containerPlatform, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio,
+		Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageShared}})
+	cm, pvc, job := buildMPIJob(t, run)
+	if pvc == nil {
+		t.Fatal("no PersistentVolumeClaim for the shared target")
+	}
+	if got := pvc.Spec.AccessModes; len(got) != 1 || got[0] != corev1.ReadWriteMany {
+		t.Errorf("access modes = %v, want [ReadWriteMany]", got)
+	}
+	if got := ptr.Deref(pvc.Spec.StorageClassName, ""); got != "nfs" {
+		t.Errorf("storage class = %q, want nfs", got)
+	}
+	if got := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; got.Cmp(resource.MustParse("4Gi")) != 0 {
+		t.Errorf("storage request = %s, want 4Gi", got.String())
+	}
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		if !hasMount(spec.Template.Spec, sharedVolume, podSharedDir) {
+			t.Errorf("%s does not mount the shared volume at %s", role, podSharedDir)
+		}
+		if !hasVolume(spec.Template.Spec, func(v corev1.Volume) bool {
+			return v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == "demo-container-1-shared"
+		}) {
+			t.Errorf("%s has no volume of claim demo-container-1-shared", role)
+		}
+	}
+	if plan := decodePlan(t, cm.Data[planConfigKey]); plan.SharedDir != podSharedDir {
+		t.Errorf("plan sharedDir = %q, want %q", plan.SharedDir, podSharedDir)
+	}
+
+	_, _, job = buildMPIJob(t, testRun(containerPlatform))
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		if hasMount(spec.Template.Spec, sharedVolume, podSharedDir) {
+			t.Errorf("%s mounts a shared volume without a benchmark on the shared target", role)
+		}
+	}
+}
+
+func hasMount(pod corev1.PodSpec, volume, path string) bool {
+	for _, m := range pod.Containers[0].VolumeMounts {
+		if m.Name == volume && m.MountPath == path {
+			return true
+		}
+	}
+	return false
+}
+
+func hasVolume(pod corev1.PodSpec, match func(corev1.Volume) bool) bool {
+	for _, v := range pod.Volumes {
+		if match(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMPIJobReplicas(t *testing.T) {
+	tests := []struct {
+		nodes       int32
+		wantWorkers *int32
+	}{
+		{nodes: 1},
+		{nodes: 2, wantWorkers: ptr.To[int32](1)},
+		{nodes: 3, wantWorkers: ptr.To[int32](2)},
+		{nodes: 8, wantWorkers: ptr.To[int32](7)},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d nodes", tt.nodes), func(t *testing.T) {
+			run := testRun(containerPlatform)
+			run.Suite.Spec.Cluster.Nodes = tt.nodes
+			run.Suite.Spec.Cluster.CPU = 4
+			_, _, job := buildMPIJob(t, run)
+			launcher := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher]
+			if launcher == nil || ptr.Deref(launcher.Replicas, 0) != 1 {
+				t.Fatalf("launcher = %+v, want 1 replica", launcher)
+			}
+			var gotWorkers *int32
+			if w := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker]; w != nil {
+				gotWorkers = w.Replicas
+			}
+			if diff := cmp.Diff(tt.wantWorkers, gotWorkers); diff != "" {
+				t.Errorf("worker replicas mismatch (-want +got):\n%s", diff)
+			}
+			if got := ptr.Deref(job.Spec.SlotsPerWorker, 0); got != 4 {
+				t.Errorf("slotsPerWorker = %d, want the CPU count 4", got)
+			}
+			if !ptr.Deref(job.Spec.RunLauncherAsWorker, false) {
+				t.Error("runLauncherAsWorker is not set: the master would not take part in MPI runs")
+			}
+			if got := ptr.Deref(job.Spec.RunPolicy.ActiveDeadlineSeconds, 0); got != 5400 {
+				t.Errorf("activeDeadlineSeconds = %d, want the run's deadline 5400", got)
+			}
+			if got := ptr.Deref(job.Spec.RunPolicy.BackoffLimit, -1); got != 0 {
+				t.Errorf("backoffLimit = %d, want 0: a benchmark must never run twice", got)
+			}
+		})
+	}
+}
+
+func TestMPIJobResources(t *testing.T) {
+	tests := []struct {
+		name         string
+		shape        vmbenchv1.ClusterShape
+		wantLimits   map[corev1.ResourceName]string
+		wantRequests map[corev1.ResourceName]string
+	}{
+		{
+			name:         "requests equal limits by default",
+			shape:        vmbenchv1.ClusterShape{Nodes: 3, CPU: 4, Memory: quantity("8Gi")},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi"},
+		},
+		{
+			name:         "a shape built in Go takes the defaults",
+			shape:        vmbenchv1.ClusterShape{},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
+		},
+		{
+			name:         "lowered requests",
+			shape:        vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi"), CPURequest: quantity("500m"), MemoryRequest: quantity("1Gi")},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "500m", corev1.ResourceMemory: "1Gi"},
+		},
+		{
+			name:         "only the cpu request lowered",
+			shape:        vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi"), CPURequest: quantity("1")},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "1", corev1.ResourceMemory: "2Gi"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := testRun(containerPlatform)
+			run.Suite.Spec.Cluster = tt.shape
+			_, _, job := buildMPIJob(t, run)
+			for role, spec := range job.Spec.MPIReplicaSpecs {
+				res := spec.Template.Spec.Containers[0].Resources
+				if diff := cmp.Diff(tt.wantLimits, quantityStrings(res.Limits)); diff != "" {
+					t.Errorf("%s limits mismatch (-want +got):\n%s", role, diff)
+				}
+				if diff := cmp.Diff(tt.wantRequests, quantityStrings(res.Requests)); diff != "" {
+					t.Errorf("%s requests mismatch (-want +got):\n%s", role, diff)
+				}
+			}
+		})
+	}
+}
+
+func quantityStrings(l corev1.ResourceList) map[corev1.ResourceName]string {
+	out := map[corev1.ResourceName]string{}
+	for k, v := range l {
+		out[k] = v.String()
+	}
+	return out
+}
+
+func TestMPIJobPodTemplates(t *testing.T) {
+	tests := []struct {
+		name             string
+		platform         vmbenchv1.Platform
+		wantRuntimeClass *string
+		wantHostNetwork  bool
+		wantDNSPolicy    corev1.DNSPolicy
+	}{
+		{name: "container", platform: containerPlatform},
+		{name: "container with a runtime class", wantRuntimeClass: ptr.To("kata"),
+			platform: vmbenchv1.Platform{Name: "kata", Type: vmbenchv1.PlatformContainer, RuntimeClassName: ptr.To("kata")}},
+		{name: "host", platform: vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost},
+			wantHostNetwork: true, wantDNSPolicy: corev1.DNSClusterFirstWithHostNet},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := testRun(tt.platform)
+			_, _, job := buildMPIJob(t, run)
+			if len(job.Spec.MPIReplicaSpecs) != 2 {
+				t.Fatalf("got %d replica specs, want a launcher and workers", len(job.Spec.MPIReplicaSpecs))
+			}
+			for role, spec := range job.Spec.MPIReplicaSpecs {
+				pod := spec.Template.Spec
+				if diff := cmp.Diff(tt.wantRuntimeClass, pod.RuntimeClassName); diff != "" {
+					t.Errorf("%s runtimeClassName mismatch (-want +got):\n%s", role, diff)
+				}
+				if pod.HostNetwork != tt.wantHostNetwork || pod.DNSPolicy != tt.wantDNSPolicy {
+					t.Errorf("%s hostNetwork, dnsPolicy = %t, %q; want %t, %q", role, pod.HostNetwork, pod.DNSPolicy, tt.wantHostNetwork, tt.wantDNSPolicy)
+				}
+				if diff := cmp.Diff(map[string]string{"vmbench.io/pool": "bench"}, pod.NodeSelector); diff != "" {
+					t.Errorf("%s nodeSelector mismatch (-want +got):\n%s", role, diff)
+				}
+				if diff := cmp.Diff(testTolerations, pod.Tolerations); diff != "" {
+					t.Errorf("%s tolerations mismatch (-want +got):\n%s", role, diff)
+				}
+				c := pod.Containers[0]
+				if c.Image != "runner:v1" || c.ImagePullPolicy != corev1.PullIfNotPresent {
+					t.Errorf("%s image = %s (%s), want runner:v1 (IfNotPresent)", role, c.Image, c.ImagePullPolicy)
+				}
+				if !hasMount(pod, scratchVolume, podLocalDir) {
+					t.Errorf("%s has no scratch space at %s", role, podLocalDir)
+				}
+			}
+		})
+	}
+}
+
+func TestMPIJobLauncherAndWorker(t *testing.T) {
+	run := testRun(containerPlatform)
+	_, _, job := buildMPIJob(t, run)
+	launcher := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template
+	worker := job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Template
+
+	tokenEnv := corev1.EnvVar{Name: runplan.TokenEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "demo-auth"}, Key: AuthTokenKey}}}
+	findEnv := func(c corev1.Container, name string) *corev1.EnvVar {
+		for i := range c.Env {
+			if c.Env[i].Name == name {
+				return &c.Env[i]
+			}
+		}
+		return nil
+	}
+	planVolumeOf := func(pod corev1.PodSpec) bool {
+		return hasVolume(pod, func(v corev1.Volume) bool {
+			return v.ConfigMap != nil && v.ConfigMap.Name == "demo-container-1-plan"
+		})
+	}
+
+	lc := launcher.Spec.Containers[0]
+	if diff := cmp.Diff(&tokenEnv, findEnv(lc, runplan.TokenEnv)); diff != "" {
+		t.Errorf("launcher token env mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"runner", "run", "--plan", runplan.PlanFile}, lc.Command); diff != "" {
+		t.Errorf("launcher command mismatch (-want +got):\n%s", diff)
+	}
+	if lc.Name != launcherName {
+		t.Errorf("launcher container is named %q, want %q (LogSource reads it)", lc.Name, launcherName)
+	}
+	var planMount *corev1.VolumeMount
+	for i := range lc.VolumeMounts {
+		if lc.VolumeMounts[i].Name == planVolume {
+			planMount = &lc.VolumeMounts[i]
+		}
+	}
+	if planMount == nil || !strings.HasPrefix(runplan.PlanFile, planMount.MountPath+"/") || !planMount.ReadOnly {
+		t.Errorf("launcher plan mount = %+v, want a read-only mount holding %s", planMount, runplan.PlanFile)
+	}
+	if !planVolumeOf(launcher.Spec) {
+		t.Error("launcher has no volume of the plan ConfigMap")
+	}
+
+	wc := worker.Spec.Containers[0]
+	if findEnv(wc, runplan.TokenEnv) != nil {
+		t.Error("workers get the frame token; only the launcher may")
+	}
+	if planVolumeOf(worker.Spec) {
+		t.Error("workers mount the plan; only the launcher needs it")
+	}
+	if len(wc.Command) == 0 || wc.Command[0] != "/usr/sbin/sshd" {
+		t.Errorf("worker command = %v, want sshd", wc.Command)
+	}
+}
+
+func TestMPIJobLabels(t *testing.T) {
+	run := testRun(containerPlatform, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio,
+		Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageShared}})
+	objs, err := MPIJobAdapter{}.Build(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-container-1", vmbenchv1.LabelPlatform: "container"}
+	for _, o := range objs {
+		if diff := cmp.Diff(want, o.GetLabels()); diff != "" {
+			t.Errorf("%s labels mismatch (-want +got):\n%s", o.GetName(), diff)
+		}
+	}
+	job := objs[len(objs)-1].(*mpiv2.MPIJob)
+	for role, wantRole := range map[mpiv2.MPIReplicaType]string{mpiv2.MPIReplicaTypeLauncher: vmbenchv1.RoleMaster, mpiv2.MPIReplicaTypeWorker: vmbenchv1.RoleNode} {
+		want := map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-container-1", vmbenchv1.LabelPlatform: "container",
+			vmbenchv1.LabelRole: wantRole}
+		if diff := cmp.Diff(want, job.Spec.MPIReplicaSpecs[role].Template.Labels); diff != "" {
+			t.Errorf("%s pod labels mismatch (-want +got):\n%s", role, diff)
+		}
+	}
+}
+
+func TestMPIJobBuildIsDeterministic(t *testing.T) {
+	for _, p := range []vmbenchv1.Platform{containerPlatform, {Name: "host", Type: vmbenchv1.PlatformHost}} {
+		run := testRun(p, vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+			Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageShared}}},
+			vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing})
+		first, err := MPIJobAdapter{}.Build(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := MPIJobAdapter{}.Build(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(first, second); diff != "" {
+			t.Errorf("%s: two builds differ (-first +second):\n%s", p.Name, diff)
+		}
+	}
+}
+
+func decodePlan(t *testing.T, s string) runplan.Plan {
+	t.Helper()
+	var plan runplan.Plan
+	if err := json.Unmarshal([]byte(s), &plan); err != nil {
+		t.Fatalf("decoding the plan: %v", err)
+	}
+	return plan
+}
+
+func TestMPIJobPlan(t *testing.T) {
+	run := testRun(containerPlatform)
+	run.Repetition = 2
+	run.Name = "demo-container-2"
+	cm, _, _ := buildMPIJob(t, run)
+	want := runplan.Plan{
+		Suite: "demo", Namespace: "bench", Run: "demo-container-2", Platform: "container",
+		PlatformType: vmbenchv1.PlatformContainer, Repetition: 2,
+		Nodes: []runplan.Node{
+			{Name: "master", Address: "demo-container-2-launcher.demo-container-2.bench.svc"},
+			{Name: "node01", Address: "demo-container-2-worker-0.demo-container-2.bench.svc"},
+			{Name: "node02", Address: "demo-container-2-worker-1.demo-container-2.bench.svc"},
+		},
+		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, SSHPort: 2222,
+		Benchmarks: run.Benchmarks,
+	}
+	if diff := cmp.Diff(want, decodePlan(t, cm.Data[planConfigKey])); diff != "" {
+		t.Errorf("plan mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func mpiJob(name string, conds ...mpiv2.JobCondition) *mpiv2.MPIJob {
+	return &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: mpiv2.JobStatus{Conditions: conds}}
+}
+
+func jobCond(t mpiv2.JobConditionType, s corev1.ConditionStatus, reason, msg string) mpiv2.JobCondition {
+	return mpiv2.JobCondition{Type: t, Status: s, Reason: reason, Message: msg}
+}
+
+func TestMPIJobObserve(t *testing.T) {
+	const name = "demo-container-1"
+	created := jobCond(mpiv2.JobCreated, corev1.ConditionTrue, "Created", "")
+	running := jobCond(mpiv2.JobRunning, corev1.ConditionTrue, "Running", "")
+	tests := []struct {
+		name string
+		objs []client.Object
+		want Outcome
+	}{
+		{name: "no children", want: Outcome{Phase: PhasePending}},
+		{name: "created", objs: []client.Object{mpiJob(name, created)}, want: Outcome{Phase: PhasePending}},
+		{name: "running", objs: []client.Object{mpiJob(name, created, running)}, want: Outcome{Phase: PhaseRunning}},
+		{name: "succeeded", want: Outcome{Phase: PhaseSucceeded},
+			objs: []client.Object{mpiJob(name, created, jobCond(mpiv2.JobRunning, corev1.ConditionFalse, "", ""),
+				jobCond(mpiv2.JobSucceeded, corev1.ConditionTrue, "Succeeded", "done"))}},
+		{name: "failed with its message",
+			objs: []client.Object{mpiJob(name, created, running, jobCond(mpiv2.JobFailed, corev1.ConditionTrue, "BackoffLimitExceeded", "launcher exited 1"))},
+			want: Outcome{Phase: PhaseFailed, Message: "MPIJob demo-container-1 failed: BackoffLimitExceeded: launcher exited 1"}},
+		{name: "conditions that are not True do not count",
+			objs: []client.Object{mpiJob(name, created, running, jobCond(mpiv2.JobFailed, corev1.ConditionFalse, "x", "y"),
+				jobCond(mpiv2.JobSucceeded, corev1.ConditionUnknown, "", ""))},
+			want: Outcome{Phase: PhaseRunning}},
+		{name: "other objects are ignored",
+			objs: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}},
+				mpiJob("demo-container-2", jobCond(mpiv2.JobFailed, corev1.ConditionTrue, "x", "y")),
+				mpiJob(name, created, running)},
+			want: Outcome{Phase: PhaseRunning}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := MPIJobAdapter{}.Observe(testRun(containerPlatform), Children{Objects: tt.objs})
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Observe() mismatch (-want +got):\n%s", diff)
+			}
+			if got.Finished() != (tt.want.Phase == PhaseSucceeded || tt.want.Phase == PhaseFailed) {
+				t.Errorf("Finished() = %t for phase %s", got.Finished(), got.Phase)
+			}
+		})
+	}
+}
+
+func TestMPIJobLogSource(t *testing.T) {
+	run := testRun(containerPlatform)
+	src := MPIJobAdapter{}.LogSource(run)
+	want := LogSource{Selector: labels.Set{vmbenchv1.LabelRun: "demo-container-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
+		mpiv2.JobRoleLabel: "launcher"}, Container: launcherName}
+	if diff := cmp.Diff(want, src); diff != "" {
+		t.Errorf("LogSource() mismatch (-want +got):\n%s", diff)
+	}
+	// The launcher pod carries the template's labels plus the MPI Operator's role label; the selector
+	// must match it and not the workers.
+	_, _, job := buildMPIJob(t, run)
+	for role, wantMatch := range map[mpiv2.MPIReplicaType]bool{mpiv2.MPIReplicaTypeLauncher: true, mpiv2.MPIReplicaTypeWorker: false} {
+		spec := job.Spec.MPIReplicaSpecs[role].Template
+		pod := labels.Set{mpiv2.JobRoleLabel: strings.ToLower(string(role))}
+		for k, v := range spec.Labels {
+			pod[k] = v
+		}
+		if got := src.Selector.AsSelector().Matches(pod); got != wantMatch {
+			t.Errorf("selector matches the %s pod: %t, want %t", role, got, wantMatch)
+		}
+		if wantMatch && spec.Spec.Containers[0].Name != src.Container {
+			t.Errorf("launcher container %q is not the log container %q", spec.Spec.Containers[0].Name, src.Container)
+		}
+	}
+}
+
+func TestFor(t *testing.T) {
+	tests := []struct {
+		typ     vmbenchv1.PlatformType
+		want    Adapter
+		wantErr string
+	}{
+		{typ: vmbenchv1.PlatformContainer, want: MPIJobAdapter{}},
+		{typ: vmbenchv1.PlatformHost, want: MPIJobAdapter{}},
+		{typ: vmbenchv1.PlatformVM, want: VMIAdapter{}},
+		{typ: "Wasm", wantErr: `platform type "Wasm" is not supported: use Container, VM or Host`},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.typ), func(t *testing.T) {
+			got, err := For(tt.typ)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("For(%q) error = %v, want %q", tt.typ, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("For(%q) = %T, %v; want %T", tt.typ, got, err, tt.want)
+			}
+		})
+	}
+	if got := (MPIJobAdapter{}).Kinds(); len(got) != 1 || got[0].Kind != "MPIJob" || got[0].Group != "kubeflow.org" {
+		t.Errorf("MPIJobAdapter kinds = %v", got)
+	}
+	if got := (VMIAdapter{}).Kinds(); len(got) != 1 || got[0].Kind != "VirtualMachineInstance" || got[0].Group != "kubevirt.io" {
+		t.Errorf("VMIAdapter kinds = %v", got)
+	}
+}
+
+func TestNodeNames(t *testing.T) {
+	tests := []struct {
+		nodes int32
+		want  []string
+	}{
+		{1, []string{"master"}},
+		{2, []string{"master", "node01"}},
+		{3, []string{"master", "node01", "node02"}},
+		{8, []string{"master", "node01", "node02", "node03", "node04", "node05", "node06", "node07"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, NodeNames(tt.nodes)); diff != "" {
+			t.Errorf("NodeNames(%d) mismatch (-want +got):\n%s", tt.nodes, diff)
+		}
+	}
+}
