@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
@@ -29,6 +30,10 @@ import (
 
 // FieldManager is the one server-side apply field manager of vmbench.
 const FieldManager = "vmbench"
+
+// settle is how soon a suite is looked at again when no watch event will say that it can go on: after
+// a run that never started, or while the cache has not yet caught up with the suite's last write.
+const settle = time.Second
 
 // ownerIndex indexes children by the name of the BenchmarkSuite that controls them.
 const ownerIndex = ".metadata.controller.benchmarksuite"
@@ -116,7 +121,31 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	r.emitTransitions(orig, suite, finished)
 	metrics.RecordSuite(suite)
+	// The finished run's results are persisted now, so its children can go; their deletion events
+	// bring the suite back to start the next run.
+	if err := r.deleteRunChildren(ctx, suite, finished); err != nil {
+		return ctrl.Result{}, err
+	}
 	return result, nil
+}
+
+// deleteRunChildren deletes the children of runs whose results are in status.
+func (r *SuiteReconciler) deleteRunChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, finished []finishedRun) error {
+	if len(finished) == 0 {
+		return nil
+	}
+	children, err := r.listChildren(ctx, suite)
+	if err != nil {
+		return err
+	}
+	for _, f := range finished {
+		for _, obj := range children[f.Status.Name] {
+			if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), f.Status.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // finishedRun is a run that this reconcile collected.
@@ -151,8 +180,9 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 	if err != nil {
 		return ctrl.Result{}, nil, false, err
 	}
-	// Children of runs whose results are in status go now; the next run waits until they are gone, so
-	// that no run shares the cores with the previous one.
+	// Children of runs whose results are in status go (again, should the deletion right after the
+	// status write have been lost); the next run waits until they are gone, so that no run shares the
+	// cores with the previous one.
 	lingering := false
 	for _, run := range st.Runs {
 		if run.Phase != vmbenchv1.RunSucceeded && run.Phase != vmbenchv1.RunFailed {
@@ -187,12 +217,28 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 			return ctrl.Result{}, nil, true, nil
 		}
 		if lingering {
-			return ctrl.Result{RequeueAfter: 2 * time.Second}, nil, false, nil
+			return ctrl.Result{RequeueAfter: settle}, nil, false, nil
 		}
 		return r.startRun(ctx, suite, active, adapter, run, now)
 	}
 
+	if len(children[run.Name]) == 0 {
+		// Either the cache has not seen this suite's last write yet (the run already ended and its
+		// children were deleted), or someone deleted the children of a running run.
+		stale, err := r.staleCache(ctx, suite)
+		if err != nil || stale {
+			return ctrl.Result{RequeueAfter: settle}, nil, false, err
+		}
+		// Or the cache has not seen the children of a run that just started.
+		exist, err := r.childrenExist(ctx, suite.Namespace, run.Name, adapter.Kinds())
+		if err != nil || exist {
+			return ctrl.Result{RequeueAfter: settle}, nil, false, err
+		}
+	}
 	outcome := adapter.Observe(run, platform.Children{Objects: children[run.Name]})
+	if len(children[run.Name]) == 0 {
+		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: "the run's children were deleted before it finished"}
+	}
 	deadline := active.StartTime.Add(run.Deadline)
 	runTimedOut := now.After(deadline)
 	if !outcome.Finished() && !runTimedOut && !timedOut {
@@ -212,20 +258,17 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
 	}
 	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks)}
-	// The next run starts on the next reconcile, after this status write and the cleanup.
-	return ctrl.Result{Requeue: true}, []finishedRun{done}, timedOut, nil
+	// The next run starts once this status write and the cleanup are done; the cleanup's events say so.
+	return ctrl.Result{}, []finishedRun{done}, timedOut, nil
 }
 
 // startRun applies a run's children. It first re-reads the suite around the cache: a stale copy that
 // still shows an already finished run as pending must never start it a second time.
 func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
 	adapter platform.Adapter, run platform.Run, now time.Time) (ctrl.Result, []finishedRun, bool, error) {
-	fresh := &vmbenchv1.BenchmarkSuite{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(suite), fresh); err != nil {
-		return ctrl.Result{}, nil, false, err
-	}
-	if fresh.ResourceVersion != suite.ResourceVersion {
-		return ctrl.Result{Requeue: true}, nil, false, nil
+	stale, err := r.staleCache(ctx, suite)
+	if err != nil || stale {
+		return ctrl.Result{RequeueAfter: settle}, nil, false, err
 	}
 	for _, gvk := range adapter.Kinds() {
 		if !r.Available[gvk] {
@@ -234,7 +277,7 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 			active.CompletionTime = active.StartTime
 			active.Message = fmt.Sprintf("%s: the %s API (%s) is not installed in this cluster; install it and restart vmbench, or remove platform %s",
 				vmbenchv1.ReasonPlatformMissing, gvk.Kind, gvk.GroupVersion(), run.Platform.Name)
-			return ctrl.Result{Requeue: true}, []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}, false, nil
+			return ctrl.Result{RequeueAfter: settle}, []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}, false, nil
 		}
 	}
 	objs, err := adapter.Build(run)
@@ -253,6 +296,30 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	}
 	log.FromContext(ctx).Info("run started", "run", run.Name, "platform", run.Platform.Name, "deadline", run.Deadline)
 	return ctrl.Result{RequeueAfter: run.Deadline}, nil, false, nil
+}
+
+// staleCache reports whether the API server holds a newer suite than the cache gave this reconcile.
+func (r *SuiteReconciler) staleCache(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (bool, error) {
+	fresh := &vmbenchv1.BenchmarkSuite{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(suite), fresh); err != nil {
+		return false, err
+	}
+	return fresh.ResourceVersion != suite.ResourceVersion, nil
+}
+
+// childrenExist asks the API server, around the cache, whether a run has children of the given kinds.
+func (r *SuiteReconciler) childrenExist(ctx context.Context, namespace, run string, kinds []schema.GroupVersionKind) (bool, error) {
+	for _, gvk := range kinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := r.APIReader.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{vmbenchv1.LabelRun: run}, client.Limit(1)); err != nil {
+			return false, err
+		}
+		if len(list.Items) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // platformRun gathers what an adapter needs for a run.

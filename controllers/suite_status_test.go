@@ -1,15 +1,19 @@
 package controllers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -82,31 +86,20 @@ func latency(name string, v float64) results.Metric {
 	return results.Metric{Name: name, Value: v, Unit: "ms", Direction: results.LowerIsBetter}
 }
 
-func TestAddSampleDedupes(t *testing.T) {
+func TestAddSampleCountsEverySample(t *testing.T) {
+	// addSample does not deduplicate: one run's duplicates are resolved by latestResults before it is
+	// called, and a run is merged into status only once.
 	tests := []struct {
 		name string
 		add  []vmbenchv1.Sample
-		want []vmbenchv1.Sample
 	}{
-		{
-			name: "same repetition and node counts once, the first value wins",
-			add:  []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "master", 99)},
-			want: []vmbenchv1.Sample{sample(1, "master", 10)},
-		},
-		{
-			name: "same repetition on another node",
-			add:  []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "node01", 20)},
-			want: []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "node01", 20)},
-		},
-		{
-			name: "same node in another repetition",
-			add:  []vmbenchv1.Sample{sample(1, "master", 10), sample(2, "master", 30)},
-			want: []vmbenchv1.Sample{sample(1, "master", 10), sample(2, "master", 30)},
-		},
+		{name: "one sample", add: []vmbenchv1.Sample{sample(1, "master", 10)}},
+		{name: "same repetition and node counts twice", add: []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "master", 99)}},
+		{name: "same repetition on another node", add: []vmbenchv1.Sample{sample(1, "master", 10), sample(1, "node01", 20)}},
+		{name: "same node in another repetition", add: []vmbenchv1.Sample{sample(1, "master", 10), sample(2, "master", 30)}},
 		{
 			name: "pairs are nodes too",
 			add:  []vmbenchv1.Sample{sample(1, "master-node01", 1), sample(1, "node01-master", 2), sample(1, "master-node01", 3)},
-			want: []vmbenchv1.Sample{sample(1, "master-node01", 1), sample(1, "node01-master", 2)},
 		},
 	}
 	for _, tt := range tests {
@@ -114,15 +107,15 @@ func TestAddSampleDedupes(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{}
 			res := resultFor(st, "cpu", "vm")
 			for _, s := range tt.add {
-				addSample(st, res, metric("events_per_second", s.Value), s)
+				addSample(res, metric("events_per_second", s.Value), s)
 			}
-			values := make([]float64, len(tt.want))
-			for i, s := range tt.want {
+			values := make([]float64, len(tt.add))
+			for i, s := range tt.add {
 				values[i] = s.Value
 			}
 			mean, stddev := meanStdDev(values)
 			want := []vmbenchv1.MetricSummary{{Name: "events_per_second", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter,
-				Samples: tt.want, N: int32(len(tt.want)), Mean: mean, StdDev: stddev}}
+				Samples: tt.add, N: int32(len(tt.add)), Mean: mean, StdDev: stddev}}
 			if diff := cmp.Diff(want, st.Results[0].Metrics, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 				t.Errorf("metrics mismatch (-want +got):\n%s", diff)
 			}
@@ -133,9 +126,9 @@ func TestAddSampleDedupes(t *testing.T) {
 func TestAddSampleKeepsMetricsApart(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	res := resultFor(st, "ping", "container")
-	addSample(st, res, latency("rtt_avg_ms", 0.5), sample(1, "master-node01", 0.5))
-	addSample(st, res, metric("packets", 10), sample(1, "master-node01", 10))
-	addSample(st, res, latency("rtt_avg_ms", 0.7), sample(1, "node01-master", 0.7))
+	addSample(res, latency("rtt_avg_ms", 0.5), sample(1, "master-node01", 0.5))
+	addSample(res, metric("packets", 10), sample(1, "master-node01", 10))
+	addSample(res, latency("rtt_avg_ms", 0.7), sample(1, "node01-master", 0.7))
 	if got := resultFor(st, "ping", "container"); got != &st.Results[0] || len(st.Results) != 1 {
 		t.Fatalf("resultFor made a second result for the same benchmark and platform: %+v", st.Results)
 	}
@@ -150,50 +143,107 @@ func TestAddSampleKeepsMetricsApart(t *testing.T) {
 	}
 }
 
-func TestAddSampleCaps(t *testing.T) {
-	// fill gives the status `full` samples spread over metrics of 100 samples each.
-	fill := func(st *vmbenchv1.BenchmarkSuiteStatus, full int) {
-		for i := 0; full > 0; i++ {
-			res := resultFor(st, fmt.Sprintf("b%d", i), "container")
-			for s := 0; s < 100 && full > 0; s++ {
-				addSample(st, res, metric("m", 1), sample(int32(s/8+1), fmt.Sprintf("node%02d", s%8), 1))
-				full--
-			}
-		}
-	}
+func TestAddSampleCapsEveryMetric(t *testing.T) {
 	tests := []struct {
 		name        string
-		prefill     int
 		add         int
 		wantSamples int
 	}{
-		{name: "a metric keeps at most 100 samples", add: 150, wantSamples: 100},
-		{name: "a full status keeps no more samples", prefill: sampleBudget, add: 20, wantSamples: 0},
-		{name: "a nearly full status keeps what fits", prefill: sampleBudget - 3, add: 20, wantSamples: 3},
+		{name: "below the cap keeps every sample", add: samplesPerMetric - 1, wantSamples: samplesPerMetric - 1},
+		{name: "at the cap keeps every sample", add: samplesPerMetric, wantSamples: samplesPerMetric},
+		{name: "past the cap keeps the first samples", add: samplesPerMetric + 50, wantSamples: samplesPerMetric},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{}
-			fill(st, tt.prefill)
 			res := resultFor(st, "new", "vm")
 			var values []float64
+			var added []vmbenchv1.Sample
 			for i := 0; i < tt.add; i++ {
 				v := float64(i*i%17) + 0.25*float64(i)
 				values = append(values, v)
-				addSample(st, res, metric("m", v), sample(int32(i/10+1), fmt.Sprintf("node%02d", i%10), v))
+				s := sample(int32(i/10+1), fmt.Sprintf("node%02d", i%10), v)
+				added = append(added, s)
+				addSample(res, metric("m", v), s)
 			}
-			got := st.Results[len(st.Results)-1].Metrics[0]
-			if len(got.Samples) != tt.wantSamples {
-				t.Errorf("kept %d samples, want %d", len(got.Samples), tt.wantSamples)
-			}
-			if n := countSamples(st); n > sampleBudget {
-				t.Errorf("status holds %d samples, more than the budget of %d", n, sampleBudget)
+			got := st.Results[0].Metrics[0]
+			if diff := cmp.Diff(added[:tt.wantSamples], got.Samples); diff != "" {
+				t.Errorf("kept samples mismatch (-want +got):\n%s", diff)
 			}
 			// Statistics count every sample, kept or not.
 			mean, stddev := meanStdDev(values)
 			if got.N != int32(tt.add) || !approxEqual(got.Mean, mean) || !approxEqual(got.StdDev, stddev) {
 				t.Errorf("statistics = (n %d, mean %g, stddev %g), want (n %d, mean %g, stddev %g)",
 					got.N, got.Mean, got.StdDev, tt.add, mean, stddev)
+			}
+		})
+	}
+}
+
+func TestAddSampleCapIsPerMetric(t *testing.T) {
+	// There is no cap across metrics any more: the size of the whole status is fitStatus's business.
+	// 70 full metrics hold 7,000 samples, more than any former global budget.
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	const metrics = 70
+	for i := 0; i < metrics; i++ {
+		res := resultFor(st, fmt.Sprintf("b%02d", i/2), "container")
+		for s := 0; s < samplesPerMetric+5; s++ {
+			addSample(res, metric(fmt.Sprintf("m%d", i%2), 1), sample(int32(s/8+1), fmt.Sprintf("node%02d", s%8), 1))
+		}
+	}
+	total := 0
+	for _, r := range st.Results {
+		for _, m := range r.Metrics {
+			if len(m.Samples) != samplesPerMetric || m.N != samplesPerMetric+5 {
+				t.Errorf("%s/%s keeps %d samples of %d, want %d of %d", r.Benchmark, m.Name, len(m.Samples), m.N,
+					samplesPerMetric, samplesPerMetric+5)
+			}
+			total += len(m.Samples)
+		}
+	}
+	if total != metrics*samplesPerMetric {
+		t.Errorf("status keeps %d samples, want %d", total, metrics*samplesPerMetric)
+	}
+}
+
+func TestLatestResults(t *testing.T) {
+	failed := func(benchmark, node, err string) runplan.Message {
+		return runplan.Message{Kind: runplan.KindResult, Benchmark: benchmark, Node: node, Error: err}
+	}
+	tests := []struct {
+		name string
+		in   []runplan.Message
+		want []runplan.Message
+	}{
+		{name: "nothing"},
+		{
+			name: "distinct benchmarks and nodes are all kept, in order",
+			in: []runplan.Message{resultMsg("cpu", "master", metric("e", 1)), resultMsg("cpu", "node01", metric("e", 2)),
+				resultMsg("ping", "master", metric("e", 3)), resultMsg("ping", "master-node01", metric("e", 4))},
+			want: []runplan.Message{resultMsg("cpu", "master", metric("e", 1)), resultMsg("cpu", "node01", metric("e", 2)),
+				resultMsg("ping", "master", metric("e", 3)), resultMsg("ping", "master-node01", metric("e", 4))},
+		},
+		{
+			name: "the last result of a benchmark and node replaces the earlier ones in their place",
+			in: []runplan.Message{resultMsg("cpu", "master", metric("e", 1)), resultMsg("cpu", "node01", metric("e", 2)),
+				resultMsg("cpu", "master", metric("e", 10)), resultMsg("cpu", "master", metric("e", 100))},
+			want: []runplan.Message{resultMsg("cpu", "master", metric("e", 100)), resultMsg("cpu", "node01", metric("e", 2))},
+		},
+		{
+			name: "a later success replaces an error",
+			in:   []runplan.Message{failed("cpu", "master", "exit 1"), resultMsg("cpu", "master", metric("e", 5))},
+			want: []runplan.Message{resultMsg("cpu", "master", metric("e", 5))},
+		},
+		{
+			name: "a later error replaces a success",
+			in:   []runplan.Message{resultMsg("cpu", "master", metric("e", 5)), failed("cpu", "master", "exit 1")},
+			want: []runplan.Message{failed("cpu", "master", "exit 1")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, latestResults(tt.in), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("latestResults() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -359,6 +409,34 @@ func TestFinishRun(t *testing.T) {
 				message:   "benchmarks failed: cpu (master: events_per_second is 0 ops/s)"},
 		},
 		{
+			name: "every failed benchmark is named with its first cause, in spec order",
+			report: runReport{Started: started("none"), Done: done, Results: []runplan.Message{
+				{Kind: runplan.KindResult, Benchmark: "ping", Node: "master-node01", Error: "ping: 100% packet loss"},
+				{Kind: runplan.KindResult, Benchmark: "ping", Node: "node01-master", Error: "ping: exit status 2"}}},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"cpu", "ping"}, failures: [2]int32{1, 2},
+				lastError: [2]string{"run demo-container-1 reported no result", "run demo-container-1, node01-master: ping: exit status 2"},
+				message:   "benchmarks failed: cpu (no result reported), ping (master-node01: ping: 100% packet loss)"},
+		},
+		{
+			name: "a runner that measured again replaces its failed result",
+			report: runReport{Started: started("none"), Done: done, Results: []runplan.Message{
+				{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"},
+				goodResults()[0], goodResults()[1], goodResults()[2]}},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:    want{phase: vmbenchv1.RunSucceeded},
+		},
+		{
+			name: "a runner that failed when it measured again fails the benchmark once",
+			report: runReport{Started: started("none"), Done: done, Results: append(goodResults(),
+				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"},
+				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed again"})},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"cpu"}, failures: [2]int32{1, 0},
+				lastError: [2]string{"run demo-container-1, master: sysbench: killed again", ""},
+				message:   "benchmarks failed: cpu (master: sysbench: killed again)"},
+		},
+		{
 			name:         "VM under software emulation",
 			platformType: vmbenchv1.PlatformVM,
 			report:       runReport{Started: started("qemu"), Results: goodResults(), Done: done},
@@ -453,6 +531,40 @@ func TestFinishRunRecordsSamples(t *testing.T) {
 		{Benchmark: "ping", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{{
 			Name: "rtt_avg_ms", Unit: "ms", Direction: vmbenchv1.LowerIsBetter, N: 1, Mean: 0.5,
 			Samples: []vmbenchv1.Sample{sample(2, "master-node01", 0.5)},
+		}}},
+	}
+	if diff := cmp.Diff(want, st.Results, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("results mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestFinishRunKeepsTheLastResult(t *testing.T) {
+	// A runner started again in the same log (a rebooted VM) reports a benchmark and node twice: only
+	// the last result counts, once.
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "demo-vm-1", Platform: "vm", Repetition: 1, StartTime: &metav1.Time{Time: finishStart}}
+	msgs := []runplan.Message{
+		resultMsg("cpu", "master", metric("events_per_second", 100), latency("latency_avg_ms", 1)),
+		resultMsg("ping", "master-node01", latency("rtt_avg_ms", 0.5)),
+		resultMsg("cpu", "master", metric("events_per_second", 250), latency("latency_avg_ms", 3)),
+	}
+	failed := finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+		Report:  runReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}},
+		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+	})
+	if len(failed) != 0 || run.Phase != vmbenchv1.RunSucceeded {
+		t.Errorf("run = %s with failed benchmarks %v, want Succeeded with none", run.Phase, failed)
+	}
+	want := []vmbenchv1.BenchmarkResult{
+		{Benchmark: "cpu", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{
+			{Name: "events_per_second", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter, N: 1, Mean: 250,
+				Samples: []vmbenchv1.Sample{sample(1, "master", 250)}},
+			{Name: "latency_avg_ms", Unit: "ms", Direction: vmbenchv1.LowerIsBetter, N: 1, Mean: 3,
+				Samples: []vmbenchv1.Sample{sample(1, "master", 3)}},
+		}},
+		{Benchmark: "ping", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{{
+			Name: "rtt_avg_ms", Unit: "ms", Direction: vmbenchv1.LowerIsBetter, N: 1, Mean: 0.5,
+			Samples: []vmbenchv1.Sample{sample(1, "master-node01", 0.5)},
 		}}},
 	}
 	if diff := cmp.Diff(want, st.Results, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
@@ -560,11 +672,17 @@ func TestComputeRatios(t *testing.T) {
 	result := func(benchmark, platform string, emulated bool, ms ...vmbenchv1.MetricSummary) vmbenchv1.BenchmarkResult {
 		return vmbenchv1.BenchmarkResult{Benchmark: benchmark, Platform: platform, Emulated: emulated, Metrics: ms}
 	}
+	ratios := func(benchmark, platform string, emulated bool, rs ...vmbenchv1.RatioValue) vmbenchv1.PlatformRatios {
+		return vmbenchv1.PlatformRatios{Benchmark: benchmark, Platform: platform, Emulated: emulated, Metrics: rs}
+	}
+	rv := func(metric string, ratio, overhead float64) vmbenchv1.RatioValue {
+		return vmbenchv1.RatioValue{Metric: metric, Ratio: ratio, OverheadPercent: overhead}
+	}
 	tests := []struct {
 		name     string
 		baseline string
 		results  []vmbenchv1.BenchmarkResult
-		want     []vmbenchv1.MetricRatio
+		want     []vmbenchv1.PlatformRatios
 	}{
 		{
 			name: "platform worse than the baseline has a positive overhead either way", baseline: "container",
@@ -572,10 +690,7 @@ func TestComputeRatios(t *testing.T) {
 				result("cpu", "container", false, summary("events", hi, 3, 200), summary("latency", lo, 3, 2)),
 				result("cpu", "vm", false, summary("events", hi, 3, 150), summary("latency", lo, 3, 3)),
 			},
-			want: []vmbenchv1.MetricRatio{
-				{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.75, OverheadPercent: 25},
-				{Benchmark: "cpu", Metric: "latency", Platform: "vm", Ratio: 1.5, OverheadPercent: 50},
-			},
+			want: []vmbenchv1.PlatformRatios{ratios("cpu", "vm", false, rv("events", 0.75, 25), rv("latency", 1.5, 50))},
 		},
 		{
 			name: "platform better than the baseline has a negative overhead either way", baseline: "container",
@@ -583,10 +698,7 @@ func TestComputeRatios(t *testing.T) {
 				result("cpu", "container", false, summary("events", hi, 3, 200), summary("latency", lo, 3, 2)),
 				result("cpu", "vm", false, summary("events", hi, 3, 250), summary("latency", lo, 3, 1)),
 			},
-			want: []vmbenchv1.MetricRatio{
-				{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 1.25, OverheadPercent: -25},
-				{Benchmark: "cpu", Metric: "latency", Platform: "vm", Ratio: 0.5, OverheadPercent: -50},
-			},
+			want: []vmbenchv1.PlatformRatios{ratios("cpu", "vm", false, rv("events", 1.25, -25), rv("latency", 0.5, -50))},
 		},
 		{
 			name: "rounded to 4 and 2 digits", baseline: "container",
@@ -594,7 +706,15 @@ func TestComputeRatios(t *testing.T) {
 				result("cpu", "container", false, summary("events", hi, 1, 3)),
 				result("cpu", "vm", false, summary("events", hi, 1, 1)),
 			},
-			want: []vmbenchv1.MetricRatio{{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.3333, OverheadPercent: 66.67}},
+			want: []vmbenchv1.PlatformRatios{ratios("cpu", "vm", false, rv("events", 0.3333, 66.67))},
+		},
+		{
+			name: "metrics in the baseline's order, whatever the other platform's order", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "container", false, summary("a", hi, 1, 10), summary("b", hi, 1, 10), summary("c", hi, 1, 10)),
+				result("cpu", "vm", false, summary("c", hi, 1, 30), summary("a", hi, 1, 10), summary("b", hi, 1, 20)),
+			},
+			want: []vmbenchv1.PlatformRatios{ratios("cpu", "vm", false, rv("a", 1, 0), rv("b", 2, -100), rv("c", 3, -200))},
 		},
 		{
 			name: "skips a zero baseline, empty metrics and metrics missing on the other platform", baseline: "container",
@@ -604,7 +724,17 @@ func TestComputeRatios(t *testing.T) {
 				result("ping", "vm", false, summary("loss", lo, 3, 5), summary("rtt", lo, 3, 2), summary("only-other", lo, 1, 1),
 					summary("empty-base", lo, 2, 3), summary("empty-other", lo, 0, 0)),
 			},
-			want: []vmbenchv1.MetricRatio{{Benchmark: "ping", Metric: "rtt", Platform: "vm", Ratio: 2, OverheadPercent: 100}},
+			want: []vmbenchv1.PlatformRatios{ratios("ping", "vm", false, rv("rtt", 2, 100))},
+		},
+		{
+			name: "a platform without any ratio has no entry", baseline: "container",
+			results: []vmbenchv1.BenchmarkResult{
+				result("cpu", "container", false, summary("events", hi, 3, 100), summary("loss", lo, 3, 0)),
+				result("cpu", "vm", false, summary("events", hi, 0, 0), summary("loss", lo, 3, 1)),
+				result("cpu", "kata", false, summary("events", hi, 3, 50)),
+				result("cpu", "host", false),
+			},
+			want: []vmbenchv1.PlatformRatios{ratios("cpu", "kata", false, rv("events", 0.5, 50))},
 		},
 		{
 			name: "emulated flag is carried", baseline: "container",
@@ -612,20 +742,23 @@ func TestComputeRatios(t *testing.T) {
 				result("cpu", "container", false, summary("events", hi, 3, 100)),
 				result("cpu", "vm", true, summary("events", hi, 3, 10)),
 			},
-			want: []vmbenchv1.MetricRatio{{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.1, OverheadPercent: 90, Emulated: true}},
+			want: []vmbenchv1.PlatformRatios{ratios("cpu", "vm", true, rv("events", 0.1, 90))},
 		},
 		{
-			name: "every other platform against the baseline, no baseline no ratio", baseline: "host",
+			name: "every other platform against the baseline, benchmark by benchmark, no baseline no ratio", baseline: "host",
 			results: []vmbenchv1.BenchmarkResult{
 				result("cpu", "vm", false, summary("events", hi, 3, 80)),
-				result("cpu", "host", false, summary("events", hi, 3, 100)),
-				result("cpu", "container", false, summary("events", hi, 3, 90)),
+				result("cpu", "host", false, summary("events", hi, 3, 100), summary("latency", lo, 3, 1)),
+				result("cpu", "container", true, summary("events", hi, 3, 90), summary("latency", lo, 3, 1.1)),
 				result("mem", "vm", false, summary("bw", hi, 3, 80)),
 				result("mem", "container", false, summary("bw", hi, 3, 90)),
+				result("net", "container", false, summary("bw", hi, 3, 90)),
+				result("net", "host", false, summary("bw", hi, 3, 45)),
 			},
-			want: []vmbenchv1.MetricRatio{
-				{Benchmark: "cpu", Metric: "events", Platform: "vm", Ratio: 0.8, OverheadPercent: 20},
-				{Benchmark: "cpu", Metric: "events", Platform: "container", Ratio: 0.9, OverheadPercent: 10},
+			want: []vmbenchv1.PlatformRatios{
+				ratios("cpu", "vm", false, rv("events", 0.8, 20)),
+				ratios("cpu", "container", true, rv("events", 0.9, 10), rv("latency", 1.1, 10)),
+				ratios("net", "container", false, rv("bw", 2, -100)),
 			},
 		},
 		{name: "nothing measured", baseline: "container"},
@@ -650,45 +783,59 @@ func TestHeadline(t *testing.T) {
 			{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
 		},
 	}
-	ratio := func(benchmark, metric string, r float64, emulated bool) vmbenchv1.MetricRatio {
-		return vmbenchv1.MetricRatio{Benchmark: benchmark, Metric: metric, Platform: "vm", Ratio: r, Emulated: emulated}
+	// ratios are the ratios of one benchmark on the "vm" platform.
+	ratios := func(benchmark string, emulated bool, rs ...vmbenchv1.RatioValue) vmbenchv1.PlatformRatios {
+		return vmbenchv1.PlatformRatios{Benchmark: benchmark, Platform: "vm", Emulated: emulated, Metrics: rs}
+	}
+	rv := func(metric string, r float64) vmbenchv1.RatioValue {
+		return vmbenchv1.RatioValue{Metric: metric, Ratio: r}
 	}
 	tests := []struct {
 		name   string
-		ratios []vmbenchv1.MetricRatio
+		ratios []vmbenchv1.PlatformRatios
 		want   *vmbenchv1.Headline
 	}{
 		{name: "no ratios"},
 		{
 			name:   "first benchmark in spec order, not in ratio order",
-			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "events_per_second", 0.98, false), ratio("linpack", "HPL_Tflops", 0.5, false)},
+			ratios: []vmbenchv1.PlatformRatios{ratios("cpu", false, rv("events_per_second", 0.98)), ratios("linpack", false, rv("HPL_Tflops", 0.5))},
 			want:   &vmbenchv1.Headline{Benchmark: "linpack", Metric: "HPL_Tflops", Summary: "vm/container 0.50"},
 		},
 		{
 			name: "a benchmark without its headline metric is passed over",
-			ratios: []vmbenchv1.MetricRatio{ratio("linpack", "PTRANS_GBs", 0.7, false), ratio("linpack", "xHPL_Tflops", 0.7, false),
-				ratio("cpu", "latency_avg_ms", 1.1, false), ratio("cpu", "events_per_second", 0.934, false)},
+			ratios: []vmbenchv1.PlatformRatios{ratios("linpack", false, rv("PTRANS_GBs", 0.7), rv("xHPL_Tflops", 0.7)),
+				ratios("cpu", false, rv("latency_avg_ms", 1.1), rv("events_per_second", 0.934))},
 			want: &vmbenchv1.Headline{Benchmark: "cpu", Metric: "events_per_second", Summary: "vm/container 0.93"},
 		},
 		{
+			name: "the first platform that has the headline metric",
+			ratios: []vmbenchv1.PlatformRatios{
+				{Benchmark: "cpu", Platform: "kata", Metrics: []vmbenchv1.RatioValue{rv("latency_avg_ms", 1.1)}},
+				{Benchmark: "cpu", Platform: "vm2", Emulated: true, Metrics: []vmbenchv1.RatioValue{rv("events_per_second", 0.5)}},
+				{Benchmark: "cpu", Platform: "vm3", Metrics: []vmbenchv1.RatioValue{rv("events_per_second", 0.7)}},
+			},
+			want: &vmbenchv1.Headline{Benchmark: "cpu", Metric: "events_per_second", Summary: "vm2/container 0.50 (emulated)"},
+		},
+		{
 			name:   "suffix after a block size prefix",
-			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "events_per_second", 1, false), ratio("mem", "bs1M_mib_per_second", 0.876, false)},
+			ratios: []vmbenchv1.PlatformRatios{ratios("cpu", false, rv("events_per_second", 1)), ratios("mem", false, rv("bs1M_mib_per_second", 0.876))},
 			want:   &vmbenchv1.Headline{Benchmark: "mem", Metric: "bs1M_mib_per_second", Summary: "vm/container 0.88"},
 		},
 		{
 			name:   "stress-ng metrics carry the stressor's name",
-			ratios: []vmbenchv1.MetricRatio{ratio("stress", "cpu_bogo_ops_per_second_real", 0.91, false)},
+			ratios: []vmbenchv1.PlatformRatios{ratios("stress", false, rv("cpu_bogo_ops_per_second_real", 0.91))},
 			want:   &vmbenchv1.Headline{Benchmark: "stress", Metric: "cpu_bogo_ops_per_second_real", Summary: "vm/container 0.91"},
 		},
 		{
 			name:   "emulated",
-			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "events_per_second", 0.12, true)},
+			ratios: []vmbenchv1.PlatformRatios{ratios("cpu", true, rv("events_per_second", 0.12))},
 			want:   &vmbenchv1.Headline{Benchmark: "cpu", Metric: "events_per_second", Summary: "vm/container 0.12 (emulated)"},
 		},
 		{
 			name:   "no headline metric anywhere",
-			ratios: []vmbenchv1.MetricRatio{ratio("cpu", "latency_avg_ms", 1.1, false), ratio("other", "events_per_second", 1, false)},
+			ratios: []vmbenchv1.PlatformRatios{ratios("cpu", false, rv("latency_avg_ms", 1.1)), ratios("other", false, rv("events_per_second", 1))},
 		},
+		{name: "an entry without metrics", ratios: []vmbenchv1.PlatformRatios{ratios("cpu", false)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -735,10 +882,18 @@ func TestSetConditions(t *testing.T) {
 		wantProgressingMsg, wantFailedMsg []string
 	}{
 		{
-			name:         "pending",
+			name:         "pending until the first run starts",
 			runs:         []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunPending, ""), r("s-vm-1", vmbenchv1.RunPending, "")},
-			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure),
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonPending}, notDone, noFailure),
 			wantPhase:    vmbenchv1.SuitePending,
+			wantProgress: "0/2", wantProgressingMsg: []string{"run s-container-1 (0/2 runs finished)"},
+		},
+		{
+			name:         "running once the suite has a start time, even before a run finished",
+			runs:         []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunRunning, ""), r("s-vm-1", vmbenchv1.RunPending, "")},
+			startTime:    &earlier,
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure),
+			wantPhase:    vmbenchv1.SuiteRunning,
 			wantProgress: "0/2", wantProgressingMsg: []string{"run s-container-1 (0/2 runs finished)"},
 		},
 		{
@@ -886,6 +1041,7 @@ func TestSetConditionsUpdatesExistingConditions(t *testing.T) {
 
 func TestWarnings(t *testing.T) {
 	const (
+		trimmedWarning    = "some metrics keep only their statistics, not every sample, so that the status stays small"
 		requestsWarning   = "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU"
 		emulationWarning  = "VMs ran under software emulation (no usable KVM): VM figures do not measure VM overhead"
 		masqueradeWarning = "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster"
@@ -895,10 +1051,24 @@ func TestWarnings(t *testing.T) {
 		{Name: "s-vm-2", Accelerator: vmbenchv1.AcceleratorEmulation},
 		{Name: "s-vm-3", Accelerator: vmbenchv1.AcceleratorEmulation},
 	}
+	// withSamples is a result whose metric counted n samples and keeps kept of them.
+	withSamples := func(n, kept int) []vmbenchv1.BenchmarkResult {
+		m := vmbenchv1.MetricSummary{Name: "events", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter, N: int32(n), Mean: 1}
+		for i := 0; i < kept; i++ {
+			m.Samples = append(m.Samples, sample(int32(i+1), "master", 1))
+		}
+		other := vmbenchv1.MetricSummary{Name: "other", Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter, N: 1, Mean: 1,
+			Samples: []vmbenchv1.Sample{sample(1, "master", 1)}}
+		return []vmbenchv1.BenchmarkResult{
+			{Benchmark: "cpu", Platform: "container", Metrics: []vmbenchv1.MetricSummary{other}},
+			{Benchmark: "cpu", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{other, m}},
+		}
+	}
 	tests := []struct {
 		name    string
 		edit    func(*vmbenchv1.BenchmarkSuiteSpec)
 		runs    []vmbenchv1.RunStatus
+		results []vmbenchv1.BenchmarkResult
 		network platform.VMNetwork
 		want    []string
 	}{
@@ -909,18 +1079,27 @@ func TestWarnings(t *testing.T) {
 			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) { s.Cluster.CPURequest = quantity("500m") }},
 		{name: "memory request lowered", network: platform.VMNetworkBridge, want: []string{requestsWarning},
 			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) { s.Cluster.MemoryRequest = quantity("1Gi") }},
+		{name: "requests equal to the limits are Guaranteed", network: platform.VMNetworkBridge,
+			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) {
+				s.Cluster.CPURequest, s.Cluster.MemoryRequest = quantity("2000m"), quantity("2048Mi")
+			}},
+		{name: "every sample kept", network: platform.VMNetworkBridge, results: withSamples(3, 3)},
+		{name: "samples capped per metric", network: platform.VMNetworkBridge, results: withSamples(samplesPerMetric+1, samplesPerMetric),
+			want: []string{trimmedWarning}},
+		{name: "samples dropped to fit the status", network: platform.VMNetworkBridge, results: withSamples(7, 0),
+			want: []string{trimmedWarning}},
 		{name: "emulation is named once", network: platform.VMNetworkBridge, runs: emulated, want: []string{emulationWarning}},
 		{name: "masquerade with VMs", network: platform.VMNetworkMasquerade, want: []string{masqueradeWarning}},
 		{name: "masquerade without VMs", network: platform.VMNetworkMasquerade,
 			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) {
 				s.Platforms = []vmbenchv1.Platform{containerPlatform, hostPlatform}
 			}},
-		{name: "everything", network: platform.VMNetworkMasquerade, runs: emulated,
+		{name: "everything", network: platform.VMNetworkMasquerade, runs: emulated, results: withSamples(5, 0),
 			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) {
 				s.Cluster.CPURequest = quantity("1")
 				s.Platforms = append(s.Platforms, vmbenchv1.Platform{Name: "vm2", Type: vmbenchv1.PlatformVM})
 			},
-			want: []string{requestsWarning, emulationWarning, masqueradeWarning}},
+			want: []string{trimmedWarning, requestsWarning, emulationWarning, masqueradeWarning}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -928,10 +1107,351 @@ func TestWarnings(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&spec)
 			}
-			got := warnings(spec, &vmbenchv1.BenchmarkSuiteStatus{Runs: tt.runs}, tt.network)
+			got := warnings(spec, &vmbenchv1.BenchmarkSuiteStatus{Runs: tt.runs, Results: tt.results}, tt.network)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("warnings() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// jsonSize is the size of v as JSON, as the API server stores it.
+func jsonSize(t *testing.T, v any) int {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+type metricStats struct {
+	N            int32
+	Mean, StdDev float64
+	Samples      int
+}
+
+// statsOf is every metric's statistics and sample count, by benchmark, platform and metric.
+func statsOf(st *vmbenchv1.BenchmarkSuiteStatus) map[string]metricStats {
+	out := map[string]metricStats{}
+	for _, r := range st.Results {
+		for _, m := range r.Metrics {
+			out[r.Benchmark+"/"+r.Platform+"/"+m.Name] = metricStats{m.N, m.Mean, m.StdDev, len(m.Samples)}
+		}
+	}
+	return out
+}
+
+func TestFitStatus(t *testing.T) {
+	// filled is a metric with n samples.
+	filled := func(name string, n int) vmbenchv1.MetricSummary {
+		m := vmbenchv1.MetricSummary{Name: name, Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter}
+		for i := 0; i < n; i++ {
+			v := 1000 + float64(i*i%37) + 0.125*float64(i)
+			m.Samples = append(m.Samples, sample(int32(i/8+1), fmt.Sprintf("node%02d", i%8), v))
+			m.N, m.Mean, m.StdDev = combine(m.N, m.Mean, m.StdDev, v)
+		}
+		return m
+	}
+	// The biggest metric sits in the middle, so that neither the first nor the last is picked by luck.
+	base := func() *vmbenchv1.BenchmarkSuiteStatus {
+		return &vmbenchv1.BenchmarkSuiteStatus{Results: []vmbenchv1.BenchmarkResult{
+			{Benchmark: "a", Platform: "container", Metrics: []vmbenchv1.MetricSummary{filled("small", 10), filled("mid", 50)}},
+			{Benchmark: "b", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{filled("tiny", 1), filled("big", 100)}},
+			{Benchmark: "c", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{filled("mid2", 40)}},
+		}}
+	}
+	// drop removes the samples of the named metrics, as fitStatus does.
+	drop := func(st *vmbenchv1.BenchmarkSuiteStatus, names ...string) {
+		for i := range st.Results {
+			for j := range st.Results[i].Metrics {
+				if slices.Contains(names, st.Results[i].Metrics[j].Name) {
+					st.Results[i].Metrics[j].Samples = nil
+				}
+			}
+		}
+	}
+	// padTo pads st with a warning so that, once the named metrics lost their samples, it is target
+	// bytes of JSON.
+	padTo := func(st *vmbenchv1.BenchmarkSuiteStatus, target int, without ...string) {
+		probe := st.DeepCopy()
+		drop(probe, without...)
+		probe.Warnings = []string{""}
+		k := target - jsonSize(t, probe)
+		if k < 0 {
+			t.Fatalf("status is %d bytes without padding, more than the target %d", target-k, target)
+		}
+		st.Warnings = []string{strings.Repeat("w", k)}
+	}
+	tests := []struct {
+		name        string
+		status      func() *vmbenchv1.BenchmarkSuiteStatus
+		wantDropped []string
+		// wantOver is true when even the status without any sample is above the budget.
+		wantOver bool
+	}{
+		{name: "a small status is left alone", status: base},
+		{name: "exactly at the budget is left alone", status: func() *vmbenchv1.BenchmarkSuiteStatus {
+			st := base()
+			padTo(st, statusBudget)
+			return st
+		}},
+		{name: "one byte over drops the biggest metric's samples only", wantDropped: []string{"big"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				padTo(st, statusBudget+1)
+				return st
+			}},
+		{name: "still over after the biggest drops the next biggest", wantDropped: []string{"big", "mid"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				padTo(st, statusBudget+1, "big")
+				return st
+			}},
+		{name: "fits once the biggest is gone", wantDropped: []string{"big"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				padTo(st, statusBudget, "big")
+				return st
+			}},
+		{name: "drops every sample and stops when the statistics alone are too big", wantOver: true,
+			wantDropped: []string{"small", "mid", "tiny", "big", "mid2"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				st.Warnings = []string{strings.Repeat("w", statusBudget)}
+				return st
+			}},
+		{name: "too big without any sample drops nothing", wantOver: true,
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				drop(st, "small", "mid", "tiny", "big", "mid2")
+				st.Warnings = []string{strings.Repeat("w", statusBudget)}
+				return st
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := tt.status()
+			want := st.DeepCopy()
+			drop(want, tt.wantDropped...)
+			before := statsOf(st)
+
+			dropped := fitStatus(st)
+			if dropped != (len(tt.wantDropped) > 0) {
+				t.Errorf("fitStatus() = %t, want %t", dropped, len(tt.wantDropped) > 0)
+			}
+			if diff := cmp.Diff(want, st); diff != "" {
+				t.Errorf("status mismatch (-want +got):\n%s", diff)
+			}
+			if size := jsonSize(t, st); (size > statusBudget) != tt.wantOver {
+				t.Errorf("status is %d bytes after fitStatus, budget %d", size, statusBudget)
+			}
+			// Statistics are never touched.
+			after := statsOf(st)
+			for k, b := range before {
+				a := after[k]
+				if a.N != b.N || a.Mean != b.Mean || a.StdDev != b.StdDev {
+					t.Errorf("%s statistics changed from %+v to %+v", k, b, a)
+				}
+			}
+		})
+	}
+}
+
+// TestWorstCaseStatusSize fills a suite's status at every API maximum, as the reconciler does, and
+// checks that fitStatus brings it within its budget and the object stays well below etcd's limit of
+// 1.5 MiB, without losing any statistic.
+func TestWorstCaseStatusSize(t *testing.T) {
+	const (
+		maxBenchmarks  = 12
+		maxPlatforms   = 4
+		maxRepetitions = 10
+		maxNodes       = 8
+		metricsPerRes  = 40
+		objectLimit    = 1 << 20
+	)
+	rng := rand.New(rand.NewPCG(1, 2))
+	suite := testSuite()
+	suite.Name = strings.Repeat("s", vmbenchv1.MaxSuiteNameLength)
+	suite.Spec.Repetitions = maxRepetitions
+	suite.Spec.Cluster.Nodes = maxNodes
+	suite.Spec.Cluster.CPURequest = quantity("1")
+	suite.Spec.Platforms = nil
+	for i := 0; i < maxPlatforms; i++ {
+		typ := vmbenchv1.PlatformVM
+		if i == 0 {
+			typ = vmbenchv1.PlatformContainer
+		}
+		name := fmt.Sprintf("platform-%03d", i)
+		if len(name) != vmbenchv1.MaxPlatformNameLength {
+			t.Fatalf("platform name %q is not %d characters", name, vmbenchv1.MaxPlatformNameLength)
+		}
+		suite.Spec.Platforms = append(suite.Spec.Platforms, vmbenchv1.Platform{Name: name, Type: typ})
+	}
+	suite.Spec.Baseline = suite.Spec.Platforms[0].Name
+	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]string{"vmbench.io/pool": "bench"},
+		Tolerations: []corev1.Toleration{{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
+	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs-client", Size: quantity("4Gi")}
+	types := []vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkFio,
+		vmbenchv1.BenchmarkPing, vmbenchv1.BenchmarkHPCC, vmbenchv1.BenchmarkSysbenchMemory, vmbenchv1.BenchmarkStressNGCPU,
+		vmbenchv1.BenchmarkStressNGVM, vmbenchv1.BenchmarkIozone}
+	suite.Spec.Benchmarks = nil
+	for i := 0; i < maxBenchmarks; i++ {
+		name := fmt.Sprintf("benchmark-%02d-%s", i, strings.Repeat("x", 11)) // 24 characters, the API maximum
+		suite.Spec.Benchmarks = append(suite.Spec.Benchmarks, vmbenchv1.Benchmark{Name: name, Type: types[i%len(types)]})
+	}
+	// kubectl apply keeps the applied spec in an annotation, and the API server stores the defaults.
+	applied, err := json.Marshal(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(applied)}
+	benchmarks := defaultedBenchmarks(suite)
+	suite.Spec.Benchmarks = benchmarks
+	if err := validateSpec(suite, benchmarks); err != nil {
+		t.Fatalf("the worst-case spec is invalid: %v", err)
+	}
+
+	// Network benchmarks report per pair of nodes, the others per node.
+	nodes := platform.NodeNames(maxNodes)
+	var pairs []string
+	for _, n := range nodes[1:] {
+		pairs = append(pairs, "master-"+n, n+"-master")
+	}
+	for i := 1; i+1 < len(nodes); i++ {
+		pairs = append(pairs, nodes[i]+"-"+nodes[i+1])
+	}
+	metricNames := make([]string, metricsPerRes)
+	for i := range metricNames {
+		metricNames[i] = fmt.Sprintf("%s_%02d", strings.Repeat("m", 61), i) // 64 characters, the API maximum
+	}
+
+	st := &suite.Status
+	syncRuns(st, plannedRuns(suite))
+	if len(st.Runs) != maxPlatforms*maxRepetitions {
+		t.Fatalf("planned %d runs, want %d", len(st.Runs), maxPlatforms*maxRepetitions)
+	}
+	longMessage := strings.Repeat("e", 2000)
+	for i := range st.Runs {
+		run := &st.Runs[i]
+		run.StartTime = &metav1.Time{Time: finishStart}
+		ready := map[string]time.Time{}
+		created := map[string]time.Time{}
+		for _, n := range nodes {
+			created[n] = finishStart
+			ready[n] = finishStart.Add(time.Duration(rng.Int64N(int64(time.Minute))))
+		}
+		var msgs []runplan.Message
+		for bi, b := range benchmarks {
+			where := nodes
+			if b.Type == vmbenchv1.BenchmarkIperf3 || b.Type == vmbenchv1.BenchmarkPing {
+				where = pairs
+			}
+			for _, node := range where {
+				ms := make([]results.Metric, metricsPerRes)
+				for mi, name := range metricNames {
+					dir := results.HigherIsBetter
+					if (bi+mi)%3 == 0 {
+						dir = results.LowerIsBetter
+					}
+					ms[mi] = results.Metric{Name: name, Value: 1 + rng.Float64()*1e6, Unit: strings.Repeat("u", 16), Direction: dir}
+				}
+				msgs = append(msgs, resultMsg(b.Name, node, ms...))
+			}
+		}
+		finishRun(st, run, vmbenchv1.PlatformVM, benchmarks, runCompletion{
+			Report: runReport{
+				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu"},
+				Results: msgs,
+				Done:    &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 123.456789},
+			},
+			Outcome: platform.Outcome{Phase: platform.PhaseFailed, Message: longMessage},
+			Now:     finishNow, Created: created,
+		})
+	}
+	st.StartTime = &metav1.Time{Time: finishStart}
+	st.Ratios = computeRatios(st, suite.Spec.Baseline)
+
+	if len(st.Results) != maxBenchmarks*maxPlatforms {
+		t.Fatalf("built %d results, want %d", len(st.Results), maxBenchmarks*maxPlatforms)
+	}
+	for _, r := range st.Results {
+		if len(r.Metrics) != metricsPerRes {
+			t.Fatalf("result %s/%s has %d metrics, want %d", r.Benchmark, r.Platform, len(r.Metrics), metricsPerRes)
+		}
+	}
+	if len(st.Ratios) != maxBenchmarks*(maxPlatforms-1) {
+		t.Fatalf("built %d platform ratios, want %d", len(st.Ratios), maxBenchmarks*(maxPlatforms-1))
+	}
+	for _, pr := range st.Ratios {
+		if len(pr.Metrics) != metricsPerRes {
+			t.Fatalf("ratios %s/%s have %d metrics, want %d", pr.Benchmark, pr.Platform, len(pr.Metrics), metricsPerRes)
+		}
+	}
+	for _, r := range st.Runs {
+		if len(r.Message) != 1024 || len(r.BootSeconds) != maxNodes {
+			t.Fatalf("run %s has a message of %d bytes and %d boot times, want 1024 and %d", r.Name, len(r.Message), len(r.BootSeconds), maxNodes)
+		}
+	}
+
+	before := statsOf(st)
+	sizeBefore, samplesBefore := jsonSize(t, st), 0
+	for _, s := range before {
+		samplesBefore += s.Samples
+		if s.N != maxRepetitions*maxNodes && s.N != maxRepetitions*int32(len(pairs)) {
+			t.Fatalf("a metric counted %d samples, want %d or %d", s.N, maxRepetitions*maxNodes, maxRepetitions*len(pairs))
+		}
+	}
+	start := time.Now()
+	dropped := fitStatus(st)
+	elapsed := time.Since(start)
+	sizeAfter := jsonSize(t, st)
+
+	if !dropped {
+		t.Error("fitStatus() = false for a status at every API maximum, want true")
+	}
+	if sizeAfter > statusBudget {
+		t.Errorf("status is %d bytes after fitStatus, more than the budget of %d", sizeAfter, statusBudget)
+	}
+	after := statsOf(st)
+	samplesAfter, kept := 0, 0
+	smallestDropped, largestKept := math.MaxInt, 0
+	for k, b := range before {
+		a := after[k]
+		if a.N != b.N || a.Mean != b.Mean || a.StdDev != b.StdDev {
+			t.Errorf("%s statistics changed from (n %d, mean %g, stddev %g) to (n %d, mean %g, stddev %g)",
+				k, b.N, b.Mean, b.StdDev, a.N, a.Mean, a.StdDev)
+		}
+		switch a.Samples {
+		case 0:
+			smallestDropped = min(smallestDropped, b.Samples)
+		case b.Samples:
+			kept++
+			largestKept = max(largestKept, b.Samples)
+		default:
+			t.Errorf("%s keeps %d of its %d samples, want all or none", k, a.Samples, b.Samples)
+		}
+		samplesAfter += a.Samples
+	}
+	// The biggest go first: no metric that kept its samples had more than one that lost them.
+	if largestKept > smallestDropped {
+		t.Errorf("a metric with %d samples kept them while one with %d lost them", largestKept, smallestDropped)
+	}
+
+	// The rest of status is set after fitStatus, as in Reconcile.
+	st.Headline = headline(suite.Spec, st.Ratios)
+	st.Warnings = warnings(suite.Spec, st, platform.VMNetworkMasquerade)
+	setConditions(st, suiteState{Generation: 1, Now: finishNow})
+	if len(st.Warnings) == 0 || !strings.Contains(st.Warnings[0], "keep only their statistics") {
+		t.Errorf("warnings %q do not say that samples were dropped", st.Warnings)
+	}
+	total := jsonSize(t, suite)
+	t.Logf("status before fitStatus: %d bytes (%.2f MiB), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, in %s",
+		sizeBefore, float64(sizeBefore)/(1<<20), samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before), elapsed)
+	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
+		jsonSize(t, st), jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs), jsonSize(t, st.Conditions), jsonSize(t, st.Warnings),
+		total, float64(total)/(1<<20), jsonSize(t, suite.Spec), len(applied))
+	if total >= objectLimit {
+		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)
 	}
 }

@@ -54,3 +54,57 @@ k8s_ldflags() {
   done
   echo "${flags}"
 }
+
+# --- Cached steps and machine checks for hack/images and hack/kind ---
+
+# inputs_hash ARG...: a short hash of the strings given, reading files and directories by content.
+inputs_hash() {
+  local a
+  for a in "$@"; do
+    if [ -d "${a}" ]; then
+      (cd "${a}" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    elif [ -f "${a}" ]; then
+      sha256sum < "${a}"
+    else
+      printf '%s\n' "${a}"
+    fi
+  done | sha256sum | cut -c1-16
+}
+
+# cached_step NAME HASH CMD...: runs `step NAME CMD...` unless it already succeeded with inputs
+# HASH. The stamp lives in bin/stamps; delete it (or pass different inputs) to force a rebuild.
+cached_step() {
+  local name=$1 hash=$2 stamp
+  shift 2
+  stamp="${BIN}/stamps/$(printf '%s' "${name}" | tr -c 'A-Za-z0-9._-' '_')"
+  if [ "$(cat "${stamp}" 2>/dev/null)" = "${hash}" ]; then
+    log "=== ${name}: up to date (${hash})"
+    return 0
+  fi
+  step "${name}" "$@" || return
+  mkdir -p "${BIN}/stamps"
+  echo "${hash}" > "${stamp}"
+}
+
+# apt_ensure PKG...: installs the Debian packages that are missing.
+apt_ensure() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  [ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock)" ] || apt-get update -qq
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# lacks_sys_resource: true where this process's bounding set has no CAP_SYS_RESOURCE (capability
+# 24), so that privileged containers need the runc wrapper (hack/docker/runc-wrapper.sh).
+lacks_sys_resource() {
+  local bnd
+  bnd=$(awk '/^CapBnd:/ {print $2}' /proc/self/status)
+  ! (( (16#${bnd} >> 24) & 1 ))
+}
+
+# image_exists NAME: true when the local Docker engine has the image NAME.
+image_exists() { docker image inspect "$1" >/dev/null 2>&1; }

@@ -396,3 +396,20 @@ func TestMissingPlatformAPIFailsOnlyItsRuns(t *testing.T) {
 	h.g.Expect(s.Status.Runs[1].Message).To(ContainSubstring("the VirtualMachineInstance API (kubevirt.io/v1) is not installed"))
 	h.g.Expect(s.Status.Results).To(ContainElement(HaveField("Platform", "container")))
 }
+
+func TestRunWhoseChildrenAreDeletedFails(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("gone", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+	h.eventuallySuite("gone", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "gone-container-1")).To(Equal(vmbenchv1.RunRunning))
+	})
+	h.g.Expect(k8s.Delete(h.ctx, h.mpiJob("gone-container-1"))).To(Succeed())
+	h.g.Expect(k8s.DeleteAllOf(h.ctx, &corev1.ConfigMap{}, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "gone-container-1"})).To(Succeed())
+
+	s := h.eventuallySuite("gone", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "gone-container-1")).To(Equal(vmbenchv1.RunFailed))
+	})
+	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix("the run's children were deleted before it finished"))
+	h.g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
+}
