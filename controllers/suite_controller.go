@@ -106,11 +106,14 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
-	fitStatus(st)
 	st.Headline = headline(suite.Spec, st.Ratios)
-	st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
 	setConditions(st, state)
 	st.ObservedGeneration = suite.Generation
+	// Warnings are set both before and after fitting, as fitting may add one.
+	st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
+	if fitStatus(st) {
+		st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
+	}
 
 	if err := r.Status().Patch(ctx, suite, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) {

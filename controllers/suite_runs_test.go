@@ -234,10 +234,17 @@ func TestValidateSpec(t *testing.T) {
 			},
 			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}, hpcc},
 			wantErr: []string{"benchmark linpack", "1 nodes of 100Ki", "80% memory and NB=192",
-				"set hpcc." + jsonName(t, vmbenchv1.HPCCParams{}, "N") + ", or raise cluster.memory or hpcc.memoryPercent"},
+				"set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent"},
 		},
 		{
-			name: "tiny memory with hpcc.n set is valid",
+			name: "huge memory caps the derived HPL N and is valid",
+			edit: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 8, quantity("4Ti")
+			},
+			benchmarks: []vmbenchv1.Benchmark{hpcc},
+		},
+		{
+			name: "tiny memory with hpcc.problemSize set is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
 				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
@@ -260,6 +267,10 @@ func TestValidateSpec(t *testing.T) {
 			},
 			wantErr: []string{"platform kubevirt", "cluster.memoryRequest below cluster.memory", "remove cluster.memoryRequest"},
 		},
+	}
+	// The message names the field as it appears in YAML.
+	if got := jsonName(t, vmbenchv1.HPCCParams{}, "N"); got != "problemSize" {
+		t.Errorf("HPCCParams.N serializes as %q, but the message says hpcc.problemSize", got)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

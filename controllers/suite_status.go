@@ -18,7 +18,8 @@ import (
 	"github.com/vmbench/vmbench/internal/runplan"
 )
 
-// statusBudget is the most bytes of JSON that a status may take: far below etcd's 1.5 MiB object
+// statusBudget is the most bytes of JSON that a status may take, headline, conditions and warnings
+// included: far below etcd's 1.5 MiB object
 // limit, with room for the spec and metadata. Past it, fitStatus drops per-sample detail; statistics
 // stay exact because they are updated sample by sample (combine).
 const statusBudget = 768 << 10
@@ -149,9 +150,10 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	return failedBenchmarks
 }
 
-// latestResults keeps, per benchmark and node, the last result a runner reported: a runner started
-// again in the same log (a rebooted VM) measured again, and no execution may count twice. A run is
-// merged into status once, when it ends, so this is the only place where duplicates can meet.
+// latestResults keeps, per benchmark and node, the last result a runner reported, preferring a
+// measurement to an error: a runner started again in the same log (a rebooted VM) measured again,
+// and no execution may count twice. A run is merged into status once, when it ends, so this is the
+// only place where duplicates can meet.
 func latestResults(msgs []runplan.Message) []runplan.Message {
 	type key struct{ benchmark, node string }
 	index := map[key]int{}
@@ -159,7 +161,9 @@ func latestResults(msgs []runplan.Message) []runplan.Message {
 	for _, m := range msgs {
 		k := key{m.Benchmark, m.Node}
 		if i, ok := index[k]; ok {
-			out[i] = m
+			if sampleError(m) == "" || sampleError(out[i]) != "" {
+				out[i] = m
+			}
 			continue
 		}
 		index[k] = len(out)
@@ -233,30 +237,42 @@ func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sam
 		res.Metrics = append(res.Metrics, vmbenchv1.MetricSummary{Name: m.Name, Unit: m.Unit, Direction: vmbenchv1.Direction(m.Direction)})
 		summary = &res.Metrics[len(res.Metrics)-1]
 	}
-	if len(summary.Samples) < samplesPerMetric {
+	// Samples stay a prefix of everything measured: once detail was dropped or capped, later
+	// repetitions are not added, or the kept samples would be biased towards them.
+	if len(summary.Samples) == int(summary.N) && len(summary.Samples) < samplesPerMetric {
 		summary.Samples = append(summary.Samples, s)
 	}
 	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
 }
 
 // fitStatus drops per-sample detail, from the metrics with the most samples down, until the status
-// fits statusBudget. It reports whether it dropped anything.
+// fits statusBudget. It reports whether it dropped anything. The status is marshalled once: dropping
+// a metric's samples removes exactly its `"samples":[...],` from the JSON, thanks to omitempty.
 func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
-	dropped := false
-	for statusSize(st) > statusBudget {
-		var biggest *vmbenchv1.MetricSummary
-		for i := range st.Results {
-			for j := range st.Results[i].Metrics {
-				m := &st.Results[i].Metrics[j]
-				if biggest == nil || len(m.Samples) > len(biggest.Samples) {
-					biggest = m
-				}
+	size := statusSize(st)
+	if size <= statusBudget {
+		return false
+	}
+	var metrics []*vmbenchv1.MetricSummary
+	for i := range st.Results {
+		for j := range st.Results[i].Metrics {
+			if len(st.Results[i].Metrics[j].Samples) > 0 {
+				metrics = append(metrics, &st.Results[i].Metrics[j])
 			}
 		}
-		if biggest == nil || len(biggest.Samples) == 0 {
-			return dropped
+	}
+	sort.SliceStable(metrics, func(i, j int) bool { return len(metrics[i].Samples) > len(metrics[j].Samples) })
+	dropped := false
+	for _, m := range metrics {
+		if size <= statusBudget {
+			break
 		}
-		biggest.Samples = nil
+		samples, err := json.Marshal(m.Samples)
+		if err != nil {
+			break
+		}
+		size -= len(`"samples":,`) + len(samples)
+		m.Samples = nil
 		dropped = true
 	}
 	return dropped

@@ -235,9 +235,14 @@ func TestLatestResults(t *testing.T) {
 			want: []runplan.Message{resultMsg("cpu", "master", metric("e", 5))},
 		},
 		{
-			name: "a later error replaces a success",
+			name: "a later error does not replace a measurement",
 			in:   []runplan.Message{resultMsg("cpu", "master", metric("e", 5)), failed("cpu", "master", "exit 1")},
-			want: []runplan.Message{failed("cpu", "master", "exit 1")},
+			want: []runplan.Message{resultMsg("cpu", "master", metric("e", 5))},
+		},
+		{
+			name: "of two errors the later one stays",
+			in:   []runplan.Message{failed("cpu", "master", "exit 1"), failed("cpu", "master", "exit 2")},
+			want: []runplan.Message{failed("cpu", "master", "exit 2")},
 		},
 	}
 	for _, tt := range tests {
@@ -427,8 +432,15 @@ func TestFinishRun(t *testing.T) {
 			want:    want{phase: vmbenchv1.RunSucceeded},
 		},
 		{
-			name: "a runner that failed when it measured again fails the benchmark once",
+			name: "a runner that failed when it measured again keeps the earlier measurement",
 			report: runReport{Started: started("none"), Done: done, Results: append(goodResults(),
+				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"})},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want:    want{phase: vmbenchv1.RunSucceeded},
+		},
+		{
+			name: "a runner that failed twice at one execution fails the benchmark once",
+			report: runReport{Started: started("none"), Done: done, Results: append(goodResults()[1:],
 				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"},
 				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed again"})},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
@@ -1453,5 +1465,23 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		total, float64(total)/(1<<20), jsonSize(t, suite.Spec), len(applied))
 	if total >= objectLimit {
 		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)
+	}
+}
+
+// Once a metric's samples were dropped or capped, later values only go into its statistics: the
+// samples kept are always the first ones measured, never a subset biased towards later repetitions.
+func TestAddSampleNeverRefillsTrimmedDetail(t *testing.T) {
+	res := &vmbenchv1.BenchmarkResult{Benchmark: "cpu", Platform: "vm"}
+	for i := range 4 {
+		addSample(res, metric("e", float64(i)), sample(int32(i+1), "master", float64(i)))
+	}
+	res.Metrics[0].Samples = nil // what fitStatus does
+	addSample(res, metric("e", 10), sample(5, "master", 10))
+	m := res.Metrics[0]
+	if len(m.Samples) != 0 || m.N != 5 {
+		t.Fatalf("after trimming: %d samples, N=%d; want 0 samples, N=5", len(m.Samples), m.N)
+	}
+	if want := (0.0 + 1 + 2 + 3 + 10) / 5; math.Abs(m.Mean-want) > 1e-12 {
+		t.Errorf("mean %v, want %v", m.Mean, want)
 	}
 }

@@ -253,7 +253,27 @@ func TestDerivedN(t *testing.T) {
 			name: "no overflow", p: HPCCParams{MemoryPercent: 90, NB: 192}, nodes: 8, memory: math.MaxInt64,
 			want: MaxProblemSize - MaxProblemSize%192,
 		},
+		{
+			// 8 nodes × 39,999,999,999 bytes × 100% / 8 bytes per double = 39,999,999,999 = 200,000² - 1 elements:
+			// one short of the maximum's square. Without NB nothing is rounded.
+			name: "one element short of the maximum's square", p: HPCCParams{MemoryPercent: 100}, nodes: 8, memory: 39999999999,
+			want: MaxProblemSize - 1,
+		},
+		{
+			name: "the maximum's square exactly", p: HPCCParams{MemoryPercent: 100}, nodes: 8, memory: 40000000000,
+			want: MaxProblemSize,
+		},
+		{
+			// Above the cap and no NB: the cap itself, not rounded to anything.
+			name: "capped without NB", p: HPCCParams{MemoryPercent: 90}, nodes: 8, memory: 64 * gi, want: MaxProblemSize,
+		},
+		{
+			name: "a negative NB does not round", p: HPCCParams{MemoryPercent: 10, NB: -5}, nodes: 2, memory: 1 << 20, want: 161,
+		},
 		{name: "no nodes", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: 0, memory: 2 * gi, want: 0},
+		{name: "negative nodes", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: -3, memory: 2 * gi, want: 0},
+		{name: "no memory", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: 3, memory: 0, want: 0},
+		{name: "negative memory", p: HPCCParams{MemoryPercent: 80, NB: 192}, nodes: 3, memory: -2 * gi, want: 0},
 		{name: "no memory percent", p: HPCCParams{NB: 192}, nodes: 3, memory: 2 * gi, want: 0},
 	}
 	for _, tt := range tests {
@@ -298,6 +318,16 @@ func TestClusterShapeAccessors(t *testing.T) {
 			memory: "4Gi", cpu: 2, nodes: 3, cpuRequest: "2", memoryRequest: "1Gi"},
 		{name: "both lowered", shape: ClusterShape{CPURequest: qty("1"), MemoryRequest: qty("512Mi")},
 			memory: "2Gi", cpu: 2, nodes: 3, cpuRequest: "1", memoryRequest: "512Mi"},
+		{name: "requests set equal to the limits", shape: ClusterShape{CPU: 4, Memory: qty("8Gi"), CPURequest: qty("4"), MemoryRequest: qty("8Gi")},
+			memory: "8Gi", cpu: 4, nodes: 3, cpuRequest: "4", memoryRequest: "8Gi", guaranteed: true},
+		{name: "requests equal to the limits in other units", shape: ClusterShape{CPURequest: qty("2000m"), MemoryRequest: qty("2048Mi")},
+			memory: "2Gi", cpu: 2, nodes: 3, cpuRequest: "2", memoryRequest: "2Gi", guaranteed: true},
+		{name: "cpu request equal, memory request lowered", shape: ClusterShape{CPU: 4, CPURequest: qty("4"), MemoryRequest: qty("1Gi")},
+			memory: "2Gi", cpu: 4, nodes: 3, cpuRequest: "4", memoryRequest: "1Gi"},
+		{name: "memory request equal, cpu request lowered", shape: ClusterShape{CPURequest: qty("1999m"), MemoryRequest: qty("2Gi")},
+			memory: "2Gi", cpu: 2, nodes: 3, cpuRequest: "1999m", memoryRequest: "2Gi"},
+		{name: "requests above the limits are not Guaranteed either", shape: ClusterShape{CPURequest: qty("3"), MemoryRequest: qty("3Gi")},
+			memory: "2Gi", cpu: 2, nodes: 3, cpuRequest: "3", memoryRequest: "3Gi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

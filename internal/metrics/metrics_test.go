@@ -91,12 +91,16 @@ func measuredSuite(ns, name string, phase vmbenchv1.SuitePhase) *vmbenchv1.Bench
 				{Benchmark: "ping", Platform: "container", Metrics: ping},
 				{Benchmark: "ping", Platform: "vm", Metrics: ping},
 			},
-			Ratios: []vmbenchv1.MetricRatio{
-				{Benchmark: "cpu", Metric: "events_per_second", Platform: "vm", Ratio: 0.9, OverheadPercent: 10, Emulated: true},
-				{Benchmark: "cpu", Metric: "latency_avg_ms", Platform: "vm", Ratio: 1.2, OverheadPercent: 20, Emulated: true},
-				{Benchmark: "ping", Metric: "rtt_min_ms", Platform: "vm", Ratio: 1.5, OverheadPercent: 50},
-				{Benchmark: "ping", Metric: "rtt_avg_ms", Platform: "vm", Ratio: 2, OverheadPercent: 100},
-				{Benchmark: "ping", Metric: "rtt_max_ms", Platform: "vm", Ratio: 1, OverheadPercent: 0},
+			Ratios: []vmbenchv1.PlatformRatios{
+				{Benchmark: "cpu", Platform: "vm", Emulated: true, Metrics: []vmbenchv1.RatioValue{
+					{Metric: "events_per_second", Ratio: 0.9, OverheadPercent: 10},
+					{Metric: "latency_avg_ms", Ratio: 1.2, OverheadPercent: 20},
+				}},
+				{Benchmark: "ping", Platform: "vm", Metrics: []vmbenchv1.RatioValue{
+					{Metric: "rtt_min_ms", Ratio: 1.5, OverheadPercent: 50},
+					{Metric: "rtt_avg_ms", Ratio: 2, OverheadPercent: 100},
+					{Metric: "rtt_max_ms", Ratio: 1, OverheadPercent: 0},
+				}},
 			},
 		},
 	}
@@ -163,8 +167,9 @@ func TestRecordSuiteDropsStaleSeries(t *testing.T) {
 	RecordSuite(measuredSuite(ns, name, vmbenchv1.SuiteRunning))
 
 	fewer := measuredSuite(ns, name, vmbenchv1.SuiteComplete)
-	fewer.Status.Results = fewer.Status.Results[:1]  // cpu on container: 2 metrics
-	fewer.Status.Ratios = fewer.Status.Ratios[2:3]   // one ping ratio
+	fewer.Status.Results = fewer.Status.Results[:1] // cpu on container: 2 metrics
+	fewer.Status.Ratios = fewer.Status.Ratios[1:2]  // ping only, with one ratio, changed
+	fewer.Status.Ratios[0].Metrics = []vmbenchv1.RatioValue{{Metric: "rtt_max_ms", Ratio: 1.25, OverheadPercent: 25}}
 	fewer.Status.Results[0].Metrics[0].Mean = 1234.5 // a changed value replaces the old one
 	RecordSuite(fewer)
 
@@ -180,6 +185,14 @@ func TestRecordSuiteDropsStaleSeries(t *testing.T) {
 	sel["metric"] = "events_per_second"
 	if got := series(t, "vmbench_result_value", sel); len(got) != 1 || got[0].GetGauge().GetValue() != 1234.5 {
 		t.Errorf("events_per_second series = %v, want one at 1234.5", got)
+	}
+	sel = suiteSelector(ns, name)
+	sel["metric"], sel["benchmark"], sel["platform"] = "rtt_max_ms", "ping", "vm"
+	if got := series(t, "vmbench_result_ratio", sel); len(got) != 1 || got[0].GetGauge().GetValue() != 1.25 {
+		t.Errorf("rtt_max_ms ratio series = %v, want one at 1.25", got)
+	}
+	if got := series(t, "vmbench_result_overhead_percent", sel); len(got) != 1 || got[0].GetGauge().GetValue() != 25 {
+		t.Errorf("rtt_max_ms overhead series = %v, want one at 25", got)
 	}
 }
 

@@ -113,6 +113,18 @@ func TestVMIBuildVMs(t *testing.T) {
 			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi"},
 		},
 		{
+			name:      "defaults: 2 cores of 2Gi",
+			shape:     vmbenchv1.ClusterShape{},
+			wantCores: 2, wantGuest: "2Gi", wantCPULimit: "2",
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
+		},
+		{
+			name:      "defaulted cpu with a lowered cpu request",
+			shape:     vmbenchv1.ClusterShape{Nodes: 3, CPURequest: quantity("1")},
+			wantCores: 2, wantGuest: "2Gi", wantCPULimit: "2",
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "1", corev1.ResourceMemory: "2Gi"},
+		},
+		{
 			name:      "lowered cpu request",
 			shape:     vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi"), CPURequest: quantity("500m")},
 			wantCores: 2, wantGuest: "2Gi", wantCPULimit: "2",
@@ -352,6 +364,8 @@ func TestVMIBuildNeedsAuth(t *testing.T) {
 		{name: "empty", auth: Auth{}},
 		{name: "no token", auth: Auth{SSHPrivateKey: []byte("k"), SSHPublicKey: []byte("p")}},
 		{name: "no public key", auth: Auth{Token: []byte("t"), SSHPrivateKey: []byte("k")}},
+		{name: "no private key", auth: Auth{Token: []byte("t"), SSHPublicKey: []byte("p")}},
+		{name: "empty private key", auth: Auth{Token: []byte("t"), SSHPrivateKey: []byte{}, SSHPublicKey: []byte("p")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Deletes the kind cluster `vmbench` and what cluster-up.sh left for it (its kubeconfig, kind's
+# docker network when nothing else uses it). The images and cached binaries stay, so the next
+# cluster-up is fast; --purge also removes every image the hack/kind and hack/images scripts built,
+# with the kubernetes tarball and the stamps that point at them.
+# Usage: hack/kind/cluster-down.sh [--purge]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "${here}/../lib.sh"
+source "${here}/versions.sh"
+
+purge=0
+[ "${1:-}" = --purge ] && purge=1
+kind=$("${here}/kind-cli.sh")
+
+delete() {
+  "${kind}" delete cluster --name "${CLUSTER_NAME}" || return
+  rm -f "${BIN}/kind/${CLUSTER_NAME}.kubeconfig" "${BIN}/kind/${CLUSTER_NAME}-cluster.yaml"
+  if docker network inspect kind >/dev/null 2>&1 &&
+    [ "$(docker network inspect -f '{{len .Containers}}' kind)" = 0 ]; then
+    docker network rm kind >/dev/null
+  fi
+}
+
+purge_images() {
+  local images
+  images=$(docker images --format '{{.Repository}}:{{.Tag}}' |
+    grep -E '^(vmbench/(debian|k8s-base|kind-base|kind-node|flannel|flannel-cni-plugin)|registry\.k8s\.io/|kindest/)' || true)
+  [ -z "${images}" ] || docker rmi ${images} >/dev/null || return
+  rm -rf "${BIN}/kind" "${BIN}/.build/kind-images"
+  rm -f "${BIN}"/stamps/{debian-*,node-base-*,kind-images,kind-tarball,node-image}
+}
+
+step "delete cluster ${CLUSTER_NAME}" delete
+[ "${purge}" = 0 ] || step "purge images" purge_images

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Brings up the kind cluster `vmbench` (1 control plane + 2 workers) for e2e tests and demos.
+# Online (kindest/node pulls and the machine has CAP_SYS_RESOURCE), it runs the stock node image
+# with kind's default CNI. Offline, everything is built from the Go module proxy and Debian's
+# archive, each step cached under bin/: Debian base, Kubernetes and add-on binaries, images, node
+# image; then the cluster runs flannel (from the flannel module's manifest) instead of kindnetd.
+# Idempotent: an existing cluster is kept and only waited for. The kubeconfig is also written to
+# bin/kind/vmbench.kubeconfig.
+# Usage: hack/kind/cluster-up.sh        (VMBENCH_OFFLINE=1 skips the online attempt)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "${here}/../lib.sh"
+source "${here}/versions.sh"
+
+start=${SECONDS}
+kubeconfig="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
+config="${BIN}/kind/${CLUSTER_NAME}-cluster.yaml"
+kubectl="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
+online_image="kindest/node:v${K8S_VERSION}"
+
+"${ROOT}/hack/docker-up.sh"
+kind=$("${here}/kind-cli.sh")
+
+online() {
+  [ "${VMBENCH_OFFLINE:-}" != 1 ] && ! lacks_sys_resource || return 1
+  image_exists "${online_image}" || timeout 120 docker pull -q "${online_image}" >/dev/null 2>&1
+}
+
+# kind_config CNI: 1 control plane + 2 workers; kubelet 1.36 refuses cgroup v1 unless told not to.
+kind_config() {
+  mkdir -p "$(dirname "${config}")"
+  cat > "${config}" <<YAML
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+networking:
+  disableDefaultCNI: $([ "$1" = flannel ] && echo true || echo false)
+  podSubnet: "10.244.0.0/16"
+nodes:
+- role: control-plane
+- role: worker
+- role: worker
+kubeadmConfigPatches:
+- |
+  kind: KubeletConfiguration
+  failCgroupV1: false
+YAML
+}
+
+create() {
+  "${kind}" create cluster --name "${CLUSTER_NAME}" --image "$1" --config "${config}" --wait 0s
+}
+
+# flannel's own manifest from its module, with the locally built images, loaded into the nodes.
+flannel() {
+  local dir cni="vmbench/flannel-cni-plugin:${FLANNEL_CNI_VERSION}" flanneld="vmbench/flannel:${FLANNEL_VERSION}"
+  dir=$(cd "${BIN}" && go mod download -json "github.com/flannel-io/flannel@${FLANNEL_VERSION}" | jq -r .Dir) || return
+  "${kind}" load docker-image --name "${CLUSTER_NAME}" "${cni}" "${flanneld}" || return
+  sed -E -e "s#^( *)image: ghcr.io/flannel-io/flannel-cni-plugin:.*#\1image: ${cni}\n\1imagePullPolicy: IfNotPresent#" \
+    -e "s#^( *)image: ghcr.io/flannel-io/flannel:.*#\1image: ${flanneld}\n\1imagePullPolicy: IfNotPresent#" \
+    "${dir}/Documentation/kube-flannel.yml" |
+    "${kubectl}" --kubeconfig "${kubeconfig}" apply --server-side --field-manager=vmbench-cluster-up -f -
+}
+
+wait_ready() {
+  local k=("${kubectl}" --kubeconfig "${kubeconfig}") ns
+  "${k[@]}" wait --for=condition=Ready nodes --all --timeout=300s || return
+  for ns in kube-system local-path-storage $([ "$1" = flannel ] && echo kube-flannel); do
+    # Pods appear a little after their Deployment or DaemonSet: wait for some before waiting on all.
+    until [ -n "$("${k[@]}" get pods -n "${ns}" -o name 2>/dev/null)" ]; do sleep 2; done
+    "${k[@]}" wait --for=condition=Ready pods --all -n "${ns}" --timeout=300s || return
+  done
+  "${k[@]}" get nodes -o wide && "${k[@]}" get pods -A -o wide
+}
+
+if step "online: ${online_image}" online; then
+  image=${online_image} cni=kindnet
+else
+  log "offline: building the node image from the Go module proxy and Debian packages"
+  "${here}/k8s-binaries.sh"
+  "${here}/addons.sh"
+  "${here}/node-image.sh"
+  image=${NODE_IMAGE} cni=flannel
+fi
+
+kind_config "${cni}"
+if "${kind}" get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
+  log "cluster ${CLUSTER_NAME} exists: keeping it"
+else
+  step "kind create cluster ${CLUSTER_NAME} (${image})" create "${image}"
+fi
+mkdir -p "$(dirname "${kubeconfig}")"
+"${kind}" get kubeconfig --name "${CLUSTER_NAME}" > "${kubeconfig}"
+[ "${cni}" = flannel ] && step "flannel ${FLANNEL_VERSION}" flannel
+step "wait for nodes and system pods" wait_ready "${cni}"
+log "cluster ${CLUSTER_NAME} is up ($((SECONDS - start))s); kubectl --kubeconfig ${kubeconfig}"

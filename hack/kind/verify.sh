@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Checks that the kind cluster `vmbench` works as the e2e suite needs: all nodes Ready; a locally built
+# image loaded with `kind load docker-image`; pods on the two workers reach each other by IP; Service
+# DNS resolves; a local-path PVC written by one pod is read by another. Everything runs in the
+# namespace vmbench-verify, which is deleted at the end. Exit code 0 only if every check passed.
+# Usage: hack/kind/verify.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "${here}/../lib.sh"
+source "${here}/versions.sh"
+
+ns=vmbench-verify
+image=vmbench/kind-smoke:v1
+kind=$("${here}/kind-cli.sh")
+k=("${BIN}/k8s-server/v${K8S_VERSION}/kubectl" --kubeconfig "${BIN}/kind/${CLUSTER_NAME}.kubeconfig")
+worker1="${CLUSTER_NAME}-worker" worker2="${CLUSTER_NAME}-worker2"
+
+smoke_image() {
+  local ctx="${BIN}/.build/kind-smoke"
+  mkdir -p "${ctx}" && printf '%s\n' "FROM vmbench/debian:bookworm" \
+    "RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends iputils-ping >/dev/null && rm -rf /var/lib/apt/lists/*" \
+    > "${ctx}/Dockerfile" || return
+  image_exists "${image}" || DOCKER_BUILDKIT=0 docker build -q -t "${image}" "${ctx}" >/dev/null || return
+  "${kind}" load docker-image --name "${CLUSTER_NAME}" "${image}"
+}
+
+# pod NAME NODE [COMMAND]: a pod of the smoke image pinned to NODE.
+pod() {
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: ${ns}, labels: {app: $1}}
+spec:
+  nodeSelector: {kubernetes.io/hostname: $2}
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: ${image}
+    imagePullPolicy: IfNotPresent
+    command: ["sh", "-c", "${3:-sleep 600}"]
+YAML
+}
+
+apply() { "${k[@]}" apply --server-side --field-manager=vmbench-verify -f -; }
+
+nodes_ready() { "${k[@]}" get nodes -o wide && "${k[@]}" wait --for=condition=Ready nodes --all --timeout=60s; }
+
+pod_to_pod() {
+  { pod ping-a "${worker1}"; echo ---; pod ping-b "${worker2}"; } | apply || return
+  "${k[@]}" -n "${ns}" wait --for=condition=Ready pod/ping-a pod/ping-b --timeout=120s || return
+  local ip
+  ip=$("${k[@]}" -n "${ns}" get pod ping-b -o jsonpath='{.status.podIP}')
+  "${k[@]}" -n "${ns}" get pods -o wide
+  "${k[@]}" -n "${ns}" exec ping-a -- ping -c 3 -W 2 "${ip}"
+}
+
+service_dns() {
+  "${k[@]}" -n "${ns}" create service clusterip ping-b --tcp=80:80 --dry-run=client -o yaml | apply || return
+  "${k[@]}" -n "${ns}" exec ping-a -- getent hosts kubernetes.default.svc.cluster.local &&
+    "${k[@]}" -n "${ns}" exec ping-a -- getent hosts "ping-b.${ns}.svc.cluster.local" &&
+    "${k[@]}" -n "${ns}" get svc ping-b
+}
+
+# data_pod NAME COMMAND: a pod on the first worker with the PVC `data` at /data.
+data_pod() {
+  pod "$1" "${worker1}" "$2" | sed -e '/^  containers:/i\  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]' \
+    -e '$a\    volumeMounts: [{name: data, mountPath: /data}]'
+}
+
+pvc() {
+  printf '%s\n' "apiVersion: v1" "kind: PersistentVolumeClaim" "metadata: {name: data, namespace: ${ns}}" \
+    "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 16Mi}}}" | apply || return
+  data_pod writer 'echo written-by-$(hostname) > /data/probe' | apply &&
+    "${k[@]}" -n "${ns}" wait --for=jsonpath='{.status.phase}'=Succeeded pod/writer --timeout=180s || return
+  data_pod reader 'cat /data/probe' | apply &&
+    "${k[@]}" -n "${ns}" wait --for=jsonpath='{.status.phase}'=Succeeded pod/reader --timeout=120s || return
+  "${k[@]}" -n "${ns}" get pvc data && "${k[@]}" -n "${ns}" logs reader | grep -x written-by-writer
+}
+
+"${k[@]}" create namespace "${ns}" --dry-run=client -o yaml | apply >/dev/null
+trap '"${k[@]}" delete namespace "${ns}" --wait=false >/dev/null 2>&1 || true' EXIT
+failed=0
+for check in nodes_ready smoke_image pod_to_pod service_dns pvc; do
+  step "verify: ${check}" "${check}" || failed=$((failed + 1))
+done
+[ "${failed}" = 0 ] && log "all checks passed" || { log "${failed} check(s) failed"; exit 1; }
