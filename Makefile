@@ -37,9 +37,13 @@ vet: ## go vet.
 lint: $(GOLANGCI_LINT) ## golangci-lint (see .golangci.yml).
 	$(GOLANGCI_LINT) run ./...
 
+.PHONY: tidy
+tidy: ## go mod tidy.
+	go mod tidy
+
 .PHONY: verify
-verify: manifests generate fmt ## Regenerate everything, then fail if that changed a tracked file.
-	@git diff --exit-code -- . ':(exclude)go.sum' || { echo "generated files are stale: run 'make manifests generate fmt' and commit"; exit 1; }
+verify: manifests generate fmt tidy ## Regenerate everything, then fail if that changed a tracked file.
+	@git diff --exit-code || { echo "generated files or go.mod are stale: run 'make manifests generate fmt tidy' and commit"; exit 1; }
 
 .PHONY: envtest-assets
 envtest-assets: ## Download or build kube-apiserver and etcd for envtest (cached under bin/k8s).
