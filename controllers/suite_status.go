@@ -88,6 +88,12 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	if rep.FrameErr != nil {
 		causes = append(causes, "corrupt result frames: "+oneLine(rep.FrameErr))
 	}
+	// A result without a benchmark is the runner saying the run could not take place at all.
+	for _, m := range rep.Results {
+		if m.Benchmark == "" && m.Error != "" {
+			causes = append(causes, "runner: "+m.Error)
+		}
+	}
 	if rep.Done == nil && len(causes) == 0 {
 		causes = append(causes, "the runner never reported that it finished")
 	}

@@ -1485,3 +1485,21 @@ func TestAddSampleNeverRefillsTrimmedDetail(t *testing.T) {
 		t.Errorf("mean %v, want %v", m.Mean, want)
 	}
 }
+
+// When the runner could not run at all it says why in a result without a benchmark; that cause, not
+// just "no result reported", must reach the run.
+func TestFinishRunReportsRunnerAbort(t *testing.T) {
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "demo-vm-1", Platform: "vm", Repetition: 1, Phase: vmbenchv1.RunRunning}
+	report := runReport{
+		Results: []runplan.Message{{Kind: runplan.KindResult, Error: "nodes did not answer within 15m0s: node02"}},
+		Done:    &runplan.Message{Kind: runplan.KindDone},
+	}
+	finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{Report: report, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
+	if run.Phase != vmbenchv1.RunFailed {
+		t.Errorf("phase %s, want Failed", run.Phase)
+	}
+	if !strings.HasPrefix(run.Message, "runner: nodes did not answer within 15m0s: node02") {
+		t.Errorf("message %q does not start with the runner's cause", run.Message)
+	}
+}
