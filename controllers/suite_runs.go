@@ -40,11 +40,30 @@ func plannedRuns(suite *vmbenchv1.BenchmarkSuite) []plannedRun {
 	return runs
 }
 
-// defaultedBenchmarks are the suite's benchmarks with every default applied.
+// defaultedBenchmarks are the suite's benchmarks with every default applied. The default pairs of a
+// left-out iperf3 or ping block include node-node only where there are two workers to pair; an
+// explicit node-node on a smaller cluster is refused by the CRD.
 func defaultedBenchmarks(suite *vmbenchv1.BenchmarkSuite) []vmbenchv1.Benchmark {
 	out := make([]vmbenchv1.Benchmark, len(suite.Spec.Benchmarks))
+	small := suite.Spec.Cluster.NodeCount() < 3
 	for i, b := range suite.Spec.Benchmarks {
 		out[i] = b.WithDefaults()
+		if small && b.Iperf3 == nil && out[i].Iperf3 != nil {
+			out[i].Iperf3.Pairs = withoutNodeToNode(out[i].Iperf3.Pairs)
+		}
+		if small && b.Ping == nil && out[i].Ping != nil {
+			out[i].Ping.Pairs = withoutNodeToNode(out[i].Ping.Pairs)
+		}
+	}
+	return out
+}
+
+func withoutNodeToNode(pairs []vmbenchv1.NodePair) []vmbenchv1.NodePair {
+	var out []vmbenchv1.NodePair
+	for _, p := range pairs {
+		if p != vmbenchv1.PairNodeToNode {
+			out = append(out, p)
+		}
 	}
 	return out
 }

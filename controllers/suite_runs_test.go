@@ -318,3 +318,32 @@ func TestDefaultedBenchmarks(t *testing.T) {
 		t.Errorf("defaultedBenchmarks() changed the suite (-before +after):\n%s", diff)
 	}
 }
+
+func TestDefaultPairsFitTheCluster(t *testing.T) {
+	for _, tc := range []struct {
+		nodes int32
+		want  []vmbenchv1.NodePair
+	}{
+		{2, []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode, vmbenchv1.PairNodeToMaster}},
+		{3, []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode, vmbenchv1.PairNodeToMaster, vmbenchv1.PairNodeToNode}},
+	} {
+		s := &vmbenchv1.BenchmarkSuite{Spec: vmbenchv1.BenchmarkSuiteSpec{
+			Cluster: vmbenchv1.ClusterShape{Nodes: tc.nodes},
+			Benchmarks: []vmbenchv1.Benchmark{
+				{Name: "net", Type: vmbenchv1.BenchmarkIperf3},
+				{Name: "ping", Type: vmbenchv1.BenchmarkPing},
+				{Name: "explicit", Type: vmbenchv1.BenchmarkPing, Ping: &vmbenchv1.PingParams{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairNodeToMaster}}},
+			},
+		}}
+		got := defaultedBenchmarks(s)
+		if diff := cmp.Diff(tc.want, got[0].Iperf3.Pairs); diff != "" {
+			t.Errorf("%d nodes, iperf3 pairs (-want +got):\n%s", tc.nodes, diff)
+		}
+		if diff := cmp.Diff(tc.want, got[1].Ping.Pairs); diff != "" {
+			t.Errorf("%d nodes, ping pairs (-want +got):\n%s", tc.nodes, diff)
+		}
+		if diff := cmp.Diff([]vmbenchv1.NodePair{vmbenchv1.PairNodeToMaster}, got[2].Ping.Pairs); diff != "" {
+			t.Errorf("%d nodes, explicit pairs changed (-want +got):\n%s", tc.nodes, diff)
+		}
+	}
+}

@@ -75,6 +75,10 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "net", Type: vmbenchv1.BenchmarkIperf3,
 				Iperf3: &vmbenchv1.Iperf3Params{ServerPort: 80}})
 		}, "spec.benchmarks[1].iperf3.serverPort in body should be greater than or equal to 1024"},
+		{"node-node pair with one worker", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.Nodes = 2
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "net", Type: vmbenchv1.BenchmarkIperf3, Iperf3: &vmbenchv1.Iperf3Params{}})
+		}, "the node-node pair needs two workers: set spec.cluster.nodes to 3 or more"},
 		{"VM with more than 64 CPUs", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.CPU = 65 },
 			"spec.cluster.cpu in body should be less than or equal to 64"},
 	}

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/report"
+)
+
+const reportSynopsis = "report <suite> [-n namespace] [--kubeconfig path] | report -f suite.yaml  [output flags]"
+
+// exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
+const exitRegression = 3
+
+// clusterTimeout bounds the reads from the API server.
+const clusterTimeout = 30 * time.Second
+
+func reportUsage(w io.Writer, prog string) {
+	fmt.Fprintf(w, `usage: %[1]s report <suite> [-n namespace] [--kubeconfig path] [--context name] [output flags]
+       %[1]s report -f suite.yaml [output flags]
+
+Compares every platform of a BenchmarkSuite with its baseline platform: mean ± 95%% CI (Student t),
+ratio, overhead and Welch's t-test per metric. Emulated VM rows are marked "(emulated)".
+
+input:
+  <suite>                 read the suite from the cluster (kubeconfig from --kubeconfig, KUBECONFIG,
+                          ~/.kube/config, or the in-cluster service account, as kubectl does)
+  -n, --namespace NS      namespace of <suite> and --baseline (default: the context's namespace)
+  --kubeconfig PATH       kubeconfig file
+  --context NAME          kubeconfig context
+  -f, --file FILE         read a saved suite instead (YAML or JSON, "-" for stdin), e.g. the output of
+                          kubectl get benchmarksuite demo -o yaml
+
+output:
+  --csv FILE              also write the table's rows as CSV
+  --json FILE             also write the table's rows as a JSON array
+  --plots DIR             write PNG plots into DIR: means per benchmark, HPL over N, iozone heatmaps,
+                          iperf3 samples
+  --svg                   with --plots, an SVG next to every PNG
+
+regression gate:
+  --baseline SUITE        compare with another suite in the cluster, metric by metric
+  --baseline-file FILE    compare with a saved suite
+  --tolerance PERCENT     how far a metric may move in its bad direction (default 5)
+                          exit status 3 when any metric regressed beyond it
+
+exit status: 0 ok, 1 error, 2 usage error, 3 regression against the baseline suite.
+
+As a kubectl plugin: put the binary on PATH as kubectl-vmbench (a copy or a symlink), then
+  kubectl vmbench report demo -n bench
+`, prog)
+}
+
+// programName is "kubectl vmbench" when the binary runs as a kubectl plugin.
+func programName() string {
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		return "kubectl vmbench"
+	}
+	return "vmbench"
+}
+
+type reportOptions struct {
+	suite, file                 string
+	namespace, kubeconfig, kctx string
+	csv, json, plots            string
+	svg                         bool
+	baseline, baselineFile      string
+	tolerance                   float64
+}
+
+// runReport implements `vmbench report`.
+func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	prog := programName()
+	opts, code, ok := parseReportArgs(args, stdout, stderr, prog)
+	if !ok {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "vmbench: %v\n", err)
+		return exitError
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	var cluster *clusterReader
+	if opts.file == "" || (opts.baseline != "") {
+		c, err := newClusterReader(opts.kubeconfig, opts.kctx, opts.namespace)
+		if err != nil {
+			return fail(err)
+		}
+		cluster = c
+	}
+
+	var suite *vmbenchv1.BenchmarkSuite
+	var err error
+	if opts.file != "" {
+		suite, err = readSuiteFile(opts.file, opts.suite, stdin)
+	} else {
+		suite, err = cluster.get(ctx, opts.suite)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	rep, err := report.Build(suite)
+	if err != nil {
+		return fail(err)
+	}
+
+	var comparison *report.Comparison
+	if opts.baseline != "" || opts.baselineFile != "" {
+		var base *vmbenchv1.BenchmarkSuite
+		if opts.baselineFile != "" {
+			base, err = readSuiteFile(opts.baselineFile, "", stdin)
+		} else {
+			base, err = cluster.get(ctx, opts.baseline)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("baseline suite: %w", err))
+		}
+		if comparison, err = report.Compare(suite, base, opts.tolerance/100); err != nil {
+			return fail(err)
+		}
+	}
+
+	if err := rep.WriteTable(stdout); err != nil {
+		return fail(err)
+	}
+	if opts.csv != "" {
+		if err := writeFile(opts.csv, rep.WriteCSV); err != nil {
+			return fail(err)
+		}
+	}
+	if opts.json != "" {
+		if err := writeFile(opts.json, rep.WriteJSON); err != nil {
+			return fail(err)
+		}
+	}
+	if opts.plots != "" {
+		out, err := report.WritePlots(suite, report.PlotOptions{Dir: opts.plots, SVG: opts.svg})
+		if out != nil {
+			for _, f := range out.Files {
+				fmt.Fprintf(stderr, "vmbench: wrote %s\n", f)
+			}
+			for _, n := range out.Notes {
+				fmt.Fprintf(stderr, "vmbench: note: %s\n", n)
+			}
+		}
+		if err != nil {
+			return fail(fmt.Errorf("plots: %w", err))
+		}
+	}
+	if comparison != nil {
+		fmt.Fprintln(stdout)
+		if err := comparison.WriteTable(stdout); err != nil {
+			return fail(err)
+		}
+		if comparison.Regressions() > 0 {
+			return exitRegression
+		}
+	}
+	return exitOK
+}
+
+// parseReportArgs accepts flags before and after the suite name, as kubectl does.
+func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (reportOptions, int, bool) {
+	var o reportOptions
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.file, "f", "", "")
+	fs.StringVar(&o.file, "file", "", "")
+	fs.StringVar(&o.namespace, "n", "", "")
+	fs.StringVar(&o.namespace, "namespace", "", "")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "")
+	fs.StringVar(&o.kctx, "context", "", "")
+	fs.StringVar(&o.csv, "csv", "", "")
+	fs.StringVar(&o.json, "json", "", "")
+	fs.StringVar(&o.plots, "plots", "", "")
+	fs.BoolVar(&o.svg, "svg", false, "")
+	fs.StringVar(&o.baseline, "baseline", "", "")
+	fs.StringVar(&o.baselineFile, "baseline-file", "", "")
+	fs.Float64Var(&o.tolerance, "tolerance", report.DefaultTolerance*100, "")
+
+	usageError := func(format string, a ...any) (reportOptions, int, bool) {
+		fmt.Fprintf(stderr, "vmbench: report: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "run '%s report -h' for usage\n", prog)
+		return o, exitUsage, false
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				reportUsage(stdout, prog)
+				return o, exitOK, false
+			}
+			return usageError("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	switch {
+	case len(positional) > 1:
+		return usageError("one suite at a time, got %s", strings.Join(positional, " "))
+	case len(positional) == 1:
+		o.suite = positional[0]
+	}
+	switch {
+	case o.suite == "" && o.file == "":
+		return usageError("name a suite, or read one from a file with -f")
+	case o.baseline != "" && o.baselineFile != "":
+		return usageError("--baseline and --baseline-file are alternatives, give one")
+	case o.svg && o.plots == "":
+		return usageError("--svg needs --plots DIR")
+	case o.tolerance < 0:
+		return usageError("--tolerance must not be negative, got %g", o.tolerance)
+	case o.file == "-" && o.baselineFile == "-":
+		return usageError("only one of -f and --baseline-file can read stdin")
+	}
+	return o, exitOK, true
+}
+
+// readSuiteFile decodes a saved suite: one BenchmarkSuite, or a list (kubectl get -o yaml without a
+// name) from which name picks one.
+func readSuiteFile(path, name string, stdin io.Reader) (*vmbenchv1.BenchmarkSuite, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	suite, err := decodeSuite(data, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return suite, nil
+}
+
+func decodeSuite(data []byte, name string) (*vmbenchv1.BenchmarkSuite, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("not YAML or JSON: %v", firstLine(err))
+	}
+	group := vmbenchv1.GroupVersion.Group + "/"
+	switch {
+	case head.Kind == "BenchmarkSuite" && strings.HasPrefix(head.APIVersion, group):
+		var suite vmbenchv1.BenchmarkSuite
+		if err := yaml.Unmarshal(data, &suite); err != nil {
+			return nil, fmt.Errorf("not a valid BenchmarkSuite: %v", firstLine(err))
+		}
+		if name != "" && suite.Name != name {
+			return nil, fmt.Errorf("holds suite %q, not %q", suite.Name, name)
+		}
+		return &suite, nil
+	case head.Kind == "List" || head.Kind == "BenchmarkSuiteList":
+		var list struct {
+			Items []vmbenchv1.BenchmarkSuite `json:"items"`
+		}
+		if err := yaml.Unmarshal(data, &list); err != nil {
+			return nil, fmt.Errorf("not a list of BenchmarkSuites: %v", firstLine(err))
+		}
+		var names []string
+		for i := range list.Items {
+			item := &list.Items[i]
+			if item.Kind != "" && item.Kind != "BenchmarkSuite" {
+				return nil, fmt.Errorf("list item %d is a %s, not a BenchmarkSuite", i, item.Kind)
+			}
+			if name == item.Name || (name == "" && len(list.Items) == 1) {
+				return item, nil
+			}
+			names = append(names, item.Name)
+		}
+		if name == "" {
+			return nil, fmt.Errorf("holds %d suites (%s); name the one to report", len(list.Items), strings.Join(names, ", "))
+		}
+		return nil, fmt.Errorf("holds no suite named %q (it has: %s)", name, strings.Join(names, ", "))
+	case head.Kind == "":
+		return nil, errors.New("not a BenchmarkSuite: no kind field (save one with kubectl get benchmarksuite NAME -o yaml)")
+	}
+	return nil, fmt.Errorf("not a BenchmarkSuite: kind %q, apiVersion %q", head.Kind, head.APIVersion)
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// clusterReader reads suites from the API server.
+type clusterReader struct {
+	client    client.Reader
+	namespace string
+}
+
+// newClusterReader is replaced by tests with a fake client.
+var newClusterReader = func(kubeconfig, kubeContext, namespace string) (*clusterReader, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no cluster to read the suite from (use --kubeconfig, KUBECONFIG, or -f to read a file): %v", firstLine(err))
+	}
+	if namespace == "" {
+		if namespace, _, err = loader.Namespace(); err != nil {
+			return nil, err
+		}
+	}
+	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return nil, err
+	}
+	return &clusterReader{client: c, namespace: namespace}, nil
+}
+
+func (r *clusterReader) get(ctx context.Context, name string) (*vmbenchv1.BenchmarkSuite, error) {
+	var suite vmbenchv1.BenchmarkSuite
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: r.namespace, Name: name}, &suite)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("benchmarksuite %q not found in namespace %q", name, r.namespace)
+	case meta.IsNoMatchError(err):
+		return nil, errors.New("this cluster does not know BenchmarkSuites: the vmbench CRDs are not installed")
+	case err != nil:
+		return nil, fmt.Errorf("reading benchmarksuite %q in namespace %q: %v", name, r.namespace, firstLine(err))
+	}
+	return &suite, nil
+}

@@ -1,0 +1,518 @@
+// Package report turns a BenchmarkSuite's status into tables, plots and regression checks: every
+// other platform against the baseline platform, with 95% confidence intervals and Welch's t-test.
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// EmulatedNote is the footnote of every output that shows emulated figures.
+const EmulatedNote = "(emulated): the VMs ran under QEMU software emulation (TCG), not KVM; these figures do not measure VM overhead"
+
+// Row compares one metric of one platform with the same metric on the baseline platform. Pointers
+// are nil ("n/a") where a figure does not exist: no interval or test below two values, no ratio
+// without a baseline mean.
+type Row struct {
+	Benchmark string `json:"benchmark"`
+	Metric    string `json:"metric"`
+	Unit      string `json:"unit"`
+	Direction string `json:"direction"`
+
+	BaselinePlatform string   `json:"baselinePlatform"`
+	BaselineEmulated bool     `json:"baselineEmulated"`
+	BaselineCount    int      `json:"baselineCount"`
+	BaselineMean     *float64 `json:"baselineMean"`
+	BaselineStdDev   *float64 `json:"baselineStdDev"`
+	// BaselineCI95 is the half-width of the baseline mean's 95% confidence interval.
+	BaselineCI95 *float64 `json:"baselineCI95"`
+
+	// Platform is empty on a row of a metric that only the baseline measured.
+	Platform string   `json:"platform"`
+	Emulated bool     `json:"emulated"`
+	Count    int      `json:"count"`
+	Mean     *float64 `json:"mean"`
+	StdDev   *float64 `json:"stdDev"`
+	CI95     *float64 `json:"ci95"`
+
+	Ratio *float64 `json:"ratio"`
+	// OverheadPercent is how much worse the platform is than the baseline, whichever way the metric
+	// improves; negative when it is better.
+	OverheadPercent *float64 `json:"overheadPercent"`
+
+	WelchT      *float64 `json:"welchT"`
+	WelchDF     *float64 `json:"welchDF"`
+	PValue      *float64 `json:"pValue"`
+	Significant *bool    `json:"significant"`
+
+	// SamplesTrimmed is true when either side's statistics come from the status's count, mean and
+	// stddev because its per-sample detail was dropped.
+	SamplesTrimmed bool `json:"samplesTrimmed"`
+}
+
+// Report is one suite's results, arranged for reading.
+type Report struct {
+	Suite    string
+	Baseline string
+	Rows     []Row
+	// Notes are facts a reader of the table must know: failed executions, the suite's warnings.
+	Notes []string
+}
+
+// Build compares every platform with the suite's baseline platform, benchmark by benchmark, in spec
+// order. It fails when the suite has no results to compare.
+func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
+	if !hasMetrics(suite) {
+		msg := fmt.Sprintf("suite %s has no results yet", suiteName(suite))
+		if suite.Status.Phase != "" {
+			msg += fmt.Sprintf(" (phase %s", suite.Status.Phase)
+			if suite.Status.Progress != "" {
+				msg += ", runs finished " + suite.Status.Progress
+			}
+			msg += ")"
+		}
+		return nil, fmt.Errorf("%s", msg)
+	}
+	r := &Report{Suite: suiteName(suite), Baseline: baselineOf(suite)}
+	emulated := emulatedPlatforms(suite)
+	for _, bench := range benchmarkOrder(suite) {
+		base := findResult(suite, bench, r.Baseline)
+		others := otherResults(suite, bench, r.Baseline)
+		for _, metric := range metricOrder(base, others) {
+			r.Rows = append(r.Rows, rowsFor(bench, metric, r.Baseline, base, others, emulated)...)
+		}
+	}
+	for _, res := range suite.Status.Results {
+		if res.Failures > 0 {
+			note := fmt.Sprintf("%s on %s: %d failed execution(s)", res.Benchmark, res.Platform, res.Failures)
+			if res.LastError != "" {
+				note += "; last error: " + res.LastError
+			}
+			r.Notes = append(r.Notes, note)
+		}
+	}
+	r.Notes = append(r.Notes, suite.Status.Warnings...)
+	return r, nil
+}
+
+func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, others []vmbenchv1.BenchmarkResult,
+	emulated map[string]bool) []Row {
+	template := Row{Benchmark: bench, Metric: metric, BaselinePlatform: baseline}
+	var baseSummary *Summary
+	if base != nil {
+		template.BaselineEmulated = base.Emulated || emulated[baseline]
+		if m := findMetricSummary(base.Metrics, metric); m != nil && m.N > 0 {
+			s := Summarize(*m)
+			baseSummary = &s
+			template.Unit, template.Direction = m.Unit, string(m.Direction)
+			template.BaselineCount = s.N
+			template.BaselineMean, template.BaselineStdDev = pointer(s.Mean), pointer(s.StdDev)
+			template.BaselineCI95 = ci95(s)
+			template.SamplesTrimmed = !s.FromSamples
+		}
+	}
+	var rows []Row
+	for _, other := range others {
+		m := findMetricSummary(other.Metrics, metric)
+		if m == nil || m.N == 0 {
+			continue
+		}
+		row := template
+		s := Summarize(*m)
+		if row.Unit == "" {
+			row.Unit, row.Direction = m.Unit, string(m.Direction)
+		}
+		row.Platform = other.Platform
+		row.Emulated = other.Emulated || emulated[other.Platform]
+		row.Count = s.N
+		row.Mean, row.StdDev, row.CI95 = pointer(s.Mean), pointer(s.StdDev), ci95(s)
+		row.SamplesTrimmed = row.SamplesTrimmed || !s.FromSamples
+		if baseSummary != nil {
+			compare(&row, *baseSummary, s)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 && baseSummary != nil {
+		rows = append(rows, template)
+	}
+	return rows
+}
+
+// compare fills the ratio, the overhead and Welch's test of row against the baseline.
+func compare(row *Row, base, other Summary) {
+	if base.Mean != 0 {
+		ratio := other.Mean / base.Mean
+		row.Ratio = pointer(ratio)
+		row.OverheadPercent = pointer(overheadPercent(ratio, vmbenchv1.Direction(row.Direction)))
+	}
+	if w, ok := Welch(base, other); ok {
+		row.PValue = pointer(w.P)
+		if !math.IsInf(w.T, 0) {
+			row.WelchT = pointer(w.T)
+		}
+		if !math.IsNaN(w.DF) {
+			row.WelchDF = pointer(w.DF)
+		}
+		significant := w.Significant()
+		row.Significant = &significant
+	}
+}
+
+// overheadPercent is how much worse ratio is than 1, in percent, in the metric's bad direction.
+func overheadPercent(ratio float64, dir vmbenchv1.Direction) float64 {
+	if dir == vmbenchv1.LowerIsBetter {
+		return (ratio - 1) * 100
+	}
+	return (1 - ratio) * 100
+}
+
+func ci95(s Summary) *float64 {
+	if hw, ok := CIHalfWidth(s, Confidence); ok {
+		return &hw
+	}
+	return nil
+}
+
+func pointer[T any](v T) *T { return &v }
+
+func hasMetrics(suite *vmbenchv1.BenchmarkSuite) bool {
+	for _, res := range suite.Status.Results {
+		for _, m := range res.Metrics {
+			if m.N > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func suiteName(suite *vmbenchv1.BenchmarkSuite) string {
+	if suite.Namespace != "" {
+		return suite.Namespace + "/" + suite.Name
+	}
+	return suite.Name
+}
+
+// baselineOf is spec.baseline, defaulted like the API server does; a suite whose baseline has no
+// results at all is compared against its first platform with results.
+func baselineOf(suite *vmbenchv1.BenchmarkSuite) string {
+	baseline := suite.Spec.Baseline
+	if baseline == "" {
+		baseline = "container"
+	}
+	for _, res := range suite.Status.Results {
+		if res.Platform == baseline {
+			return baseline
+		}
+	}
+	for _, p := range platformOrder(suite) {
+		for _, res := range suite.Status.Results {
+			if res.Platform == p {
+				return p
+			}
+		}
+	}
+	return baseline
+}
+
+// emulatedPlatforms are the platforms with at least one run under software emulation.
+func emulatedPlatforms(suite *vmbenchv1.BenchmarkSuite) map[string]bool {
+	out := map[string]bool{}
+	for _, run := range suite.Status.Runs {
+		if run.Accelerator == vmbenchv1.AcceleratorEmulation {
+			out[run.Platform] = true
+		}
+	}
+	for _, res := range suite.Status.Results {
+		if res.Emulated {
+			out[res.Platform] = true
+		}
+	}
+	return out
+}
+
+// benchmarkOrder is spec order, then benchmarks that only status knows.
+func benchmarkOrder(suite *vmbenchv1.BenchmarkSuite) []string {
+	var names []string
+	for _, b := range suite.Spec.Benchmarks {
+		names = appendNew(names, b.Name)
+	}
+	for _, res := range suite.Status.Results {
+		names = appendNew(names, res.Benchmark)
+	}
+	return names
+}
+
+// platformOrder is spec order, then platforms that only status knows.
+func platformOrder(suite *vmbenchv1.BenchmarkSuite) []string {
+	var names []string
+	for _, p := range suite.Spec.Platforms {
+		names = appendNew(names, p.Name)
+	}
+	for _, res := range suite.Status.Results {
+		names = appendNew(names, res.Platform)
+	}
+	return names
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func findResult(suite *vmbenchv1.BenchmarkSuite, bench, platform string) *vmbenchv1.BenchmarkResult {
+	for i := range suite.Status.Results {
+		res := &suite.Status.Results[i]
+		if res.Benchmark == bench && res.Platform == platform {
+			return res
+		}
+	}
+	return nil
+}
+
+// otherResults are bench's results on every platform but the baseline, in platform order.
+func otherResults(suite *vmbenchv1.BenchmarkSuite, bench, baseline string) []vmbenchv1.BenchmarkResult {
+	var out []vmbenchv1.BenchmarkResult
+	for _, p := range platformOrder(suite) {
+		if p == baseline {
+			continue
+		}
+		if res := findResult(suite, bench, p); res != nil {
+			out = append(out, *res)
+		}
+	}
+	return out
+}
+
+// metricOrder is the baseline's order, then metrics that only other platforms measured.
+func metricOrder(base *vmbenchv1.BenchmarkResult, others []vmbenchv1.BenchmarkResult) []string {
+	var names []string
+	if base != nil {
+		for _, m := range base.Metrics {
+			names = appendNew(names, m.Name)
+		}
+	}
+	for _, o := range others {
+		for _, m := range o.Metrics {
+			names = appendNew(names, m.Name)
+		}
+	}
+	return names
+}
+
+func findMetricSummary(ms []vmbenchv1.MetricSummary, name string) *vmbenchv1.MetricSummary {
+	for i := range ms {
+		if ms[i].Name == name {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+// WriteTable prints the rows aligned, with footnotes for emulated platforms and trimmed samples.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "Suite %s: every platform against baseline %q; mean ± %g%% CI (Student t); Welch's t-test, significant when p < %g\n\n",
+		r.Suite, r.Baseline, Confidence*100, Alpha)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	baseHeader := strings.ToUpper(r.Baseline) + " (BASELINE)"
+	fmt.Fprintf(tw, "BENCHMARK\tMETRIC\tUNIT\t%s\tPLATFORM\tMEAN ± 95%% CI\tRATIO\tOVERHEAD\tP\tSIGNIFICANT\n", baseHeader)
+	emulated, trimmed := false, false
+	previous := ""
+	for _, row := range r.Rows {
+		bench := row.Benchmark
+		if bench == previous {
+			bench = ""
+		}
+		previous = row.Benchmark
+		platform := row.Platform
+		if platform == "" {
+			platform = "-"
+		}
+		if row.Emulated {
+			platform += " (emulated)"
+			emulated = true
+		}
+		baseCell := meanCell(row.BaselineCount, row.BaselineMean, row.BaselineCI95, row.SamplesTrimmed)
+		if row.BaselineEmulated && row.BaselineMean != nil {
+			baseCell += " (emulated)"
+			emulated = true
+		}
+		trimmed = trimmed || row.SamplesTrimmed
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", bench, row.Metric, row.Unit, baseCell, platform,
+			meanCell(row.Count, row.Mean, row.CI95, row.SamplesTrimmed), formatRatio(row.Ratio),
+			formatPercent(row.OverheadPercent), formatP(row.PValue), formatSignificant(row.Significant))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var foot []string
+	if emulated {
+		foot = append(foot, EmulatedNote)
+	}
+	if trimmed {
+		foot = append(foot, "*: per-sample detail was dropped from the status to fit its size; statistics come from its count, mean and stddev")
+	}
+	foot = append(foot, "n/a: fewer than 2 values on a side (no interval, no test) or no baseline value; OVERHEAD is how much worse than the baseline, in the metric's bad direction")
+	fmt.Fprintln(w)
+	for _, f := range foot {
+		fmt.Fprintln(w, f)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+	return nil
+}
+
+func meanCell(n int, mean, ci *float64, trimmed bool) string {
+	if mean == nil {
+		return "n/a"
+	}
+	count := strconv.Itoa(n)
+	if trimmed {
+		count += "*"
+	}
+	if ci == nil {
+		return fmt.Sprintf("%s ± n/a (n=%s)", FormatValue(*mean), count)
+	}
+	return fmt.Sprintf("%s (n=%s)", FormatMeanCI(*mean, *ci), count)
+}
+
+// FormatMeanCI rounds the interval to two significant digits and the mean to the same decimal place,
+// both with the mean's SI prefix: 1003.9 ± 4.9, 23.81G ± 0.76G, 0.000861 ± 0.000058.
+func FormatMeanCI(mean, ci float64) string {
+	if ci <= 0 || math.IsInf(ci, 0) || math.IsNaN(ci) {
+		return FormatValue(mean) + " ± 0"
+	}
+	scale, suffix := siPrefix(mean)
+	decimals := 1 - int(math.Floor(math.Log10(ci/scale)))
+	decimals = max(0, min(decimals, 12))
+	return fmt.Sprintf("%.*f%s ± %.*f%s", decimals, mean/scale, suffix, decimals, ci/scale, suffix)
+}
+
+// siPrefix is the prefix FormatValue uses for v.
+func siPrefix(v float64) (float64, string) {
+	abs := math.Abs(v)
+	for _, p := range []struct {
+		limit, scale float64
+		suffix       string
+	}{{1e12, 1e12, "T"}, {1e9, 1e9, "G"}, {1e6, 1e6, "M"}, {1e4, 1e3, "k"}} {
+		if abs >= p.limit {
+			return p.scale, p.suffix
+		}
+	}
+	return 1, ""
+}
+
+// FormatValue prints four significant digits, with an SI prefix on large values so that bit/s and
+// KiB/s stay readable: 9.412G, 218.6, 0.001234.
+func FormatValue(v float64) string {
+	scale, suffix := siPrefix(v)
+	return trimFloat(v/scale) + suffix
+}
+
+func trimFloat(v float64) string {
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func formatRatio(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+func formatPercent(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", *v)
+}
+
+func formatP(v *float64) string {
+	switch {
+	case v == nil:
+		return "n/a"
+	case *v < 0.0001:
+		return "<0.0001"
+	}
+	return strconv.FormatFloat(*v, 'f', 4, 64)
+}
+
+func formatSignificant(v *bool) string {
+	switch {
+	case v == nil:
+		return "n/a"
+	case *v:
+		return "yes"
+	}
+	return "no"
+}
+
+// WriteJSON writes the rows as an indented JSON array.
+func (r *Report) WriteJSON(w io.Writer) error {
+	rows := r.Rows
+	if rows == nil {
+		rows = []Row{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
+
+// csvHeader names the CSV columns after the JSON fields.
+var csvHeader = []string{
+	"benchmark", "metric", "unit", "direction",
+	"baselinePlatform", "baselineEmulated", "baselineCount", "baselineMean", "baselineStdDev", "baselineCI95",
+	"platform", "emulated", "count", "mean", "stdDev", "ci95",
+	"ratio", "overheadPercent", "welchT", "welchDF", "pValue", "significant", "samplesTrimmed",
+}
+
+// WriteCSV writes the rows with a header; a figure that does not exist is an empty cell.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		record := []string{
+			row.Benchmark, row.Metric, row.Unit, row.Direction,
+			row.BaselinePlatform, strconv.FormatBool(row.BaselineEmulated), strconv.Itoa(row.BaselineCount),
+			csvFloat(row.BaselineMean), csvFloat(row.BaselineStdDev), csvFloat(row.BaselineCI95),
+			row.Platform, strconv.FormatBool(row.Emulated), strconv.Itoa(row.Count),
+			csvFloat(row.Mean), csvFloat(row.StdDev), csvFloat(row.CI95),
+			csvFloat(row.Ratio), csvFloat(row.OverheadPercent), csvFloat(row.WelchT), csvFloat(row.WelchDF),
+			csvFloat(row.PValue), csvBool(row.Significant), strconv.FormatBool(row.SamplesTrimmed),
+		}
+		if err := cw.Write(record); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvFloat(v *float64) string {
+	if v == nil || math.IsInf(*v, 0) || math.IsNaN(*v) {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+func csvBool(v *bool) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatBool(*v)
+}
