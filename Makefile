@@ -63,6 +63,29 @@ fuzz: ## Run every parser and frame fuzz target for FUZZTIME each (default 20s).
 		go test ./internal/results/ -run XXX -fuzz "^$$target$$" -fuzztime $${FUZZTIME:-20s} -fuzzminimizetime 2s || exit 1; done
 	go test ./internal/frame/ -run XXX -fuzz '^FuzzScan$$' -fuzztime $${FUZZTIME:-20s}
 
+##@ Cluster (kind, offline-capable)
+
+.PHONY: cluster-up
+cluster-up: ## Start the kind cluster (built from the Go module proxy and Debian packages when offline).
+	hack/kind/cluster-up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Remove the kind cluster and everything it started.
+	hack/kind/cluster-down.sh
+
+.PHONY: images
+images: ## Build the manager, runner and MPI Operator images.
+	hack/images/vmbench.sh
+	hack/images/mpi-operator.sh
+
+.PHONY: install
+install: ## Load the images and install the MPI Operator and vmbench into the kind cluster.
+	hack/install.sh
+
+.PHONY: demo
+demo: ## Cluster up, install, run the sample suite, print the comparison.
+	hack/demo.sh
+
 ##@ Build
 
 .PHONY: build

@@ -23,7 +23,11 @@ import (
 	"github.com/vmbench/vmbench/internal/report"
 )
 
-const reportSynopsis = "report <suite> [-n namespace] [--kubeconfig path] | report -f suite.yaml  [output flags]"
+// The report command doubles as a kubectl plugin: installed on PATH as kubectl-vmbench (a copy or a
+// symlink), `kubectl vmbench report demo -n bench` runs it with the arguments after "vmbench", which
+// main already takes from os.Args[1:]; only the usage text changes its program name.
+
+const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
 
 // exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
 const exitRegression = 3
@@ -99,7 +103,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 	defer cancel()
 	var cluster *clusterReader
-	if opts.file == "" || (opts.baseline != "") {
+	if opts.file == "" || opts.baseline != "" {
 		c, err := newClusterReader(opts.kubeconfig, opts.kctx, opts.namespace)
 		if err != nil {
 			return fail(err)

@@ -34,7 +34,8 @@ docker_build() {
   ctx=$(mktemp -d "${work}/ctx-XXXXXX") || return
   printf '%s\n' "${dockerfile}" > "${ctx}/Dockerfile" && { [ $# -eq 0 ] || cp "$@" "${ctx}/"; } || return
   for t in ${tags}; do args+=(-t "${t}"); done
-  DOCKER_BUILDKIT=0 docker build -q "${args[@]}" "${ctx}" >/dev/null || return
+  DOCKER_BUILDKIT=0 docker build "${args[@]}" "${ctx}" >"${ctx}/build.log" 2>&1 ||
+    { tail -n 20 "${ctx}/build.log" >&2; return 1; }
   rm -rf "${ctx}"
 }
 

@@ -20,7 +20,8 @@ smoke_image() {
   mkdir -p "${ctx}" && printf '%s\n' "FROM vmbench/debian:bookworm" \
     "RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends iputils-ping >/dev/null && rm -rf /var/lib/apt/lists/*" \
     > "${ctx}/Dockerfile" || return
-  image_exists "${image}" || DOCKER_BUILDKIT=0 docker build -q -t "${image}" "${ctx}" >/dev/null || return
+  image_exists "${image}" || DOCKER_BUILDKIT=0 docker build -t "${image}" "${ctx}" >"${ctx}/build.log" 2>&1 ||
+    { tail -n 20 "${ctx}/build.log" >&2; return 1; }
   "${kind}" load docker-image --name "${CLUSTER_NAME}" "${image}"
 }
 
@@ -48,10 +49,12 @@ nodes_ready() { "${k[@]}" get nodes -o wide && "${k[@]}" wait --for=condition=Re
 pod_to_pod() {
   { pod ping-a "${worker1}"; echo ---; pod ping-b "${worker2}"; } | apply || return
   "${k[@]}" -n "${ns}" wait --for=condition=Ready pod/ping-a pod/ping-b --timeout=120s || return
-  local ip
-  ip=$("${k[@]}" -n "${ns}" get pod ping-b -o jsonpath='{.status.podIP}')
+  local ip_a ip_b
+  ip_a=$("${k[@]}" -n "${ns}" get pod ping-a -o jsonpath='{.status.podIP}')
+  ip_b=$("${k[@]}" -n "${ns}" get pod ping-b -o jsonpath='{.status.podIP}')
   "${k[@]}" -n "${ns}" get pods -o wide
-  "${k[@]}" -n "${ns}" exec ping-a -- ping -c 3 -W 2 "${ip}"
+  "${k[@]}" -n "${ns}" exec ping-a -- ping -c 3 -W 2 "${ip_b}" &&
+    "${k[@]}" -n "${ns}" exec ping-b -- ping -c 3 -W 2 "${ip_a}"
 }
 
 service_dns() {

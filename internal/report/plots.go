@@ -61,8 +61,7 @@ func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput,
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	pl := &figures{suite: suite, opts: opts, out: &PlotOutput{}, baseline: baselineOf(suite),
-		platforms: platformsWithResults(suite), emulated: emulatedPlatforms(suite)}
+	pl := &figures{suite: suite, opts: opts, out: &PlotOutput{}, platforms: baselineFirst(suite), emulated: emulatedPlatforms(suite)}
 	for _, step := range []func() error{pl.means, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples} {
 		if err := step(); err != nil {
 			return pl.out, err
@@ -76,7 +75,6 @@ type figures struct {
 	suite     *vmbenchv1.BenchmarkSuite
 	opts      PlotOptions
 	out       *PlotOutput
-	baseline  string
 	platforms []string
 	emulated  map[string]bool
 }
@@ -116,8 +114,9 @@ func (pl *figures) emulationLine(platforms []string) string {
 	return fmt.Sprintf("\n%s: emulated VMs (QEMU TCG, no KVM): not a measure of VM overhead", strings.Join(em, ", "))
 }
 
-// platformsWithResults is platform order, the baseline first.
-func platformsWithResults(suite *vmbenchv1.BenchmarkSuite) []string {
+// baselineFirst is platform order with the baseline moved to the front, so that it gets the first
+// colour and the leftmost bar.
+func baselineFirst(suite *vmbenchv1.BenchmarkSuite) []string {
 	baseline := baselineOf(suite)
 	out := []string{baseline}
 	for _, p := range platformOrder(suite) {
@@ -158,7 +157,13 @@ func (pl *figures) means() error {
 
 func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 	const panelW, panelH = 250, 215
-	cols := min(len(metrics), 4)
+	cols := 4
+	switch {
+	case len(metrics) <= 4:
+		cols = len(metrics)
+	case len(metrics) <= 6:
+		cols = 3
+	}
 	rows := (len(metrics) + cols - 1) / cols
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
@@ -182,6 +187,12 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 				p.Y.Label.Text = fmt.Sprintf("%s (%s)", m.Unit, directionWord(string(m.Direction)))
 			}
 			s := Summarize(*m)
+			hw, ok := CIHalfWidth(s, Confidence)
+			// The mean is written above its bar (and interval), so that a bar too short to see still
+			// has a value.
+			if err := addBarValue(p, float64(j), s.Mean+hw, s.Mean); err != nil {
+				return err
+			}
 			bc, err := plotter.NewBarChart(plotter.Values{s.Mean}, vg.Points(float64(panelW)*0.45/float64(len(platforms))))
 			if err != nil {
 				return err
@@ -191,7 +202,6 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 			bc.LineStyle.Width = 0
 			p.Add(bc)
 			top = math.Max(top, s.Mean)
-			hw, ok := CIHalfWidth(s, Confidence)
 			if !ok {
 				ticks = append(ticks, fmt.Sprintf("%s\nn=%d, no CI", label, s.N))
 				noCI = true
@@ -210,10 +220,11 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 		p.NominalX(ticks...)
 		p.X.Min, p.X.Max = -0.6, float64(len(platforms))-0.4
 		p.Y.Padding = 0
-		p.Y.Min, p.Y.Max = 0, top*1.12
+		p.Y.Min, p.Y.Max = 0, top*1.18
 		if top == 0 {
 			p.Y.Max = 1
 		}
+		p.Y.Tick.Marker = niceTicks{}
 		grid[i/cols][i%cols] = p
 	}
 	title := fmt.Sprintf("%s: mean per platform with 95%% CI (Student t), one panel per metric", bench)
@@ -222,6 +233,19 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 	}
 	title += pl.emulationLine(platforms)
 	return pl.saveGrid(bench+"-means", title, grid, panelW, panelH, 0)
+}
+
+func addBarValue(p *plot.Plot, x, y, mean float64) error {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{FormatValue(mean)}})
+	if err != nil {
+		return err
+	}
+	lb.TextStyle[0].Font = font.From(sansFont, 8)
+	lb.TextStyle[0].XAlign = draw.XCenter
+	lb.TextStyle[0].YAlign = draw.YBottom
+	lb.Offset = vg.Point{Y: vg.Points(3)}
+	p.Add(lb)
+	return nil
 }
 
 // errorPoints feeds plotter.NewYErrorBars.
@@ -255,14 +279,18 @@ func (pl *figures) hplOverN() error {
 	type series struct {
 		platform string
 		xys      plotter.XYs
+		ns       []float64
 		errs     plotter.YErrors
 		labels   []string
 	}
 	var all []series
 	lo, hi := math.Inf(1), 0.0
 	noCI := false
-	for _, platform := range pl.platforms {
+	// Each platform's points are moved a little sideways so that close intervals stay apart.
+	span := sweep[len(sweep)-1].n - sweep[0].n
+	for j, platform := range pl.platforms {
 		sr := series{platform: platform}
+		dodge := (float64(j) - float64(len(pl.platforms)-1)/2) * 0.015 * span
 		for _, pt := range sweep {
 			res := findResult(pl.suite, pt.bench, platform)
 			if res == nil {
@@ -280,9 +308,10 @@ func (pl *figures) hplOverN() error {
 				label = fmt.Sprintf("%.3g (n=%d, no CI)", s.Mean*scale, s.N)
 				noCI = true
 			}
-			sr.xys = append(sr.xys, plotter.XY{X: pt.n, Y: s.Mean * scale})
+			sr.xys = append(sr.xys, plotter.XY{X: pt.n + dodge, Y: s.Mean * scale})
 			sr.errs = append(sr.errs, struct{ Low, High float64 }{hw * scale, hw * scale})
 			sr.labels = append(sr.labels, label)
+			sr.ns = append(sr.ns, pt.n)
 			lo, hi = math.Min(lo, (s.Mean-hw)*scale), math.Max(hi, (s.Mean+hw)*scale)
 		}
 		if len(sr.xys) > 0 {
@@ -306,8 +335,10 @@ func (pl *figures) hplOverN() error {
 		p.Y.Min, p.Y.Max = lo/1.6, hi*2.2
 	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.3
+		p.Y.Tick.Marker = niceTicks{}
 	}
 	var drawn []string
+	var tags []pointTag
 	for _, sr := range all {
 		drawn = append(drawn, sr.platform)
 		line, points, err := plotter.NewLinePoints(sr.xys)
@@ -326,23 +357,17 @@ func (pl *figures) hplOverN() error {
 		eb.Color = c
 		eb.LineStyle.Width = vg.Points(1.3)
 		eb.CapWidth = vg.Points(8)
-		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: sr.xys, Labels: sr.labels})
-		if err != nil {
-			return err
+		p.Add(line, points, eb)
+		for i, xy := range sr.xys {
+			tags = append(tags, pointTag{xy: xy, group: sr.ns[i], text: sr.labels[i], color: c, right: i == len(sr.xys)-1})
 		}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Font = font.From(sansFont, 9)
-			labels.TextStyle[i].Color = c
-			labels.TextStyle[i].YAlign = draw.YBottom
-			labels.TextStyle[i].XAlign = draw.XCenter
-		}
-		labels.Offset = vg.Point{Y: vg.Points(6)}
-		p.Add(line, points, eb, labels)
 		p.Legend.Add(pl.label(sr.platform), line, points)
 	}
+	if err := addPointTags(p, tags, logY, 440); err != nil {
+		return err
+	}
 	p.Add(plotter.NewGrid())
-	span := sweep[len(sweep)-1].n - sweep[0].n
-	p.X.Min, p.X.Max = sweep[0].n-0.12*span, sweep[len(sweep)-1].n+0.12*span
+	p.X.Min, p.X.Max = sweep[0].n-0.18*span, sweep[len(sweep)-1].n+0.18*span
 	ticks := make(plot.ConstantTicks, 0, len(sizes))
 	for n := range sizes {
 		ticks = append(ticks, plot.Tick{Value: float64(n), Label: strconv.Itoa(int(n))})
@@ -357,6 +382,100 @@ func (pl *figures) hplOverN() error {
 	}
 	p.Title.Text = title + pl.emulationLine(drawn)
 	return pl.save(p, 680, 440, "hpl-over-n")
+}
+
+// pointTag is the value written next to one point of a line plot.
+type pointTag struct {
+	xy plotter.XY
+	// group is the x value the point belongs to before dodging; tags of one group are kept apart.
+	group float64
+	text  string
+	color color.Color
+	// right puts the tag right of the point (the last point of a line), else left, clear of the
+	// error bar's caps.
+	right bool
+}
+
+// addPointTags writes the tags, moving those of the same group and side apart so that the values of
+// platforms that measured nearly the same do not print over each other. height is the figure's
+// height in points, of which about three quarters is data area.
+func addPointTags(p *plot.Plot, tags []pointTag, logY bool, height float64) error {
+	fwd, back := func(y float64) float64 { return y }, func(y float64) float64 { return y }
+	if logY {
+		fwd, back = math.Log10, func(y float64) float64 { return math.Pow(10, y) }
+	}
+	gap := (fwd(p.Y.Max) - fwd(p.Y.Min)) * 13 / (0.72 * height)
+	sort.SliceStable(tags, func(i, j int) bool {
+		a, b := tags[i], tags[j]
+		if a.group != b.group || a.right != b.right {
+			return a.group < b.group || (a.group == b.group && !a.right)
+		}
+		return a.xy.Y < b.xy.Y
+	})
+	for i := range tags {
+		y := fwd(tags[i].xy.Y)
+		if i > 0 && tags[i-1].group == tags[i].group && tags[i-1].right == tags[i].right {
+			y = math.Max(y, fwd(tags[i-1].xy.Y)+gap)
+		}
+		tags[i].xy.Y = back(y)
+	}
+	for _, tag := range tags {
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{tag.xy}, Labels: []string{tag.text}})
+		if err != nil {
+			return err
+		}
+		style := &lb.TextStyle[0]
+		style.Font = font.From(sansFont, 9)
+		style.Color = tag.color
+		style.YAlign = draw.YCenter
+		style.XAlign = draw.XRight
+		lb.Offset = vg.Point{X: -vg.Points(9)}
+		if tag.right {
+			style.XAlign = draw.XLeft
+			lb.Offset = vg.Point{X: vg.Points(9)}
+		}
+		p.Add(lb)
+	}
+	return nil
+}
+
+// niceTicks puts about five labelled ticks at multiples of 1, 2 or 5 times a power of ten, all
+// printed with the same number of decimals, and a minor tick between them.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 5
+	pow := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * pow
+	for _, m := range []float64{1, 2, 5} {
+		if raw <= m*pow*1.5 {
+			step = m * pow
+			break
+		}
+	}
+	// Large values get an SI prefix (400k, 3.5M) rather than a row of zeros.
+	scale, suffix := siPrefix(math.Max(math.Abs(lo), math.Abs(hi)))
+	decimals := max(0, -int(math.Floor(math.Log10(step/scale))))
+	var ticks []plot.Tick
+	first := math.Ceil(lo/step - 1e-9)
+	for i := 0; ; i++ {
+		v := (first + float64(i)) * step
+		if v > hi+step*1e-9 {
+			break
+		}
+		label := strconv.FormatFloat(v/scale, 'f', decimals, 64) + suffix
+		if v == 0 {
+			label = "0"
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: label})
+		if half := v + step/2; half < hi {
+			ticks = append(ticks, plot.Tick{Value: half})
+		}
+	}
+	return ticks
 }
 
 // logTicks labels every power of ten and the 2 and 5 between them, so that a log axis over less
@@ -540,8 +659,12 @@ func (pl *figures) iozoneHeatmap(bench, test, unit string, byPlatform map[string
 	bar.HideX()
 	bar.Y.Padding = 0
 
-	title := fmt.Sprintf("%s %s: mean throughput over file size × record size [%s], one colour scale for all panels%s",
-		bench, test, shownUnit, pl.emulationLine(platforms))
+	what := "mean throughput"
+	if unit == "us" {
+		what = "mean time per operation"
+	}
+	title := fmt.Sprintf("%s %s: %s over file size × record size [%s], one colour scale for all panels%s",
+		bench, test, what, shownUnit, pl.emulationLine(platforms))
 	return pl.saveFigure(gridFigure{name: bench + "-" + strings.ReplaceAll(test, "_", "-") + "-heatmap", title: title,
 		grid: [][]*plot.Plot{plots}, panelW: 340, panelH: 330, side: bar, sideW: 90})
 }
@@ -593,8 +716,11 @@ func sizeLabel(kb int) string {
 
 // compactNumber fits a heatmap cell: three significant digits.
 func compactNumber(v float64) string {
-	if math.Abs(v) >= 1e4 {
+	switch abs := math.Abs(v); {
+	case abs >= 1e5:
 		return FormatValue(v)
+	case abs >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
@@ -724,6 +850,7 @@ func (pl *figures) iperf3Chart(bench string) error {
 			top = math.Max(top, v)
 		}
 		p.Y.Min, p.Y.Max = 0, top*1.15
+		p.Y.Tick.Marker = niceTicks{}
 		ticks := make(plot.ConstantTicks, len(order))
 		for i, k := range order {
 			ticks[i] = plot.Tick{Value: float64(i), Label: fmt.Sprintf("r%d %s", k.rep, k.node)}
@@ -797,12 +924,14 @@ func (pl *figures) saveGrid(name, title string, grid [][]*plot.Plot, panelW, pan
 func (pl *figures) saveFigure(f gridFigure) error {
 	rows, cols := len(f.grid), len(f.grid[0])
 	titleH := vg.Points(16*float64(1+strings.Count(f.title, "\n")) + 14)
+	head := newPlot()
+	head.Title.Text = f.title
+	head.HideAxes()
+	// The figure is at least as wide as its heading, so that one small panel does not clip it.
 	w := f.padLeft + f.panelW*vg.Length(cols) + f.sideW
+	w = max(w, head.Title.TextStyle.Width(f.title)+vg.Points(40), vg.Points(480))
 	h := titleH + f.panelH*vg.Length(rows)
 	return pl.saveDrawing(w, h, f.name, func(dc draw.Canvas) {
-		head := newPlot()
-		head.Title.Text = f.title
-		head.HideAxes()
 		head.Draw(draw.Crop(dc, 0, 0, h-titleH, 0))
 		body := draw.Crop(dc, f.padLeft, -f.sideW, 0, -titleH)
 		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 20, PadY: 16, PadTop: 2, PadBottom: 6, PadLeft: 6, PadRight: 12}

@@ -5,6 +5,7 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -79,7 +80,7 @@ func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
 			}
 			msg += ")"
 		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, errors.New(msg)
 	}
 	r := &Report{Suite: suiteName(suite), Baseline: baselineOf(suite)}
 	emulated := emulatedPlatforms(suite)

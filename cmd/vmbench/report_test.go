@@ -1,0 +1,315 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+)
+
+// demoSuiteFile is the suite fixture of package report: container against emulated VMs.
+const demoSuiteFile = "../../internal/report/testdata/suite-demo.yaml"
+
+func loadDemo(t *testing.T) *vmbenchv1.BenchmarkSuite {
+	t.Helper()
+	data, err := os.ReadFile(demoSuiteFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s vmbenchv1.BenchmarkSuite
+	if err := yaml.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+func writeYAML(t *testing.T, v any) string {
+	t.Helper()
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "suite.yaml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// slower returns the demo with the container's sysbench-cpu throughput lowered by factor.
+func slower(t *testing.T, factor float64) *vmbenchv1.BenchmarkSuite {
+	s := loadDemo(t)
+	for i := range s.Status.Results {
+		res := &s.Status.Results[i]
+		if res.Benchmark != "sysbench-cpu" || res.Platform != "container" {
+			continue
+		}
+		m := &res.Metrics[0]
+		for k := range m.Samples {
+			m.Samples[k].Value *= factor
+		}
+		m.Mean *= factor
+		m.StdDev *= factor
+	}
+	return s
+}
+
+// fakeCluster serves suites to the report command instead of an API server.
+func fakeCluster(t *testing.T, suites ...*vmbenchv1.BenchmarkSuite) {
+	t.Helper()
+	builder := fake.NewClientBuilder().WithScheme(controllers.NewScheme())
+	for _, s := range suites {
+		builder = builder.WithObjects(s)
+	}
+	c := builder.Build()
+	saved := newClusterReader
+	newClusterReader = func(_, _, namespace string) (*clusterReader, error) {
+		if namespace == "" {
+			namespace = "default"
+		}
+		return &clusterReader{client: c, namespace: namespace}, nil
+	}
+	t.Cleanup(func() { newClusterReader = saved })
+}
+
+func TestReportFromFile(t *testing.T) {
+	r := runCLI("", "report", "-f", demoSuiteFile)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"Suite bench/demo: every platform against baseline \"container\"",
+		"events_per_second",
+		"vm (emulated)",
+		"(emulated): the VMs ran under QEMU software emulation (TCG), not KVM; these figures do not measure VM overhead",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	// The same table from stdin, and with the flags after a JSON file.
+	data, err := os.ReadFile(demoSuiteFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromStdin := runCLI(string(data), "report", "-f", "-"); fromStdin.code != 0 || fromStdin.stdout != r.stdout {
+		t.Errorf("stdin: exit %d, stderr %q", fromStdin.code, fromStdin.stderr)
+	}
+	jsonSuite, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonFile := filepath.Join(t.TempDir(), "suite.json")
+	if err := os.WriteFile(jsonFile, jsonSuite, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if fromJSON := runCLI("", "report", "--file="+jsonFile); fromJSON.code != 0 || fromJSON.stdout != r.stdout {
+		t.Errorf("JSON file: exit %d, stderr %q", fromJSON.code, fromJSON.stderr)
+	}
+}
+
+func TestReportArchives(t *testing.T) {
+	dir := t.TempDir()
+	csvFile, jsonFile, plots := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "rows.json"), filepath.Join(dir, "plots")
+	r := runCLI("", "report", "-f", demoSuiteFile, "--csv", csvFile, "--json", jsonFile, "--plots", plots)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	f, err := os.Open(csvFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 112 || records[0][0] != "benchmark" || records[0][1] != "metric" {
+		t.Errorf("%d CSV records, header %q", len(records), records[0])
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(data, &rows); err != nil || len(rows) != 111 {
+		t.Errorf("JSON: %d rows, %v", len(rows), err)
+	}
+	for _, name := range []string{"sysbench-cpu-means.png", "hpl-over-n.png", "iozone-read-heatmap.png", "iperf3-samples.png"} {
+		path := filepath.Join(plots, name)
+		pf, err := os.Open(path)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if _, err := png.Decode(pf); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		pf.Close()
+		if !strings.Contains(r.stderr, "vmbench: wrote "+path+"\n") {
+			t.Errorf("stderr does not list %s", path)
+		}
+	}
+}
+
+func TestReportFromCluster(t *testing.T) {
+	demo := loadDemo(t)
+	old := loadDemo(t)
+	old.Name = "demo-old"
+	worse := slower(t, 0.9)
+	worse.Name = "demo-worse"
+	fakeCluster(t, demo, old, worse)
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"flags after the name", []string{"report", "demo", "-n", "bench"}, 0, "Suite bench/demo:", ""},
+		{"flags before the name", []string{"report", "--namespace=bench", "demo"}, 0, "Suite bench/demo:", ""},
+		{"missing suite", []string{"report", "nosuch", "-n", "bench"}, 1, "",
+			"vmbench: benchmarksuite \"nosuch\" not found in namespace \"bench\"\n"},
+		{"wrong namespace", []string{"report", "demo"}, 1, "",
+			"vmbench: benchmarksuite \"demo\" not found in namespace \"default\"\n"},
+		{"no regression", []string{"report", "demo", "-n", "bench", "--baseline", "demo-old"}, 0,
+			"PASS: no metric of 222 regressed beyond 5%", ""},
+		{"regression", []string{"report", "demo-worse", "-n", "bench", "--baseline", "demo-old"}, 3,
+			"FAIL: 1 of 222 metrics regressed beyond 5%", ""},
+		{"regression within a wider tolerance", []string{"report", "demo-worse", "-n", "bench", "--baseline", "demo-old", "--tolerance", "12"}, 0,
+			"PASS: no metric of 222 regressed beyond 12%", ""},
+		{"missing baseline suite", []string{"report", "demo", "-n", "bench", "--baseline", "nosuch"}, 1, "",
+			"vmbench: baseline suite: benchmarksuite \"nosuch\" not found in namespace \"bench\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI("", tt.args...)
+			if r.code != tt.wantCode || !strings.Contains(r.stdout, tt.wantStdout) || r.stderr != tt.wantStderr {
+				t.Errorf("exit %d (want %d)\nstderr %q (want %q)\nstdout:\n%s", r.code, tt.wantCode, r.stderr, tt.wantStderr, r.stdout)
+			}
+		})
+	}
+}
+
+func TestReportBaselineFile(t *testing.T) {
+	worse := writeYAML(t, slower(t, 0.9))
+	better := writeYAML(t, slower(t, 1.1))
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"same suite", []string{"report", "-f", demoSuiteFile, "--baseline-file", demoSuiteFile}, 0, "PASS: no metric of 222 regressed beyond 5%"},
+		{"10% slower", []string{"report", "-f", worse, "--baseline-file", demoSuiteFile}, 3, "REGRESSION"},
+		{"10% faster", []string{"report", "-f", better, "--baseline-file", demoSuiteFile}, 0, "improved"},
+		{"faster baseline, tolerance 0", []string{"report", "-f", demoSuiteFile, "--baseline-file", better, "--tolerance=0"}, 3, "FAIL: 1 of 222"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI("", tt.args...)
+			if r.code != tt.wantCode || !strings.Contains(r.stdout, tt.want) || r.stderr != "" {
+				t.Errorf("exit %d (want %d), stderr %q, stdout lacks %q?\n%s", r.code, tt.wantCode, r.stderr, tt.want, r.stdout)
+			}
+		})
+	}
+}
+
+func TestReportFailures(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	configMap := write("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b\n")
+	noKind := write("nokind.yaml", "spec:\n  repetitions: 3\n")
+	garbage := write("garbage.yaml", "\x00\x01: [unclosed\n")
+	noResults := loadDemo(t)
+	noResults.Status = vmbenchv1.BenchmarkSuiteStatus{Phase: vmbenchv1.SuiteRunning, Progress: "1/6"}
+	noResultsFile := writeYAML(t, noResults)
+	twoSuites := writeYAML(t, map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{loadDemo(t), noResults}})
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"not a suite", []string{"report", "-f", configMap}, 1,
+			"vmbench: " + configMap + ": not a BenchmarkSuite: kind \"ConfigMap\", apiVersion \"v1\"\n"},
+		{"no kind", []string{"report", "-f", noKind}, 1,
+			"vmbench: " + noKind + ": not a BenchmarkSuite: no kind field (save one with kubectl get benchmarksuite NAME -o yaml)\n"},
+		{"garbage", []string{"report", "-f", garbage}, 1, ""},
+		{"missing file", []string{"report", "-f", filepath.Join(dir, "nosuch.yaml")}, 1, ""},
+		{"no results", []string{"report", "-f", noResultsFile}, 1,
+			"vmbench: suite bench/demo has no results yet (phase Running, runs finished 1/6)\n"},
+		{"list needs a name", []string{"report", "-f", twoSuites}, 1,
+			"vmbench: " + twoSuites + ": holds 2 suites (demo, demo); name the one to report\n"},
+		{"name not in file", []string{"report", "-f", configMap, "other"}, 1, ""},
+		{"unreachable cluster", []string{"report", "demo", "--kubeconfig", filepath.Join(dir, "nosuch-kubeconfig")}, 1, ""},
+		{"no suite", []string{"report"}, 2, "vmbench: report: name a suite, or read one from a file with -f\nrun 'vmbench report -h' for usage\n"},
+		{"two suites", []string{"report", "a", "b"}, 2, "vmbench: report: one suite at a time, got a b\nrun 'vmbench report -h' for usage\n"},
+		{"svg without plots", []string{"report", "-f", demoSuiteFile, "--svg"}, 2, ""},
+		{"two baselines", []string{"report", "-f", demoSuiteFile, "--baseline", "x", "--baseline-file", "y"}, 2, ""},
+		{"negative tolerance", []string{"report", "-f", demoSuiteFile, "--baseline-file", demoSuiteFile, "--tolerance", "-1"}, 2, ""},
+		{"unknown flag", []string{"report", "-f", demoSuiteFile, "--bogus"}, 2,
+			"vmbench: report: flag provided but not defined: -bogus\nrun 'vmbench report -h' for usage\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI("", tt.args...)
+			if r.code != tt.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tt.wantCode, r.stderr)
+			}
+			if tt.wantStderr != "" && r.stderr != tt.wantStderr {
+				t.Errorf("stderr %q\nwant   %q", r.stderr, tt.wantStderr)
+			}
+			if tt.wantCode == 1 && strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("an error is one line on stderr, got %q", r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("nothing belongs on stdout, got %q", r.stdout)
+			}
+		})
+	}
+}
+
+func TestReportListFile(t *testing.T) {
+	other := loadDemo(t)
+	other.Name = "other"
+	list := writeYAML(t, map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{loadDemo(t), other}})
+	r := runCLI("", "report", "other", "-f", list)
+	if r.code != 0 || !strings.Contains(r.stdout, "Suite bench/other:") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestReportHelp(t *testing.T) {
+	r := runCLI("", "report", "-h")
+	if r.code != 0 || !strings.Contains(r.stdout, "usage: vmbench report <suite>") || !strings.Contains(r.stdout, "kubectl-vmbench") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	saved := os.Args[0]
+	os.Args[0] = "/usr/local/bin/kubectl-vmbench"
+	defer func() { os.Args[0] = saved }()
+	r = runCLI("", "report", "--help")
+	if !strings.Contains(r.stdout, "usage: kubectl vmbench report <suite>") {
+		t.Errorf("as a kubectl plugin, usage should say kubectl vmbench: %q", r.stdout)
+	}
+	if top := runCLI("", "help"); !strings.Contains(top.stdout, "vmbench report (<suite> [-n namespace]") {
+		t.Errorf("help does not list report: %q", top.stdout)
+	}
+}

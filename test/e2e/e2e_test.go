@@ -1,0 +1,220 @@
+//go:build e2e
+
+// Package e2e runs BenchmarkSuites for real on the kind cluster of hack/kind/cluster-up.sh, with the
+// MPI Operator and vmbench installed by hack/install.sh (make test-e2e does both).
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+)
+
+var (
+	k8s       client.Client
+	clientset *kubernetes.Clientset
+)
+
+func TestMain(m *testing.M) {
+	kubeconfig := os.Getenv("KUBECONFIG")
+	if kubeconfig == "" {
+		kubeconfig = filepath.Join("..", "..", "bin", "kind", "vmbench.kubeconfig")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "no cluster (%v): run `make test-e2e`, which starts one\n", err)
+		os.Exit(1)
+	}
+	if k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	clientset = kubernetes.NewForConfigOrDie(cfg)
+	os.Exit(m.Run())
+}
+
+// env is one test's namespace.
+type env struct {
+	t   *testing.T
+	g   *WithT
+	ctx context.Context
+	ns  string
+}
+
+func newEnv(t *testing.T) *env {
+	g := NewWithT(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-e2e-"}}
+	g.Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	e := &env{t: t, g: g, ctx: context.Background(), ns: ns.Name}
+	t.Cleanup(func() {
+		if t.Failed() {
+			e.dump()
+		}
+		_ = k8s.Delete(context.Background(), ns)
+	})
+	return e
+}
+
+// dump prints what a person needs to see why a test failed: the controller's log, the namespace's
+// events and every suite's YAML.
+func (e *env) dump() {
+	pods, err := clientset.CoreV1().Pods("vmbench-system").List(e.ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=vmbench"})
+	if err == nil {
+		for _, p := range pods.Items {
+			log, _ := clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](300)}).DoRaw(e.ctx)
+			e.t.Logf("---- controller log %s ----\n%s", p.Name, log)
+		}
+	}
+	events, err := clientset.CoreV1().Events(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err == nil {
+		var b strings.Builder
+		for _, ev := range events.Items {
+			fmt.Fprintf(&b, "%s %s %s/%s: %s\n", ev.LastTimestamp.Format(time.RFC3339), ev.Reason, ev.InvolvedObject.Kind, ev.InvolvedObject.Name, ev.Message)
+		}
+		e.t.Logf("---- events in %s ----\n%s", e.ns, b.String())
+	}
+	suites := &vmbenchv1.BenchmarkSuiteList{}
+	if err := k8s.List(e.ctx, suites, client.InNamespace(e.ns)); err == nil {
+		for _, s := range suites.Items {
+			s.ManagedFields = nil
+			out, _ := yaml.Marshal(s)
+			e.t.Logf("---- suite %s ----\n%s", s.Name, out)
+		}
+	}
+}
+
+// sample reads a suite from config/samples, keeping only the container platform: the VM path needs
+// KubeVirt, which the e2e cluster does not have yet.
+func (e *env) sample(file, name string) *vmbenchv1.BenchmarkSuite {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", file))
+	e.g.Expect(err).NotTo(HaveOccurred())
+	s := &vmbenchv1.BenchmarkSuite{}
+	e.g.Expect(yaml.UnmarshalStrict(raw, s)).To(Succeed())
+	s.Name, s.Namespace = name, e.ns
+	var platforms []vmbenchv1.Platform
+	for _, p := range s.Spec.Platforms {
+		if p.Type != vmbenchv1.PlatformVM {
+			platforms = append(platforms, p)
+		}
+	}
+	s.Spec.Platforms = platforms
+	return s
+}
+
+// waitEnded waits until the suite is Complete or Failed, logging its progress.
+func (e *env) waitEnded(name string, timeout time.Duration) *vmbenchv1.BenchmarkSuite {
+	s := &vmbenchv1.BenchmarkSuite{}
+	last := ""
+	e.g.Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(e.ctx, client.ObjectKey{Namespace: e.ns, Name: name}, s)).To(Succeed())
+		if now := string(s.Status.Phase) + " " + s.Status.Progress; now != last {
+			e.t.Logf("%s %s: %s", time.Now().Format(time.TimeOnly), name, now)
+			last = now
+		}
+		g.Expect(s.Status.Phase).To(BeElementOf(vmbenchv1.SuiteComplete, vmbenchv1.SuiteFailed))
+	}, timeout, 10*time.Second).Should(Succeed())
+	return s
+}
+
+func TestSampleSuiteMeasuresTheContainerPath(t *testing.T) {
+	e := newEnv(t)
+	suite := e.sample("suite-quick.yaml", "quick")
+	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
+	s := e.waitEnded("quick", 45*time.Minute)
+	e.g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
+		"Failed: %v", meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed))
+
+	// Every benchmark has plausible container metrics: positive throughputs, non-negative rest, a unit.
+	series := 0
+	for _, b := range suite.Spec.Benchmarks {
+		var res *vmbenchv1.BenchmarkResult
+		for i := range s.Status.Results {
+			if s.Status.Results[i].Benchmark == b.Name && s.Status.Results[i].Platform == "container" {
+				res = &s.Status.Results[i]
+			}
+		}
+		e.g.Expect(res).NotTo(BeNil(), "no results for %s", b.Name)
+		e.g.Expect(res.Metrics).NotTo(BeEmpty(), b.Name)
+		for _, m := range res.Metrics {
+			e.g.Expect(m.Unit).NotTo(BeEmpty(), "%s %s", b.Name, m.Name)
+			e.g.Expect(m.N).To(BeNumerically(">=", suite.Spec.Repetitions), "%s %s", b.Name, m.Name)
+			if m.Direction == vmbenchv1.HigherIsBetter {
+				e.g.Expect(m.Mean).To(BeNumerically(">", 0), "%s %s", b.Name, m.Name)
+			} else {
+				e.g.Expect(m.Mean).To(BeNumerically(">=", 0), "%s %s", b.Name, m.Name)
+			}
+			series++
+		}
+	}
+	// The metrics endpoint exposes one value series per metric.
+	raw, err := clientset.CoreV1().RESTClient().Get().
+		AbsPath("/api/v1/namespaces/vmbench-system/services/vmbench-metrics:metrics/proxy/metrics").DoRaw(e.ctx)
+	e.g.Expect(err).NotTo(HaveOccurred())
+	got := 0
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("vmbench_result_value{")) && bytes.Contains(line, []byte(`namespace="`+e.ns+`"`)) {
+			got++
+		}
+	}
+	e.g.Expect(got).To(Equal(series))
+
+	// Deleting the suite leaves nothing behind.
+	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
+	e.expectNoChildren()
+}
+
+func TestBenchmarkThatCannotConnectFailsTheSuiteWithItsCause(t *testing.T) {
+	e := newEnv(t)
+	suite := e.sample("suite-quick.yaml", "broken")
+	suite.Spec.Repetitions = 1
+	suite.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "net", Type: vmbenchv1.BenchmarkIperf3,
+		Iperf3: &vmbenchv1.Iperf3Params{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode}, Port: 5299, ServerPort: 5201}}}
+	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
+	s := e.waitEnded("broken", 20*time.Minute)
+	failed := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed)
+	e.g.Expect(failed).NotTo(BeNil())
+	e.g.Expect(failed.Status).To(Equal(metav1.ConditionTrue))
+	e.g.Expect(failed.Reason).To(Equal(vmbenchv1.ReasonBenchmarkFailed))
+	e.g.Expect(failed.Message).To(ContainSubstring("net ("))
+	e.g.Expect(failed.Message).To(ContainSubstring("Connection refused"))
+	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
+	e.expectNoChildren()
+}
+
+// expectNoChildren waits until no pod, Job, MPIJob or Secret of vmbench is left in the namespace.
+func (e *env) expectNoChildren() {
+	e.g.Eventually(func(g Gomega) {
+		pods := &corev1.PodList{}
+		g.Expect(k8s.List(e.ctx, pods, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(pods.Items).To(BeEmpty(), "pods")
+		jobs := &batchv1.JobList{}
+		g.Expect(k8s.List(e.ctx, jobs, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(jobs.Items).To(BeEmpty(), "jobs")
+		mpiJobs := &mpiv2.MPIJobList{}
+		g.Expect(k8s.List(e.ctx, mpiJobs, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(mpiJobs.Items).To(BeEmpty(), "mpijobs")
+		secrets := &corev1.SecretList{}
+		g.Expect(k8s.List(e.ctx, secrets, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(secrets.Items).To(BeEmpty(), "secrets")
+	}, 3*time.Minute, 5*time.Second).Should(Succeed())
+}
