@@ -25,6 +25,10 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests from the Go 
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 	$(CONTROLLER_GEN) object paths="./api/..."
 
+.PHONY: dashboards
+dashboards: ## Generate the Grafana dashboards (internal/dashboards) into charts/vmbench/dashboards.
+	go run ./cmd/dashboards -out charts/vmbench/dashboards
+
 .PHONY: fmt
 fmt: ## go fmt.
 	go fmt ./...
@@ -42,7 +46,7 @@ tidy: ## go mod tidy.
 	go mod tidy
 
 .PHONY: verify
-verify: manifests generate fmt tidy ## Regenerate everything, then fail if that changed a tracked file.
+verify: manifests generate dashboards fmt tidy ## Regenerate everything, then fail if that changed a tracked file.
 	@git diff --exit-code || { echo "generated files or go.mod are stale: run 'make manifests generate fmt tidy' and commit"; exit 1; }
 
 .PHONY: envtest-assets

@@ -72,6 +72,7 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile moves one suite forward: it starts the next run, or collects the running one, and
 // writes the status once.

@@ -5,16 +5,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"
-source "${here}/kind/versions.sh"
+source "${here}/kind/env.sh"
 
 start=${SECONDS}
 suite=${DEMO_SUITE:-quick}
 sample="${ROOT}/config/samples/suite-${suite}.yaml"
 export KUBECONFIG="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
-kubectl="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
 
 "${here}/kind/cluster-up.sh"
-[ -x "${kubectl}" ] || kubectl=$(command -v kubectl)
+kubectl=$(kind_kubectl)
 "${here}/install.sh"
 
 # The VM path needs KubeVirt, which the cluster does not have yet: run the container platform and

@@ -5,11 +5,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"
-source "${here}/kind/versions.sh"
+source "${here}/kind/env.sh"
 
 export KUBECONFIG="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
-kubectl="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
-[ -x "${kubectl}" ] || kubectl=$(command -v kubectl)
+kubectl=$(kind_kubectl)
 kind=$("${here}/kind/kind-cli.sh")
 mpi_version=${MPI_OPERATOR_VERSION:-0.6.0}
 

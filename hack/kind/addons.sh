@@ -7,7 +7,7 @@
 # rebuilds only that one.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
-source "$(dirname "$0")/versions.sh"
+source "$(dirname "$0")/env.sh"
 
 # go_addon NAME VERSION MODULE PKG [LDFLAGS] [cgo]: builds PKG of MODULE@VERSION into
 # bin/addons/NAME-VERSION/NAME, from a wrapper module whose go.mod requires only that module.

@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
-source "${here}/versions.sh"
+source "${here}/env.sh"
 
 purge=0
 [ "${1:-}" = --purge ] && purge=1
@@ -24,10 +24,10 @@ delete() {
 
 purge_images() {
   local images
-  images=$(docker images --format '{{.Repository}}:{{.Tag}}' |
-    grep -E '^(vmbench/(debian|k8s-base|kind-base|kind-node|flannel|flannel-cni-plugin)|registry\.k8s\.io/|kindest/)' || true)
-  [ -z "${images}" ] || docker rmi ${images} >/dev/null || return
-  rm -rf "${BIN}/kind" "${BIN}/.build/kind-images"
+  mapfile -t images < <(docker images --format '{{.Repository}}:{{.Tag}}' |
+    grep -E '^(vmbench/(debian|k8s-base|kind-base|kind-node|kind-smoke|flannel|flannel-cni-plugin)|registry\.k8s\.io/|kindest/)')
+  [ "${#images[@]}" -eq 0 ] || docker rmi "${images[@]}" >/dev/null || return
+  rm -rf "${BIN}/kind" "${BIN}/.build/kind-images" "${BIN}/.build/kind-smoke"
   rm -f "${BIN}"/stamps/{debian-*,node-base-*,kind-images,kind-tarball,node-image}
 }
 

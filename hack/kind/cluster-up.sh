@@ -10,12 +10,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
-source "${here}/versions.sh"
+source "${here}/env.sh"
 
 start=${SECONDS}
 kubeconfig="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
 config="${BIN}/kind/${CLUSTER_NAME}-cluster.yaml"
-kubectl="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
 online_image="kindest/node:v${K8S_VERSION}"
 
 "${ROOT}/hack/docker-up.sh"
@@ -81,6 +80,7 @@ else
   "${here}/node-image.sh"
   image=${NODE_IMAGE} cni=flannel
 fi
+kubectl=$(kind_kubectl)
 
 kind_config "${cni}"
 if "${kind}" get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then

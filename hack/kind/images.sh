@@ -10,7 +10,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
-source "${here}/versions.sh"
+source "${here}/env.sh"
 
 suite=${1:-bookworm}
 debian="vmbench/debian:${suite}"
@@ -86,7 +86,8 @@ save_archive() {
   jq -c "${q} with_entries(.key |= q)" "${dir}/repositories" > "${dir}/repositories.new" &&
     jq -c "${q} map(.RepoTags |= map(q))" "${dir}/manifest.json" > "${dir}/manifest.json.new" &&
     mv "${dir}/repositories.new" "${dir}/repositories" && mv "${dir}/manifest.json.new" "${dir}/manifest.json" || return
-  (cd "${dir}" && ls -A | grep -vx 'repositories\|manifest.json' | tar -cf "${out}" repositories manifest.json -T -) || return
+  (cd "${dir}" && find . -mindepth 1 -maxdepth 1 ! -name repositories ! -name manifest.json -printf '%P\n' |
+    tar -cf "${out}" repositories manifest.json -T -) || return
   rm -rf "${dir}"
 }
 

@@ -19,8 +19,8 @@ build() {
   "${out}/kubeadm" version -o short
 }
 
-missing=0
-for c in "${cmds[@]}"; do [ -x "${out}/${c}" ] || missing=1; done
-[ "${missing}" = 0 ] || rm -f "${BIN}/stamps/k8s-server-v${K8S_VERSION}"
+incomplete=0
+for c in "${cmds[@]}"; do [ -x "${out}/${c}" ] || incomplete=1; done
+[ "${incomplete}" = 0 ] || rm -f "${BIN}/stamps/k8s-server-v${K8S_VERSION}"
 cached_step "k8s-server-v${K8S_VERSION}" \
   "$(inputs_hash "$(go env GOVERSION)" "${cmds[*]}" "$(declare -f build k8s_wrapper_module k8s_ldflags)")" build

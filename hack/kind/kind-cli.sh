@@ -4,7 +4,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
-source "${here}/versions.sh"
+source "${here}/env.sh"
 
 kind="${BIN}/tools/kind-${KIND_VERSION}"
 build() {

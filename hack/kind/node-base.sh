@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
-source "${here}/versions.sh"
+source "${here}/env.sh"
 
 suite=${1:-bookworm}
 base="vmbench/debian:${suite}"

@@ -7,16 +7,17 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
-source "${here}/versions.sh"
+source "${here}/env.sh"
 
 ns=vmbench-verify
 image=vmbench/kind-smoke:v1
 kind=$("${here}/kind-cli.sh")
-k=("${BIN}/k8s-server/v${K8S_VERSION}/kubectl" --kubeconfig "${BIN}/kind/${CLUSTER_NAME}.kubeconfig")
+k=("$(kind_kubectl)" --kubeconfig "${BIN}/kind/${CLUSTER_NAME}.kubeconfig")
 worker1="${CLUSTER_NAME}-worker" worker2="${CLUSTER_NAME}-worker2"
 
 smoke_image() {
   local ctx="${BIN}/.build/kind-smoke"
+  "${ROOT}/hack/images/debian-base.sh" || return
   mkdir -p "${ctx}" && printf '%s\n' "FROM vmbench/debian:bookworm" \
     "RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends iputils-ping >/dev/null && rm -rf /var/lib/apt/lists/*" \
     > "${ctx}/Dockerfile" || return

@@ -1,5 +1,7 @@
-# Versions of everything the offline kind cluster is built from; sourced by the hack/kind scripts.
-# The image tags are the ones kind v0.33.0 and kubeadm v1.36.3 ask for.
+# shellcheck shell=bash disable=SC2034
+# Versions and names of everything the kind cluster is built from, and the kubectl lookup; sourced
+# by the hack/kind scripts after hack/lib.sh. The image tags are the ones kind v0.33.0 and kubeadm
+# v1.36.3 ask for.
 KIND_VERSION="${KIND_VERSION:-v0.33.0}"
 COREDNS_VERSION="${COREDNS_VERSION:-v1.14.2}"
 LOCAL_PATH_VERSION="${LOCAL_PATH_VERSION:-v0.0.30}"
@@ -14,3 +16,10 @@ LOCAL_PATH_HELPER_IMAGE="docker.io/kindest/local-path-helper:v20260131-7181c60a"
 SANDBOX_IMAGE="registry.k8s.io/pause:3.10"
 CLUSTER_NAME="${CLUSTER_NAME:-vmbench}"
 NODE_IMAGE="vmbench/kind-node:v${K8S_VERSION}"
+
+# kind_kubectl: a kubectl of the cluster's version: the one built for the node image, else envtest's
+# (which hack/envtest-assets.sh downloads online and builds offline).
+kind_kubectl() {
+  local built="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
+  if [ -x "${built}" ]; then echo "${built}"; else echo "$("${ROOT}/hack/envtest-assets.sh")/kubectl"; fi
+}

@@ -1,0 +1,169 @@
+package dashboards
+
+import (
+	"fmt"
+
+	"github.com/grafana/grafana-foundation-sdk/go/bargauge"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/stat"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
+)
+
+// suiteSelector selects one suite's series.
+const suiteSelector = `namespace="$namespace", suite="$suite"`
+
+// Overview is the suite overview: every benchmark's mean on every platform side by side, the
+// overhead of each platform against the baseline, the suite's phase, the emulation warning, and
+// the operator-wide run, failure and node readiness counters.
+func Overview() (dashboard.Dashboard, error) {
+	return newBoard("vmbench-overview", "vmbench / Suite overview",
+		"One BenchmarkSuite: containers and KubeVirt VMs side by side, and the overhead of each platform against the baseline.",
+		"now-24h").
+		WithVariable(labelVariable(VarNamespace, "Namespace", "vmbench_result_value")).
+		WithVariable(labelVariable(VarSuite, "Suite", `vmbench_result_value{namespace="$namespace"}`)).
+		WithPanel(emulationPanel(1, pos(0, 0, 8, 6), suiteSelector)).
+		WithPanel(phasePanel(2, pos(8, 0, 4, 6))).
+		WithPanel(runsPanel(3, pos(12, 0, 6, 6))).
+		WithPanel(failuresPanel(4, pos(18, 0, 6, 6))).
+		WithPanel(sideBySidePanel(5, pos(0, 6, 24, 10))).
+		WithPanel(overheadPanel(6, pos(0, 16, 16, 12), "Overhead against the baseline, per benchmark and metric",
+			`vmbench_result_overhead_percent{`+suiteSelector+`}`,
+			"{{benchmark}} | {{metric}} | {{platform}} vs {{baseline}} | emulated={{emulated}}")).
+		WithPanel(nodeReadyPanel(7, pos(16, 16, 8, 12))).
+		Build()
+}
+
+func phasePanel(id uint32, at dashboard.GridPos) *stat.PanelBuilder {
+	p := newStat().
+		Id(id).
+		GridPos(at).
+		Title("Suite phase").
+		Description("The suite's current phase (vmbench_suite_phase == 1): Pending, Running, Complete or Failed.").
+		Datasource(datasource()).
+		WithTarget(instant("A", `vmbench_suite_phase{`+suiteSelector+`} == 1`, "{{phase}}")).
+		ColorScheme(dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdFixed).FixedColor("text")).
+		NoValue("unknown").
+		ColorMode(common.BigValueColorModeBackground).
+		GraphMode(common.BigValueGraphModeNone).
+		TextMode(common.BigValueTextModeName).
+		ReduceOptions(lastValue())
+	for _, c := range []struct{ phase, color string }{
+		{"Pending", "yellow"}, {"Running", "blue"}, {"Complete", "green"}, {"Failed", "red"},
+	} {
+		p.OverrideByName(c.phase, []dashboard.DynamicConfigValue{fixedColor(c.color)})
+	}
+	return p
+}
+
+func runsPanel(id uint32, at dashboard.GridPos) *stat.PanelBuilder {
+	return newStat().
+		Id(id).
+		GridPos(at).
+		Title("Runs ended, by platform type and outcome").
+		Description("vmbench_runs_total: runs of every suite that ended since the manager started, "+
+			"by platform type (Container, VM, Host) and outcome. Operator-wide, not only this suite.").
+		Datasource(datasource()).
+		WithTarget(instant("A", `sum by (platform_type, outcome) (vmbench_runs_total)`, "{{platform_type}} {{outcome}}")).
+		ColorScheme(dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdFixed).FixedColor("blue")).
+		OverrideByRegexp(`/.* Failed$/`, []dashboard.DynamicConfigValue{fixedColor("red")}).
+		NoValue("no run ended yet").
+		Decimals(0).
+		ColorMode(common.BigValueColorModeValue).
+		GraphMode(common.BigValueGraphModeNone).
+		TextMode(common.BigValueTextModeValueAndName).
+		ReduceOptions(lastValue())
+}
+
+func failuresPanel(id uint32, at dashboard.GridPos) *stat.PanelBuilder {
+	// The fallback series (0, labelled "no failures") keeps the panel, and an end-to-end check of
+	// this query, from coming back empty while nothing has failed.
+	expr := `sum by (benchmark_type, platform_type) (vmbench_benchmark_failures_total) ` +
+		`or on() label_replace(vector(0), "benchmark_type", "no failures", "", "")`
+	return newStat().
+		Id(id).
+		GridPos(at).
+		Title("Failed benchmark executions").
+		Description("vmbench_benchmark_failures_total: benchmark executions that failed since the manager started, " +
+			"by benchmark type and platform type. Operator-wide, not only this suite.").
+		Datasource(datasource()).
+		WithTarget(instant("A", expr, "{{benchmark_type}} {{platform_type}}")).
+		Thresholds(thresholds("green", step{1, "red"})).
+		Decimals(0).
+		ColorMode(common.BigValueColorModeBackground).
+		GraphMode(common.BigValueGraphModeNone).
+		TextMode(common.BigValueTextModeValueAndName).
+		ReduceOptions(lastValue())
+}
+
+// sideBySideExpr labels every mean with its table row (benchmark, metric, unit, direction) and
+// column (platform and whether it was emulated), so that a grouping-to-matrix transformation puts
+// the platforms next to each other.
+var sideBySideExpr = fmt.Sprintf(
+	`label_join(label_join(vmbench_result_value{%s}, "row", " | ", "benchmark", "metric", "unit", "direction"), `+
+		`"column", " emulated=", "platform", "emulated")`, suiteSelector)
+
+func sideBySidePanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
+	return newTable().
+		Id(id).
+		GridPos(at).
+		Title("Mean per benchmark and metric, platforms side by side").
+		Description("vmbench_result_value: one row per benchmark | metric | unit | direction, one column per platform. "+
+			`Columns ending in emulated=true (red) hold figures from VMs under QEMU software emulation (TCG): `+
+			"they are not a measure of VM overhead.").
+		Datasource(datasource()).
+		WithTarget(tableQuery("A", sideBySideExpr)).
+		WithTransformation(dashboard.DataTransformerConfig{Id: "groupingToMatrix", Options: map[string]any{
+			"columnField": "column", "rowField": "row", "valueField": "Value",
+		}}).
+		Decimals(3).
+		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{
+			fixedColor("red"),
+			{Id: "custom.cellOptions", Value: map[string]any{"type": "color-background"}},
+		})
+}
+
+// overheadPanel is a horizontal bar gauge of overhead percentages, emulated series in purple.
+func overheadPanel(id uint32, at dashboard.GridPos, title, expr, legend string) *bargauge.PanelBuilder {
+	return bargauge.NewPanelBuilder().
+		Id(id).
+		GridPos(at).
+		Title(title).
+		Description("vmbench_result_overhead_percent: how much worse a platform is than the baseline platform, in percent, "+
+			"whichever way the metric improves; negative is better than the baseline. Green up to 5 %, red from 30 %. "+
+			"Purple bars (emulated=true) come from VMs under QEMU software emulation (TCG): they measure the emulator, "+
+			"not VM overhead.").
+		Datasource(datasource()).
+		WithTarget(instant("A", expr, legend)).
+		Unit("percent").
+		Decimals(1).
+		Thresholds(overheadThresholds()).
+		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{fixedColor(emulatedColor)}).
+		Orientation(common.VizOrientationHorizontal).
+		DisplayMode(common.BarGaugeDisplayModeBasic).
+		ValueMode(common.BarGaugeValueModeText).
+		NamePlacement(common.BarGaugeNamePlacementTop).
+		ShowUnfilled(true).
+		ReduceOptions(lastValue())
+}
+
+func nodeReadyPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
+	return bargauge.NewPanelBuilder().
+		Id(id).
+		GridPos(at).
+		Title("Mean node ready time, by platform type").
+		Description("vmbench_node_ready_seconds: mean time from a node's pod or VMI creation until the runner reached it, " +
+			"since the manager started, over every suite. VMs under software emulation (TCG) boot far slower.").
+		Datasource(datasource()).
+		WithTarget(instant("A",
+			`sum by (platform_type) (vmbench_node_ready_seconds_sum) / sum by (platform_type) (vmbench_node_ready_seconds_count)`,
+			"{{platform_type}}")).
+		Unit("s").
+		Decimals(1).
+		Min(0).
+		ColorScheme(dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdPaletteClassic)).
+		Orientation(common.VizOrientationHorizontal).
+		DisplayMode(common.BarGaugeDisplayModeBasic).
+		NamePlacement(common.BarGaugeNamePlacementTop).
+		ReduceOptions(lastValue())
+}
