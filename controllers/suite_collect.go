@@ -100,7 +100,7 @@ func rawOutputs(suite *vmbenchv1.BenchmarkSuite, run string, report runReport) *
 		if m.RawTail == "" || total+len(m.RawTail) > rawBudget {
 			continue
 		}
-		key := rawKey(m.Benchmark, m.Node)
+		key := rawKey(m.Benchmark, where(m))
 		data[key] = m.RawTail
 		total += len(m.RawTail)
 	}

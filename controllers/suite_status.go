@@ -123,9 +123,9 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 			reported = true
 			if err := sampleError(m); err != "" {
 				res.Failures++
-				res.LastError = truncate(fmt.Sprintf("run %s, %s: %s", run.Name, m.Node, err), 512)
+				res.LastError = truncate(fmt.Sprintf("run %s, %s: %s", run.Name, where(m), err), 512)
 				if firstErr == "" {
-					firstErr = m.Node + ": " + err
+					firstErr = where(m) + ": " + err
 				}
 				continue
 			}
@@ -156,16 +156,16 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	return failedBenchmarks
 }
 
-// latestResults keeps, per benchmark and node, the last result a runner reported, preferring a
+// latestResults keeps, per benchmark, node and variant, the last result a runner reported, preferring a
 // measurement to an error: a runner started again in the same log (a rebooted VM) measured again,
 // and no execution may count twice. A run is merged into status once, when it ends, so this is the
 // only place where duplicates can meet.
 func latestResults(msgs []runplan.Message) []runplan.Message {
-	type key struct{ benchmark, node string }
+	type key struct{ benchmark, node, variant string }
 	index := map[key]int{}
 	var out []runplan.Message
 	for _, m := range msgs {
-		k := key{m.Benchmark, m.Node}
+		k := key{m.Benchmark, m.Node, m.Variant}
 		if i, ok := index[k]; ok {
 			if sampleError(m) == "" || sampleError(out[i]) != "" {
 				out[i] = m
@@ -176,6 +176,14 @@ func latestResults(msgs []runplan.Message) []runplan.Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// where names the execution of a result: its node or pair, and its variant if any.
+func where(m runplan.Message) string {
+	if m.Variant == "" {
+		return m.Node
+	}
+	return m.Node + " " + m.Variant
 }
 
 // sampleError is why one result cannot be used: the runner's error, no metric at all, or a

@@ -1503,3 +1503,17 @@ func TestFinishRunReportsRunnerAbort(t *testing.T) {
 		t.Errorf("message %q does not start with the runner's cause", run.Message)
 	}
 }
+
+// Two executions of one benchmark on one node (sysbench-memory's block sizes) are both kept; only a
+// repeat of the same variant replaces the earlier one.
+func TestLatestResultsKeepsVariantsApart(t *testing.T) {
+	bs := func(variant string, v float64) runplan.Message {
+		m := resultMsg("mem", "master", metric(variant+"_mib_per_second", v))
+		m.Variant = variant
+		return m
+	}
+	got := latestResults([]runplan.Message{bs("bs1K", 1), bs("bs1M", 2), bs("bs1K", 3)})
+	if diff := cmp.Diff([]runplan.Message{bs("bs1K", 3), bs("bs1M", 2)}, got); diff != "" {
+		t.Errorf("latestResults() mismatch (-want +got):\n%s", diff)
+	}
+}

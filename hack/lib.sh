@@ -57,13 +57,14 @@ k8s_ldflags() {
 
 # --- Cached steps and machine checks for hack/images and hack/kind ---
 
-# inputs_hash ARG...: a short hash of the strings given, reading files and directories by content.
+# inputs_hash ARG...: a short hash of the strings given; absolute paths of files and directories are
+# read by content.
 inputs_hash() {
   local a
   for a in "$@"; do
-    if [ -d "${a}" ]; then
+    if [[ "${a}" == /* ]] && [ -d "${a}" ]; then
       (cd "${a}" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
-    elif [ -f "${a}" ]; then
+    elif [[ "${a}" == /* ]] && [ -f "${a}" ]; then
       sha256sum < "${a}"
     else
       printf '%s\n' "${a}"
@@ -71,9 +72,29 @@ inputs_hash() {
   done | sha256sum | cut -c1-16
 }
 
+# with_lock NAME CMD...: runs CMD while holding bin/locks/NAME, so that two scripts sharing this
+# machine (and bin/) never build the same thing at the same time.
+with_lock() {
+  local name=$1 fd rc=0
+  shift
+  mkdir -p "${BIN}/locks" || return
+  exec {fd}>"${BIN}/locks/${name}"
+  flock -n "${fd}" || { log "waiting for another run of ${name}"; flock "${fd}"; }
+  "$@" || rc=$?
+  exec {fd}>&-
+  return "${rc}"
+}
+
 # cached_step NAME HASH CMD...: runs `step NAME CMD...` unless it already succeeded with inputs
 # HASH. The stamp lives in bin/stamps; delete it (or pass different inputs) to force a rebuild.
+# Beware: CMD runs in an `||` context, where `set -e` does not apply: chain its commands with &&.
 cached_step() {
+  local name
+  name=$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_')
+  with_lock "${name}" _cached_step "$@"
+}
+
+_cached_step() {
   local name=$1 hash=$2 stamp
   shift 2
   stamp="${BIN}/stamps/$(printf '%s' "${name}" | tr -c 'A-Za-z0-9._-' '_')"
@@ -90,12 +111,14 @@ cached_step() {
 apt_ensure() {
   local missing=() p
   for p in "$@"; do
-    dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
+    [ "$(dpkg-query -W -f='${Status}' "${p}" 2>/dev/null)" = "install ok installed" ] || missing+=("${p}")
   done
   [ "${#missing[@]}" -eq 0 ] && return 0
-  [ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock)" ] || apt-get update -qq
   log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Stale or missing package lists: update once and try again.
+  compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
 # lacks_sys_resource: true where this process's bounding set has no CAP_SYS_RESOURCE (capability

@@ -33,7 +33,14 @@ debootstrap_import() {
   rm -rf "${root}" "${root}.log"
 }
 
-build() { pull || debootstrap_import; }
+build() {
+  if pull; then
+    log "online: ${image} is debian:${suite}-slim"
+  else
+    log "no registry: ${image} from debootstrap --variant=minbase ${suite}"
+    debootstrap_import
+  fi
+}
 
 image_exists "${image}" || rm -f "${BIN}/stamps/debian-${suite}"
 cached_step "debian-${suite}" "$(inputs_hash "${suite}" "${mirror}" "$(declare -f pull debootstrap_import)")" build

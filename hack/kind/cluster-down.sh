@@ -26,10 +26,11 @@ purge_images() {
   local images
   mapfile -t images < <(docker images --format '{{.Repository}}:{{.Tag}}' |
     grep -E '^(vmbench/(debian|k8s-base|kind-base|kind-node|kind-smoke|flannel|flannel-cni-plugin)|registry\.k8s\.io/|kindest/)')
-  [ "${#images[@]}" -eq 0 ] || docker rmi "${images[@]}" >/dev/null || return
+  [ "${#images[@]}" -eq 0 ] || docker rmi "${images[@]}" >/dev/null ||
+    log "some images are still used by containers and stay (see above)"
   rm -rf "${BIN}/kind" "${BIN}/.build/kind-images" "${BIN}/.build/kind-smoke"
   rm -f "${BIN}"/stamps/{debian-*,node-base-*,kind-images,kind-tarball,node-image}
 }
 
-step "delete cluster ${CLUSTER_NAME}" delete
+with_lock "cluster-${CLUSTER_NAME}" step "delete cluster ${CLUSTER_NAME}" delete
 [ "${purge}" = 0 ] || step "purge images" purge_images

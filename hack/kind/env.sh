@@ -17,6 +17,11 @@ SANDBOX_IMAGE="registry.k8s.io/pause:3.10"
 CLUSTER_NAME="${CLUSTER_NAME:-vmbench}"
 NODE_IMAGE="vmbench/kind-node:v${K8S_VERSION}"
 
+# Every image the hack/kind scripts build carries this label (the node image inherits it from the
+# node base), so that the old versions they replace can be pruned without touching anyone else's.
+KIND_IMAGE_LABEL="io.vmbench.kind=true"
+prune_replaced_images() { docker image prune -f --filter "label=${KIND_IMAGE_LABEL}" >/dev/null; }
+
 # kind_kubectl: a kubectl of the cluster's version: the one built for the node image, else envtest's
 # (which hack/envtest-assets.sh downloads online and builds offline).
 kind_kubectl() {

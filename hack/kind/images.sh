@@ -34,7 +34,7 @@ docker_build() {
   ctx=$(mktemp -d "${work}/ctx-XXXXXX") || return
   printf '%s\n' "${dockerfile}" > "${ctx}/Dockerfile" && { [ $# -eq 0 ] || cp "$@" "${ctx}/"; } || return
   for t in ${tags}; do args+=(-t "${t}"); done
-  DOCKER_BUILDKIT=0 docker build "${args[@]}" "${ctx}" >"${ctx}/build.log" 2>&1 ||
+  DOCKER_BUILDKIT=0 docker build --label "${KIND_IMAGE_LABEL}" "${args[@]}" "${ctx}" >"${ctx}/build.log" 2>&1 ||
     { tail -n 20 "${ctx}/build.log" >&2; return 1; }
   rm -rf "${ctx}"
 }
@@ -113,6 +113,7 @@ inputs=$(inputs_hash "${server}" "${addons}" "$(docker image inspect -f '{{.Id}}
   "$(declare -f docker_build binary_image build_images)" "${all_images[*]}")
 for i in "${all_images[@]}" "${k8s_base}"; do image_exists "${i}" || rm -f "${BIN}/stamps/kind-images"; done
 cached_step "kind-images" "${inputs}" build_images
+prune_replaced_images
 
 [ -f "${tarball}" ] || rm -f "${BIN}/stamps/kind-tarball"
 cached_step "kind-tarball" "$(inputs_hash "${inputs}" "$(declare -f save_archive pack)" \

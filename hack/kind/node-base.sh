@@ -30,11 +30,12 @@ context() {
 }
 
 build() {
-  DOCKER_BUILDKIT=0 docker build --build-arg "BASE_IMAGE=${base}" -t "${image}" "${ctx}" >"${ctx}.log" 2>&1 ||
+  DOCKER_BUILDKIT=0 docker build --label "${KIND_IMAGE_LABEL}" --build-arg "BASE_IMAGE=${base}" -t "${image}" "${ctx}" >"${ctx}.log" 2>&1 ||
     { tail -n 30 "${ctx}.log" >&2; return 1; }
 }
 
 "${here}/../images/debian-base.sh" "${suite}"
 step "node base context" context
 image_exists "${image}" || rm -f "${BIN}/stamps/node-base-${suite}"
-cached_step "node-base-${suite}" "$(inputs_hash "${ctx}" "$(docker image inspect -f '{{.Id}}' "${base}")")" build
+cached_step "node-base-${suite}" \
+  "$(inputs_hash "${ctx}" "$(docker image inspect -f '{{.Id}}' "${base}")" "$(declare -f build)")" build

@@ -29,3 +29,4 @@ build() {
 image_exists "${NODE_IMAGE}" || rm -f "${BIN}/stamps/node-image"
 cached_step "node-image" "$(inputs_hash "${KIND_VERSION}" "$(cat "${BIN}/stamps/kind-tarball")" \
   "$(docker image inspect -f '{{.Id}}' "${base}")")" build
+prune_replaced_images

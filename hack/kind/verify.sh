@@ -35,6 +35,7 @@ metadata: {name: $1, namespace: ${ns}, labels: {app: $1}}
 spec:
   nodeSelector: {kubernetes.io/hostname: $2}
   restartPolicy: Never
+  terminationGracePeriodSeconds: 1
   containers:
   - name: main
     image: ${image}
@@ -81,8 +82,10 @@ pvc() {
   "${k[@]}" -n "${ns}" get pvc data && "${k[@]}" -n "${ns}" logs reader | grep -x written-by-writer
 }
 
+# A previous run's namespace may still be terminating.
+"${k[@]}" wait --for=delete "namespace/${ns}" --timeout=120s >/dev/null 2>&1 || true
 "${k[@]}" create namespace "${ns}" --dry-run=client -o yaml | apply >/dev/null
-trap '"${k[@]}" delete namespace "${ns}" --wait=false >/dev/null 2>&1 || true' EXIT
+trap '"${k[@]}" delete namespace "${ns}" --timeout=120s >/dev/null 2>&1 || true' EXIT
 failed=0
 for check in nodes_ready smoke_image pod_to_pod service_dns pvc; do
   step "verify: ${check}" "${check}" || failed=$((failed + 1))

@@ -165,6 +165,7 @@ func (r *Runner) execute(ctx context.Context, b vmbenchv1.Benchmark, e execution
 		Kind:      runplan.KindResult,
 		Benchmark: b.Name,
 		Node:      e.label,
+		Variant:   strings.TrimSuffix(e.prefix, "_"),
 		Seconds:   elapsed.Seconds(),
 		RawTail:   tail(raw, RawTailBytes),
 	}

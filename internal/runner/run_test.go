@@ -157,6 +157,13 @@ func TestRunAllBenchmarks(t *testing.T) {
 		if !hasMetric(m, w.metric) {
 			t.Errorf("result %d (%s on %s) lacks %s: %v", i, m.Benchmark, m.Node, w.metric, m.Metrics)
 		}
+		// The variant is the metric prefix without its underscore: it tells the controller that
+		// bs1K and bs1M on one node are two executions, not one measured twice.
+		if want, _, ok := strings.Cut(w.metric, "_"); ok && (w.benchmark == "mem" || w.benchmark == "io") && m.Variant != want {
+			t.Errorf("result %d (%s on %s) variant %q, want %q", i, m.Benchmark, m.Node, m.Variant, want)
+		} else if w.benchmark != "mem" && w.benchmark != "io" && m.Variant != "" {
+			t.Errorf("result %d (%s on %s) variant %q, want none", i, m.Benchmark, m.Node, m.Variant)
+		}
 		if m.RawTail == "" || len(m.RawTail) > RawTailBytes {
 			t.Errorf("result %d raw tail of %d bytes", i, len(m.RawTail))
 		}

@@ -75,11 +75,15 @@ type Message struct {
 	Virtualization string               `json:"virtualization,omitempty"`
 
 	// Result: one execution of one benchmark.
-	Benchmark string           `json:"benchmark,omitempty"`
-	Node      string           `json:"node,omitempty"`
-	Metrics   []results.Metric `json:"metrics,omitempty"`
-	Error     string           `json:"error,omitempty"`
-	Seconds   float64          `json:"seconds,omitempty"`
+	Benchmark string `json:"benchmark,omitempty"`
+	Node      string `json:"node,omitempty"`
+	// Variant tells apart the executions of one benchmark on one node, such as the block sizes of
+	// sysbench-memory ("bs1K") or the targets of iozone ("shared"); its metric names carry it as a
+	// prefix. Empty where a benchmark runs once per node.
+	Variant string           `json:"variant,omitempty"`
+	Metrics []results.Metric `json:"metrics,omitempty"`
+	Error   string           `json:"error,omitempty"`
+	Seconds float64          `json:"seconds,omitempty"`
 	// RawTail is the end of the tool's output, kept for people to read, never parsed again.
 	RawTail string `json:"rawTail,omitempty"`
 
