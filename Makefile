@@ -90,6 +90,12 @@ install: ## Load the images and install the MPI Operator and vmbench into the ki
 demo: ## Cluster up, install, run the sample suite, print the comparison.
 	hack/demo.sh
 
+.PHONY: test-e2e
+test-e2e: ## Cluster up, install, then the kind end-to-end suite (test/e2e).
+	hack/kind/cluster-up.sh
+	hack/install.sh
+	KUBECONFIG=$(BIN)/kind/vmbench.kubeconfig go test -tags e2e ./test/e2e/ -count=1 -timeout 60m -v
+
 ##@ Build
 
 .PHONY: build
