@@ -323,7 +323,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	if err := write(f); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()

@@ -128,7 +128,7 @@ func TestReportArchives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	records, err := csv.NewReader(f).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestReportArchives(t *testing.T) {
 		if _, err := png.Decode(pf); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-		pf.Close()
+		_ = pf.Close()
 		if !strings.Contains(r.stderr, "vmbench: wrote "+path+"\n") {
 			t.Errorf("stderr does not list %s", path)
 		}

@@ -294,7 +294,7 @@ func checkQuery(t *testing.T, where, expr, legend string, multi map[string]bool)
 				available[l] = true
 			}
 			for _, m := range n.LabelMatchers {
-				if m.Name == labels.MetricName {
+				if m.Name == "__name__" {
 					continue
 				}
 				if !known[m.Name] {

@@ -212,7 +212,7 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 			if err != nil {
 				return err
 			}
-			eb.LineStyle.Width = vg.Points(1.3)
+			eb.Width = vg.Points(1.3)
 			eb.CapWidth = vg.Points(9)
 			p.Add(eb)
 			top = math.Max(top, s.Mean+hw)
@@ -355,7 +355,7 @@ func (pl *figures) hplOverN() error {
 			return err
 		}
 		eb.Color = c
-		eb.LineStyle.Width = vg.Points(1.3)
+		eb.Width = vg.Points(1.3)
 		eb.CapWidth = vg.Points(8)
 		p.Add(line, points, eb)
 		for i, xy := range sr.xys {
