@@ -8,22 +8,11 @@ source "$(dirname "$0")/lib.sh"
 if docker info >/dev/null 2>&1; then
   exit 0
 fi
-apt_install() {
-  command -v apt-get >/dev/null || { log "no dockerd and no apt-get: install Docker yourself"; return 1; }
-  [ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock)" ] || apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-}
-command -v dockerd >/dev/null || step "install docker.io" apt_install docker.io jq
-command -v jq >/dev/null || step "install jq" apt_install jq
+command -v apt-get >/dev/null || command -v dockerd >/dev/null || { log "no dockerd and no apt-get: install Docker yourself"; exit 1; }
+step "docker.io and jq" apt_ensure docker.io jq
 
-# CAP_SYS_RESOURCE is capability 24.
-has_sys_resource() {
-  local bnd
-  bnd=$(awk '/^CapBnd:/ {print $2}' /proc/self/status)
-  (( (16#${bnd} >> 24) & 1 ))
-}
 args=()
-if ! has_sys_resource; then
+if lacks_sys_resource; then
   wrapper=/usr/local/libexec/vmbench/runc
   install -D -m 0755 "${ROOT}/hack/docker/runc-wrapper.sh" "${wrapper}"
   mkdir -p /etc/docker
