@@ -127,36 +127,30 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	metrics.RecordSuite(suite)
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run.
-	if err := r.deleteRunChildren(ctx, suite, finished); err != nil {
-		return ctrl.Result{}, err
+	for _, f := range finished {
+		if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	return result, nil
 }
 
-// deleteRunChildren deletes the children of runs whose results are in status.
-func (r *SuiteReconciler) deleteRunChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, finished []finishedRun) error {
-	if len(finished) == 0 {
-		return nil
-	}
-	children, err := r.listChildren(ctx, suite)
-	if err != nil {
-		return err
-	}
-	for _, f := range finished {
-		for _, obj := range children[f.Status.Name] {
-			if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), f.Status.Name, err)
-			}
+// deleteRun deletes the children of a run whose results are in status.
+func (r *SuiteReconciler) deleteRun(ctx context.Context, run string, children []client.Object) error {
+	for _, obj := range children {
+		if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), run, err)
 		}
 	}
 	return nil
 }
 
-// finishedRun is a run that this reconcile collected.
+// finishedRun is a run that this reconcile collected, with the children it had.
 type finishedRun struct {
 	Status           vmbenchv1.RunStatus
 	PlatformType     vmbenchv1.PlatformType
 	FailedBenchmarks []vmbenchv1.BenchmarkType
+	Children         []client.Object
 }
 
 // syncRuns makes status list every planned run in order, keeping what is known of each.
@@ -192,11 +186,9 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		if run.Phase != vmbenchv1.RunSucceeded && run.Phase != vmbenchv1.RunFailed {
 			continue
 		}
-		for _, obj := range children[run.Name] {
-			lingering = true
-			if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
-				return ctrl.Result{}, nil, false, fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), run.Name, err)
-			}
+		lingering = lingering || len(children[run.Name]) > 0
+		if err := r.deleteRun(ctx, run.Name, children[run.Name]); err != nil {
+			return ctrl.Result{}, nil, false, err
 		}
 	}
 
@@ -261,7 +253,8 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 	if timedOut {
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
 	}
-	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks)}
+	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks),
+		Children: children[run.Name]}
 	// The next run starts once this status write and the cleanup are done; the cleanup's events say so.
 	return ctrl.Result{}, []finishedRun{done}, timedOut, nil
 }
