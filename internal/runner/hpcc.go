@@ -119,10 +119,12 @@ HPL.out      output file name (if any)
 `, l.N, l.NB, l.P, l.Q)
 }
 
-// MPIRunArgv starts HPCC on every node with l.RanksPerNode slots each. TCP only (--mca btl
-// tcp,self) because pods and VMs share no memory segment or fast fabric, no binding because the
-// ranks share the node with the runner and sshd, and one OpenBLAS thread per rank so that ranks do
-// not oversubscribe the CPUs. asRoot adds the flag Open MPI requires to run as root.
+// MPIRunArgv starts HPCC on every node with l.RanksPerNode slots each. Ranks on one node talk through
+// shared memory (vader) and across nodes through TCP, as on the hand-built VirtualBox clusters, in
+// pods and VMs alike; vader's single-copy path is off because it depends on ptrace permissions
+// that differ between pods and VMs. No binding because the ranks share the node with the runner and
+// sshd, and one OpenBLAS thread per rank so that ranks do not oversubscribe the CPUs. asRoot adds the
+// flag Open MPI requires as root.
 func MPIRunArgv(plan runplan.Plan, l HPCCLayout, asRoot bool) []string {
 	hosts := make([]string, len(plan.Nodes))
 	for i, n := range plan.Nodes {
@@ -132,7 +134,8 @@ func MPIRunArgv(plan runplan.Plan, l HPCCLayout, asRoot bool) []string {
 		"-np", strconv.Itoa(int(l.Ranks)),
 		"--host", strings.Join(hosts, ","),
 		"--bind-to", "none",
-		"--mca", "btl", "tcp,self",
+		"--mca", "btl", "self,vader,tcp",
+		"--mca", "btl_vader_single_copy_mechanism", "none",
 		"-x", "OPENBLAS_NUM_THREADS=1",
 		"-x", "LC_ALL=C"}
 	if asRoot {

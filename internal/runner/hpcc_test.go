@@ -99,11 +99,11 @@ func TestMPIRunArgv(t *testing.T) {
 	plan := hpccPlan(3, 2, 1<<30)
 	plan.MPIArgs = []string{"--mca", "btl_tcp_port_min_v4", "20000"}
 	l := HPCCLayout{RanksPerNode: 2, Ranks: 6}
-	want := "mpirun -np 6 --host m.svc:2,n1.svc:2,n2.svc:2 --bind-to none --mca btl tcp,self -x OPENBLAS_NUM_THREADS=1 -x LC_ALL=C --mca btl_tcp_port_min_v4 20000 hpcc"
+	want := "mpirun -np 6 --host m.svc:2,n1.svc:2,n2.svc:2 --bind-to none --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none -x OPENBLAS_NUM_THREADS=1 -x LC_ALL=C --mca btl_tcp_port_min_v4 20000 hpcc"
 	if got := strings.Join(MPIRunArgv(plan, l, false), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	wantRoot := "mpirun -np 6 --host m.svc:2,n1.svc:2,n2.svc:2 --bind-to none --mca btl tcp,self -x OPENBLAS_NUM_THREADS=1 -x LC_ALL=C --allow-run-as-root --mca btl_tcp_port_min_v4 20000 hpcc"
+	wantRoot := "mpirun -np 6 --host m.svc:2,n1.svc:2,n2.svc:2 --bind-to none --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none -x OPENBLAS_NUM_THREADS=1 -x LC_ALL=C --allow-run-as-root --mca btl_tcp_port_min_v4 20000 hpcc"
 	if got := strings.Join(MPIRunArgv(plan, l, true), " "); got != wantRoot {
 		t.Errorf("as root:\n got %s\nwant %s", got, wantRoot)
 	}
