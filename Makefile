@@ -18,7 +18,7 @@ all: build
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests from the Go markers.
-	$(CONTROLLER_GEN) rbac:roleName=vmbench-manager crd:allowDangerousTypes=true paths="./..." \
+	$(CONTROLLER_GEN) rbac:roleName=vmbench-manager crd:allowDangerousTypes=true paths="{./api/...,./controllers/...}" \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 
 .PHONY: generate

@@ -48,8 +48,11 @@ type SuiteReconciler struct {
 	Clock     clock.PassiveClock
 	Logs      LogReader
 	Images    platform.Images
-	// VMNetwork is the VM interface binding that works on this cluster.
+	// VMNetwork is the VM interface binding; VMNetworkAuto asks the cluster's KubeVirt CR when a VM
+	// run starts.
 	VMNetwork platform.VMNetwork
+	// Emulation says whether VM runs may use software emulation.
+	Emulation EmulationPolicy
 	// ContainerStartup and VMStartup are how long a run's cluster may take to come up, on top of its
 	// benchmarks' timeouts.
 	ContainerStartup time.Duration
@@ -68,6 +71,7 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=kubevirt.io,resources=kubevirts,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets;services;persistentvolumeclaims,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
@@ -206,6 +210,7 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 	if err != nil {
 		return ctrl.Result{}, nil, false, err
 	}
+	run.VMNetwork = platform.VMNetwork(active.Network)
 
 	if active.Phase == vmbenchv1.RunPending {
 		if timedOut {
@@ -267,15 +272,33 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	if err != nil || stale {
 		return ctrl.Result{RequeueAfter: settle}, nil, false, err
 	}
+	refuse := func(message string) (ctrl.Result, []finishedRun, bool, error) {
+		active.Phase = vmbenchv1.RunFailed
+		active.StartTime = &metav1.Time{Time: now}
+		active.CompletionTime = active.StartTime
+		active.Message = message
+		return ctrl.Result{RequeueAfter: settle}, []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}, false, nil
+	}
 	for _, gvk := range adapter.Kinds() {
 		if !r.Available[gvk] {
-			active.Phase = vmbenchv1.RunFailed
-			active.StartTime = &metav1.Time{Time: now}
-			active.CompletionTime = active.StartTime
-			active.Message = fmt.Sprintf("%s: the %s API (%s) is not installed in this cluster; install it and restart vmbench, or remove platform %s",
-				vmbenchv1.ReasonPlatformMissing, gvk.Kind, gvk.GroupVersion(), run.Platform.Name)
-			return ctrl.Result{RequeueAfter: settle}, []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}, false, nil
+			return refuse(fmt.Sprintf("%s: the %s API (%s) is not installed in this cluster; install it and restart vmbench, or remove platform %s",
+				vmbenchv1.ReasonPlatformMissing, gvk.Kind, gvk.GroupVersion(), run.Platform.Name))
 		}
+	}
+	if run.Platform.Type == vmbenchv1.PlatformVM {
+		kubevirt, err := r.kubeVirtConfig(ctx)
+		if err != nil {
+			return ctrl.Result{}, nil, false, err
+		}
+		if r.Emulation == EmulationForbid && kubevirt.emulation {
+			return refuse(fmt.Sprintf("%s: KubeVirt on this cluster runs VMs under software emulation (useEmulation: true) and vmbench runs with --emulation=forbid; "+
+				"run on nodes with working KVM, or allow emulation (Helm value emulation: allow) to get VM figures marked as emulated", vmbenchv1.ReasonEmulationForbidden))
+		}
+		run.VMNetwork = r.VMNetwork
+		if run.VMNetwork == platform.VMNetworkAuto {
+			run.VMNetwork = kubevirt.network
+		}
+		active.Network = string(run.VMNetwork)
 	}
 	objs, err := adapter.Build(run)
 	if err != nil {

@@ -493,6 +493,11 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 			break
 		}
 	}
+	for _, r := range st.Runs {
+		if r.Network == string(platform.VMNetworkMasquerade) {
+			vmNetwork = platform.VMNetworkMasquerade
+		}
+	}
 	for _, p := range spec.Platforms {
 		if p.Type == vmbenchv1.PlatformVM && vmNetwork == platform.VMNetworkMasquerade {
 			out = append(out, "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster")

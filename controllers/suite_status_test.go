@@ -1102,6 +1102,9 @@ func TestWarnings(t *testing.T) {
 			want: []string{trimmedWarning}},
 		{name: "emulation is named once", network: platform.VMNetworkBridge, runs: emulated, want: []string{emulationWarning}},
 		{name: "masquerade with VMs", network: platform.VMNetworkMasquerade, want: []string{masqueradeWarning}},
+		{name: "auto found masquerade for a run", network: platform.VMNetworkAuto, want: []string{masqueradeWarning},
+			runs: []vmbenchv1.RunStatus{{Name: "s-vm-1", Network: "masquerade"}}},
+		{name: "auto found passt", network: platform.VMNetworkAuto, runs: []vmbenchv1.RunStatus{{Name: "s-vm-1", Network: "passt"}}},
 		{name: "masquerade without VMs", network: platform.VMNetworkMasquerade,
 			edit: func(s *vmbenchv1.BenchmarkSuiteSpec) {
 				s.Platforms = []vmbenchv1.Platform{containerPlatform, hostPlatform}

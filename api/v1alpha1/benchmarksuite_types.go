@@ -248,6 +248,13 @@ type RunStatus struct {
 	// +optional
 	Accelerator Accelerator `json:"accelerator,omitempty"`
 
+	// Network is set for VM runs: the KubeVirt interface binding their VMs used (bridge or passt give
+	// each guest its pod's address; masquerade hides every guest behind 10.0.2.2, so MPI across VMs
+	// cannot work).
+	// +optional
+	// +kubebuilder:validation:Enum=bridge;passt;masquerade
+	Network string `json:"network,omitempty"`
+
 	// BootSeconds is, per VM, the time from the VMI's creation to the runner's start inside it.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8

@@ -34,18 +34,19 @@ const (
 
 // Condition reasons.
 const (
-	ReasonPending          = "Pending"
-	ReasonRunning          = "Running"
-	ReasonCompleted        = "Completed"
-	ReasonInvalidSpec      = "InvalidSpec"
-	ReasonBenchmarkFailed  = "BenchmarkFailed"
-	ReasonRunFailed        = "RunFailed"
-	ReasonSuiteTimeout     = "SuiteTimeout"
-	ReasonPlatformMissing  = "PlatformUnavailable"
-	ReasonNotDone          = "NotDone"
-	ReasonNoFailure        = "NoFailure"
-	ReasonFinished         = "Finished"
-	ReasonResultsCorrupted = "ResultsCorrupted"
+	ReasonPending            = "Pending"
+	ReasonRunning            = "Running"
+	ReasonCompleted          = "Completed"
+	ReasonInvalidSpec        = "InvalidSpec"
+	ReasonBenchmarkFailed    = "BenchmarkFailed"
+	ReasonRunFailed          = "RunFailed"
+	ReasonSuiteTimeout       = "SuiteTimeout"
+	ReasonPlatformMissing    = "PlatformUnavailable"
+	ReasonEmulationForbidden = "EmulationForbidden"
+	ReasonNotDone            = "NotDone"
+	ReasonNoFailure          = "NoFailure"
+	ReasonFinished           = "Finished"
+	ReasonResultsCorrupted   = "ResultsCorrupted"
 )
 
 // MaxSuiteNameLength keeps every child name (for example "<suite>-<platform>-r10-node07") and every

@@ -36,6 +36,7 @@ type options struct {
 	leaderElect             bool
 	runnerImage, vmDisk     string
 	pullPolicy, vmNetwork   string
+	emulation               string
 	containerStart, vmStart time.Duration
 }
 
@@ -47,7 +48,10 @@ func parseFlags() options {
 	flag.StringVar(&o.runnerImage, "runner-image", "vmbench/runner:dev", "Image of MPIJob launchers and workers.")
 	flag.StringVar(&o.vmDisk, "vm-disk-image", "vmbench/vm-disk:dev", "containerDisk image of the VMs.")
 	flag.StringVar(&o.pullPolicy, "image-pull-policy", string(corev1.PullIfNotPresent), "Pull policy of runner and VM disk images: Always, IfNotPresent or Never.")
-	flag.StringVar(&o.vmNetwork, "vm-network", string(platform.VMNetworkBridge), "VM interface binding: bridge, passt or masquerade.")
+	flag.StringVar(&o.vmNetwork, "vm-network", string(platform.VMNetworkAuto),
+		"VM interface binding: auto (passt where the cluster's KubeVirt registered it, else bridge), bridge, passt or masquerade.")
+	flag.StringVar(&o.emulation, "emulation", string(controllers.EmulationAllow),
+		"VM runs under software emulation: allow (figures are marked emulated) or forbid (VM runs fail on such a cluster).")
 	flag.DurationVar(&o.containerStart, "container-startup", 10*time.Minute, "Time a container run's pods may take to start.")
 	flag.DurationVar(&o.vmStart, "vm-startup", 20*time.Minute, "Time a VM run's VMs may take to boot.")
 	zapOpts := zap.Options{}
@@ -64,9 +68,14 @@ func (o options) validate() error {
 		return fmt.Errorf("--image-pull-policy=%q: use Always, IfNotPresent or Never", o.pullPolicy)
 	}
 	switch platform.VMNetwork(o.vmNetwork) {
-	case platform.VMNetworkBridge, platform.VMNetworkPasst, platform.VMNetworkMasquerade:
+	case platform.VMNetworkAuto, platform.VMNetworkBridge, platform.VMNetworkPasst, platform.VMNetworkMasquerade:
 	default:
-		return fmt.Errorf("--vm-network=%q: use bridge, passt or masquerade", o.vmNetwork)
+		return fmt.Errorf("--vm-network=%q: use auto, bridge, passt or masquerade", o.vmNetwork)
+	}
+	switch controllers.EmulationPolicy(o.emulation) {
+	case controllers.EmulationAllow, controllers.EmulationForbid:
+	default:
+		return fmt.Errorf("--emulation=%q: use allow or forbid", o.emulation)
 	}
 	return nil
 }
@@ -111,6 +120,7 @@ func run() error {
 			Runner: o.runnerImage, VMDisk: o.vmDisk, PullPolicy: corev1.PullPolicy(o.pullPolicy),
 		},
 		VMNetwork:        platform.VMNetwork(o.vmNetwork),
+		Emulation:        controllers.EmulationPolicy(o.emulation),
 		ContainerStartup: o.containerStart,
 		VMStartup:        o.vmStart,
 		Available:        available,

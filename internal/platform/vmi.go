@@ -28,6 +28,8 @@ const (
 	VMNetworkPasst VMNetwork = "passt"
 	// VMNetworkMasquerade NATs every guest behind 10.0.2.2: ssh and iperf3 work, multi-VM MPI does not.
 	VMNetworkMasquerade VMNetwork = "masquerade"
+	// VMNetworkAuto picks, when a VM run starts, what the cluster's KubeVirt offers (ClusterVMNetwork).
+	VMNetworkAuto VMNetwork = "auto"
 )
 
 // Ports that VM runs use, fixed so that passt can forward them. OpenMPI is pinned to the same ranges.

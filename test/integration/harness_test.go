@@ -70,6 +70,8 @@ type harness struct {
 	clock *clocktesting.FakeClock
 	logs  *fakeLogs
 	stop  func()
+	// configure, when set, changes the reconciler before its manager starts.
+	configure func(*controllers.SuiteReconciler)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -119,6 +121,9 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		ContainerStartup: 10 * time.Minute,
 		VMStartup:        20 * time.Minute,
 		Available:        available,
+	}
+	if h.configure != nil {
+		h.configure(r)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.g.Expect(r.SetupWithManager(ctx, mgr)).To(Succeed())
