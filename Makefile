@@ -4,7 +4,9 @@ SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
 BIN := $(CURDIR)/bin
-TOOLS := $(BIN)/tools
+# Tools live in the cache that hack/lib.sh shares between clones of this repository.
+CACHE ?= $(or $(VMBENCH_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vmbench)
+TOOLS := $(CACHE)/tools
 CONTROLLER_GEN_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.5.0
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
@@ -20,6 +22,12 @@ all: build
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and RBAC manifests from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=vmbench-manager crd:allowDangerousTypes=true paths="{./api/...,./controllers/...}" \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	cp config/crd/bases/*.yaml charts/vmbench/crds/
+	cp config/rbac/role.yaml charts/vmbench/files/manager-role.yaml
+
+.PHONY: helm
+helm: ## Build helm from the Go module proxy unless a recent one is on PATH (hack/helm.sh).
+	hack/helm.sh
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.

@@ -1,0 +1,606 @@
+// Package chart tests the Helm chart in charts/vmbench without a cluster: helm lint, and helm template
+// renderings checked against what the rest of the repository generates (the CRDs, the RBAC the
+// controller's markers declare, the dashboards) and against the manager's own flags.
+package chart
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	root      = "../.."
+	chartDir  = root + "/charts/vmbench"
+	release   = "vmbench"
+	namespace = "vmbench-system"
+)
+
+var (
+	helmOnce sync.Once
+	helmBin  string
+	helmErr  error
+)
+
+// helm runs the helm of hack/helm.sh (built from the Go module proxy on first use) with args, from
+// the repository's root, and returns its stdout and stderr.
+func helm(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	helmOnce.Do(func() {
+		var stderr bytes.Buffer
+		cmd := exec.Command(filepath.Join(root, "hack", "helm.sh"))
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		helmBin, helmErr = strings.TrimSpace(string(out)), err
+		if err != nil {
+			helmErr = fmt.Errorf("hack/helm.sh: %w\n%s", err, stderr.String())
+		}
+	})
+	if helmErr != nil {
+		t.Fatal(helmErr)
+	}
+	trackInputs(t)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(helmBin, args...)
+	cmd.Dir = root
+	// No user configuration, repositories or plugins of this machine's helm.
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+home, "HELM_CACHE_HOME="+home, "HELM_DATA_HOME="+home)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+var trackOnce sync.Once
+
+// trackInputs reads every file helm and the manager build read, because go test caches a result
+// by the files the test process itself opened: without this, a changed template would replay an
+// old pass.
+func trackInputs(t *testing.T) {
+	t.Helper()
+	trackOnce.Do(func() {
+		for _, dir := range []string{chartDir, root + "/config", root + "/cmd/manager", root + "/internal/platform"} {
+			err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				_, err = os.ReadFile(path)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := os.ReadFile(filepath.Join(root, "hack", "helm.sh")); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// rendered is one `helm template` output, by kind and name.
+type rendered map[string]map[string][]byte
+
+// render runs helm template with the given extra arguments and fails the test when helm does.
+func render(t *testing.T, args ...string) rendered {
+	t.Helper()
+	out, stderr, err := helm(t, append([]string{"template", release, "charts/vmbench", "--namespace", namespace}, args...)...)
+	if err != nil {
+		t.Fatalf("helm template %v: %v\n%s", args, err, stderr)
+	}
+	objs := rendered{}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(out)))
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+			t.Fatalf("rendered YAML does not parse: %v\n%s", err, doc)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if objs[u.GetKind()] == nil {
+			objs[u.GetKind()] = map[string][]byte{}
+		}
+		if _, dup := objs[u.GetKind()][u.GetName()]; dup {
+			t.Fatalf("%s %s is rendered twice", u.GetKind(), u.GetName())
+		}
+		objs[u.GetKind()][u.GetName()] = doc
+	}
+	return objs
+}
+
+// get decodes the rendered object kind/name into obj strictly: a field the Kubernetes type does not
+// have (a typo in a template) fails the test.
+func (r rendered) get(t *testing.T, kind, name string, obj any) {
+	t.Helper()
+	doc, ok := r[kind][name]
+	if !ok {
+		t.Fatalf("no %s %s rendered; have %v", kind, name, r.names(kind))
+	}
+	if err := yaml.UnmarshalStrict(doc, obj); err != nil {
+		t.Fatalf("%s %s: %v", kind, name, err)
+	}
+}
+
+func (r rendered) names(kind string) []string {
+	var out []string
+	for n := range r[kind] {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func readYAML(t *testing.T, path string, obj any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(raw, obj); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestLint(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"--set", "metrics.serviceMonitor.enabled=true", "--set", "leaderElection=false", "--set", "dashboards.enabled=false"},
+	} {
+		out, stderr, err := helm(t, append([]string{"lint", "--strict", "charts/vmbench"}, args...)...)
+		if err != nil {
+			t.Errorf("helm lint --strict %v: %v\n%s%s", args, err, out, stderr)
+		}
+	}
+}
+
+// The ClusterRole grants exactly the rules controller-gen generates from the controller's RBAC
+// markers into config/rbac/role.yaml: no more, no fewer.
+func TestManagerRoleIsTheGeneratedOne(t *testing.T) {
+	generated, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := os.ReadFile(filepath.Join(chartDir, "files", "manager-role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(generated, copied) {
+		t.Errorf("charts/vmbench/files/manager-role.yaml differs from config/rbac/role.yaml: run make manifests")
+	}
+	want := &rbacv1.ClusterRole{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "role.yaml"), want)
+
+	objs := render(t)
+	got := &rbacv1.ClusterRole{}
+	objs.get(t, "ClusterRole", "vmbench-manager", got)
+	if diff := cmp.Diff(want.Rules, got.Rules); diff != "" {
+		t.Errorf("ClusterRole rules differ from config/rbac/role.yaml (-generated +chart):\n%s", diff)
+	}
+	if len(objs["ClusterRole"]) != 1 || len(objs["ClusterRoleBinding"]) != 1 {
+		t.Errorf("cluster-wide RBAC beyond the manager's role: %v %v", objs.names("ClusterRole"), objs.names("ClusterRoleBinding"))
+	}
+	binding := &rbacv1.ClusterRoleBinding{}
+	objs.get(t, "ClusterRoleBinding", "vmbench-manager", binding)
+	if binding.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: got.Name}) {
+		t.Errorf("ClusterRoleBinding refers to %+v", binding.RoleRef)
+	}
+	expectBoundToManager(t, objs, binding.Subjects)
+}
+
+// Leader election needs Leases in the release namespace only: a Role, as in config/rbac.
+func TestLeaderElectionRoleIsNamespaced(t *testing.T) {
+	var want rbacv1.Role
+	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "leader_election_role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := bytes.Cut(raw, []byte("\n---\n"))
+	if err := yaml.UnmarshalStrict(doc, &want); err != nil || want.Kind != "Role" {
+		t.Fatalf("config/rbac/leader_election_role.yaml does not start with the Role (%v)", err)
+	}
+
+	objs := render(t)
+	role := &rbacv1.Role{}
+	objs.get(t, "Role", "vmbench-leader-election", role)
+	if role.Namespace != namespace {
+		t.Errorf("Role namespace %q, want the release namespace %q", role.Namespace, namespace)
+	}
+	if diff := cmp.Diff(want.Rules, role.Rules); diff != "" {
+		t.Errorf("leader election rules differ from config/rbac (-config +chart):\n%s", diff)
+	}
+	binding := &rbacv1.RoleBinding{}
+	objs.get(t, "RoleBinding", "vmbench-leader-election", binding)
+	if binding.Namespace != namespace || binding.RoleRef.Kind != "Role" || binding.RoleRef.Name != role.Name {
+		t.Errorf("RoleBinding %s/%s refers to %+v", binding.Namespace, binding.Name, binding.RoleRef)
+	}
+	expectBoundToManager(t, objs, binding.Subjects)
+
+	without := render(t, "--set", "leaderElection=false")
+	if len(without["Role"]) != 0 || len(without["RoleBinding"]) != 0 {
+		t.Errorf("leaderElection=false still renders %v %v", without.names("Role"), without.names("RoleBinding"))
+	}
+	d := &appsv1.Deployment{}
+	without.get(t, "Deployment", "vmbench-manager", d)
+	if slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "--leader-elect") {
+		t.Errorf("leaderElection=false still passes --leader-elect")
+	}
+}
+
+// expectBoundToManager checks that subjects is exactly the ServiceAccount the manager runs as.
+func expectBoundToManager(t *testing.T, objs rendered, subjects []rbacv1.Subject) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	objs.get(t, "Deployment", "vmbench-manager", d)
+	sa := &corev1.ServiceAccount{}
+	objs.get(t, "ServiceAccount", d.Spec.Template.Spec.ServiceAccountName, sa)
+	want := []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: namespace}}
+	if diff := cmp.Diff(want, subjects); diff != "" {
+		t.Errorf("subjects (-manager's ServiceAccount +binding):\n%s", diff)
+	}
+}
+
+// The chart's crds/ are byte for byte the CRDs controller-gen writes into config/crd/bases.
+func TestCRDsAreTheGeneratedOnes(t *testing.T) {
+	files := func(dir string) []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	bases := filepath.Join(root, "config", "crd", "bases")
+	chartCRDs := filepath.Join(chartDir, "crds")
+	if diff := cmp.Diff(files(bases), files(chartCRDs)); diff != "" {
+		t.Fatalf("charts/vmbench/crds holds other files than config/crd/bases (run make manifests):\n%s", diff)
+	}
+	for _, name := range files(bases) {
+		want, err := os.ReadFile(filepath.Join(bases, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(chartCRDs, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("charts/vmbench/crds/%s differs from config/crd/bases: run make manifests", name)
+		}
+	}
+	// helm installs them: --include-crds renders the BenchmarkSuite CRD.
+	objs := render(t, "--include-crds")
+	if _, ok := objs["CustomResourceDefinition"]["benchmarksuites.vmbench.io"]; !ok {
+		t.Errorf("helm template --include-crds renders no benchmarksuites.vmbench.io: %v", objs.names("CustomResourceDefinition"))
+	}
+}
+
+func manager(t *testing.T, objs rendered) (*appsv1.Deployment, corev1.Container) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	objs.get(t, "Deployment", "vmbench-manager", d)
+	if n := len(d.Spec.Template.Spec.Containers); n != 1 {
+		t.Fatalf("%d containers, want the manager only", n)
+	}
+	return d, d.Spec.Template.Spec.Containers[0]
+}
+
+func TestManagerDeploymentIsLockedDown(t *testing.T) {
+	d, c := manager(t, render(t))
+	pod := d.Spec.Template.Spec.SecurityContext
+	if pod == nil || pod.RunAsNonRoot == nil || !*pod.RunAsNonRoot {
+		t.Errorf("pod securityContext.runAsNonRoot is not true: %+v", pod)
+	}
+	if pod == nil || pod.SeccompProfile == nil || pod.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod seccompProfile is not RuntimeDefault: %+v", pod)
+	}
+	sc := c.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatal("the manager container has no securityContext")
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Error("readOnlyRootFilesystem is not true")
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		t.Error("allowPrivilegeEscalation is not false")
+	case sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) > 0:
+		t.Errorf("capabilities are not drop ALL, add none: %+v", sc.Capabilities)
+	case sc.Privileged != nil && *sc.Privileged:
+		t.Error("privileged")
+	}
+
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	for name, probe := range map[string]*corev1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+		if probe == nil || probe.HTTPGet == nil {
+			t.Errorf("no HTTP %s probe", name)
+			continue
+		}
+		if _, ok := ports[probe.HTTPGet.Port.String()]; !ok {
+			t.Errorf("%s probe on port %q, which the container does not name (%v)", name, probe.HTTPGet.Port.String(), ports)
+		}
+	}
+	if c.LivenessProbe != nil && c.LivenessProbe.HTTPGet != nil && c.LivenessProbe.HTTPGet.Path != "/healthz" {
+		t.Errorf("liveness probe path %q, want the manager's /healthz", c.LivenessProbe.HTTPGet.Path)
+	}
+	if c.ReadinessProbe != nil && c.ReadinessProbe.HTTPGet != nil && c.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("readiness probe path %q, want the manager's /readyz", c.ReadinessProbe.HTTPGet.Path)
+	}
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if c.Resources.Requests.Name(r, "").IsZero() || c.Resources.Limits.Name(r, "").IsZero() {
+			t.Errorf("no %s request and limit: %+v", r, c.Resources)
+		}
+	}
+	if !slices.Contains(c.Args, fmt.Sprintf("--metrics-bind-address=:%d", ports["metrics"])) ||
+		!slices.Contains(c.Args, fmt.Sprintf("--health-probe-bind-address=:%d", ports["probes"])) {
+		t.Errorf("the manager listens elsewhere than its container ports %v: %v", ports, c.Args)
+	}
+}
+
+// Every value that configures the manager reaches its flags.
+func TestValuesBecomeManagerFlags(t *testing.T) {
+	_, c := manager(t, render(t))
+	for _, want := range []string{
+		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
+		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
+	} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("defaults: no %s in %v", want, c.Args)
+		}
+	}
+	if c.Image != "vmbench/manager:dev" || c.ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("manager image %s (%s), want vmbench/manager:dev (IfNotPresent)", c.Image, c.ImagePullPolicy)
+	}
+
+	_, c = manager(t, render(t,
+		"--set", "runnerImage=registry.example/runner:1", "--set", "vmDiskImage=registry.example/disk:1",
+		"--set", "imagePullPolicy=Always", "--set", "vmNetwork=passt", "--set", "emulation=forbid",
+		"--set", "containerStartup=5m", "--set", "vmStartup=1h30m", "--set", "image.tag=v1", "--set", "image.pullPolicy=Always",
+		"--set", "extraArgs[0]=--zap-devel"))
+	for _, want := range []string{
+		"--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
+		"--vm-network=passt", "--emulation=forbid", "--container-startup=5m", "--vm-startup=1h30m", "--zap-devel",
+	} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("set: no %s in %v", want, c.Args)
+		}
+	}
+	if c.Image != "vmbench/manager:v1" || c.ImagePullPolicy != corev1.PullAlways {
+		t.Errorf("manager image %s (%s), want vmbench/manager:v1 (Always)", c.Image, c.ImagePullPolicy)
+	}
+
+	// null leaves the manager's own default.
+	_, c = manager(t, render(t, "--set", "vmNetwork=null", "--set", "emulation=null"))
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--vm-network") || strings.HasPrefix(a, "--emulation") {
+			t.Errorf("null still passes %s", a)
+		}
+	}
+}
+
+// managerRefusals are what the manager prints when it rejects its flags: flag's parse errors and
+// the manager's own validation ("manager: --flag=...: use ...").
+var managerRefusals = []string{"flag provided but not defined", "invalid value", "manager: --"}
+
+// The manager, built from cmd/manager, accepts the flags the chart passes by default: it gets past
+// parsing and validating them and stops only at loading a kubeconfig, which the test withholds.
+func TestManagerAcceptsTheChartFlags(t *testing.T) {
+	_, c := manager(t, render(t))
+	bin := filepath.Join(t.TempDir(), "manager")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/manager")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/manager: %v\n%s", err, out)
+	}
+	home := t.TempDir()
+	kubeconfig := filepath.Join(home, "no-kubeconfig")
+	cmd := exec.Command(bin, append(slices.Clone(c.Args), "--kubeconfig="+kubeconfig)...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the manager ran without a cluster:\n%s", out)
+	}
+	for _, r := range managerRefusals {
+		if bytes.Contains(out, []byte(r)) {
+			t.Fatalf("the manager refuses the chart's flags %v:\n%s", c.Args, out)
+		}
+	}
+	if !bytes.Contains(out, []byte(kubeconfig)) {
+		t.Errorf("the manager did not get as far as loading its kubeconfig:\n%s", out)
+	}
+}
+
+func TestMetricsServiceSelectsTheManager(t *testing.T) {
+	objs := render(t)
+	d, c := manager(t, objs)
+	svc := &corev1.Service{}
+	objs.get(t, "Service", "vmbench-metrics", svc)
+	for k, v := range svc.Spec.Selector {
+		if d.Spec.Template.Labels[k] != v {
+			t.Errorf("Service selects %s=%s, which the manager's pods lack: %v", k, v, d.Spec.Template.Labels)
+		}
+	}
+	if len(svc.Spec.Selector) == 0 {
+		t.Error("the Service selects nothing")
+	}
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone {
+		t.Errorf("clusterIP %q: the metrics Service is headless, one target per pod", svc.Spec.ClusterIP)
+	}
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Name != "metrics" || svc.Spec.Ports[0].TargetPort.String() != "metrics" {
+		t.Fatalf("ports %+v, want one named metrics targeting the container's metrics port", svc.Spec.Ports)
+	}
+	if !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool {
+		return p.Name == "metrics" && p.ContainerPort == svc.Spec.Ports[0].Port
+	}) {
+		t.Errorf("the container has no metrics port %d: %+v", svc.Spec.Ports[0].Port, c.Ports)
+	}
+}
+
+func TestServiceMonitorIsOptional(t *testing.T) {
+	if objs := render(t); len(objs["ServiceMonitor"]) != 0 {
+		t.Fatalf("a ServiceMonitor by default: %v (clusters without the Prometheus Operator lack its CRD)", objs.names("ServiceMonitor"))
+	}
+	objs := render(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.labels.release=kps")
+	doc, ok := objs["ServiceMonitor"]["vmbench"]
+	if !ok {
+		t.Fatalf("no ServiceMonitor vmbench: %v", objs.names("ServiceMonitor"))
+	}
+	var sm struct {
+		APIVersion string         `json:"apiVersion"`
+		Kind       string         `json:"kind"`
+		Metadata   map[string]any `json:"metadata"`
+		Spec       struct {
+			NamespaceSelector struct {
+				MatchNames []string `json:"matchNames"`
+			} `json:"namespaceSelector"`
+			Selector struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"selector"`
+			Endpoints []struct {
+				Port          string `json:"port"`
+				Path          string `json:"path"`
+				Interval      string `json:"interval"`
+				ScrapeTimeout string `json:"scrapeTimeout"`
+				HonorLabels   bool   `json:"honorLabels"`
+			} `json:"endpoints"`
+		} `json:"spec"`
+	}
+	if err := yaml.UnmarshalStrict(doc, &sm); err != nil {
+		t.Fatal(err)
+	}
+	if sm.APIVersion != "monitoring.coreos.com/v1" {
+		t.Errorf("apiVersion %s", sm.APIVersion)
+	}
+	if labels, _ := sm.Metadata["labels"].(map[string]any); labels["release"] != "kps" {
+		t.Errorf("serviceMonitor.labels are not on the ServiceMonitor: %v", sm.Metadata["labels"])
+	}
+	svc := &corev1.Service{}
+	objs.get(t, "Service", "vmbench-metrics", svc)
+	for k, v := range sm.Spec.Selector.MatchLabels {
+		if svc.Labels[k] != v {
+			t.Errorf("ServiceMonitor selects %s=%s, which the metrics Service lacks: %v", k, v, svc.Labels)
+		}
+	}
+	if !slices.Equal(sm.Spec.NamespaceSelector.MatchNames, []string{namespace}) {
+		t.Errorf("namespaceSelector %v", sm.Spec.NamespaceSelector.MatchNames)
+	}
+	if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != svc.Spec.Ports[0].Name || sm.Spec.Endpoints[0].Path != "/metrics" {
+		t.Fatalf("endpoints %+v, want the Service's port %s at /metrics", sm.Spec.Endpoints, svc.Spec.Ports[0].Name)
+	}
+	// Without honorLabels, the target's namespace label renames the suites' own to
+	// exported_namespace, and every dashboard query selects nothing.
+	if !sm.Spec.Endpoints[0].HonorLabels {
+		t.Error("honorLabels is not true")
+	}
+}
+
+// Every board in dashboards/ is in a ConfigMap the Grafana sidecar picks up, unchanged and valid JSON.
+func TestDashboardsAreConfigMapsForTheGrafanaSidecar(t *testing.T) {
+	boards, err := filepath.Glob(filepath.Join(chartDir, "dashboards", "*.json"))
+	if err != nil || len(boards) == 0 {
+		t.Fatalf("no dashboards in charts/vmbench/dashboards (%v): run make dashboards", err)
+	}
+	check := func(objs rendered, label, value, ns string) {
+		t.Helper()
+		found := map[string]bool{}
+		for _, name := range objs.names("ConfigMap") {
+			cm := &corev1.ConfigMap{}
+			objs.get(t, "ConfigMap", name, cm)
+			if cm.Labels[label] != value {
+				continue
+			}
+			if cm.Namespace != ns {
+				t.Errorf("ConfigMap %s in %q, want %q", name, cm.Namespace, ns)
+			}
+			for key, data := range cm.Data {
+				found[key] = true
+				if !json.Valid([]byte(data)) {
+					t.Errorf("ConfigMap %s key %s is not valid JSON", name, key)
+				}
+				want, err := os.ReadFile(filepath.Join(chartDir, "dashboards", key))
+				if err != nil {
+					t.Errorf("ConfigMap %s key %s is no file in dashboards/: %v", name, key, err)
+				} else if data != string(want) {
+					t.Errorf("ConfigMap %s key %s differs from dashboards/%s", name, key, key)
+				}
+				var board struct{ UID, Title string }
+				if err := json.Unmarshal([]byte(data), &board); err != nil || board.UID == "" || board.Title == "" {
+					t.Errorf("ConfigMap %s key %s: no dashboard uid and title (%v)", name, key, err)
+				}
+			}
+		}
+		for _, b := range boards {
+			if !found[filepath.Base(b)] {
+				t.Errorf("no ConfigMap labelled %s=%q holds %s", label, value, filepath.Base(b))
+			}
+		}
+	}
+	check(render(t), "grafana_dashboard", "1", namespace)
+	check(render(t, "--set", "dashboards.label=dashboards.example/grafana", "--set", "dashboards.labelValue=vmbench",
+		"--set", "dashboards.namespace=monitoring"), "dashboards.example/grafana", "vmbench", "monitoring")
+	if objs := render(t, "--set", "dashboards.enabled=false"); len(objs["ConfigMap"]) != 0 {
+		t.Errorf("dashboards.enabled=false still renders %v", objs.names("ConfigMap"))
+	}
+}
+
+// Bad values fail at install, with a message that names the value.
+func TestSchemaRejectsBadValues(t *testing.T) {
+	for _, tc := range []struct{ set, field string }{
+		{"imagePullPolicy=Sometimes", "imagePullPolicy"},
+		{"image.pullPolicy=Sometimes", "pullPolicy"},
+		{"vmNetwork=wifi", "vmNetwork"},
+		{"emulation=maybe", "emulation"},
+		{"containerStartup=soon", "containerStartup"},
+		{"runnerImage=", "runnerImage"},
+		{"vmDiskImage=has space", "vmDiskImage"},
+		{"metrics.port=0", "port"},
+		{"runnerImg=vmbench/runner:dev", "runnerImg"},
+		{"dashboards.label=not a label", "label"},
+		{"logLevel=chatty", "logLevel"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)
+			if err == nil {
+				t.Fatalf("--set %s renders:\n%.300s", tc.set, out)
+			}
+			if !strings.Contains(stderr, "schema") || !strings.Contains(stderr, tc.field) {
+				t.Errorf("--set %s: the error names no schema violation of %s:\n%s", tc.set, tc.field, stderr)
+			}
+		})
+	}
+	// And the values the schema lists do render.
+	for _, set := range []string{"vmNetwork=bridge", "vmNetwork=masquerade", "vmNetwork=passt", "emulation=forbid", "imagePullPolicy=Never", "logLevel=5"} {
+		if _, stderr, err := helm(t, "template", release, "charts/vmbench", "--set", set); err != nil {
+			t.Errorf("--set %s is refused: %s", set, stderr)
+		}
+	}
+}
