@@ -3,6 +3,16 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN="${ROOT}/bin"
+# Build outputs that do not depend on the checkout (Kubernetes, add-on and KubeVirt binaries, tools,
+# build trees, step stamps) live in a cache beside Go's, so that another clone on the same machine
+# (CI's, say) reuses them as it reuses Go's build cache: in a new checkout bin/<dir> links there.
+# A checkout whose bin/<dir> is already a real directory keeps it.
+CACHE="${VMBENCH_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/vmbench}"
+for _dir in stamps locks .build tools k8s k8s-server addons setup-envtest kind mpi-operator-0.6.0 kubevirt-v1.7.0 vm-disk; do
+  [ -e "${BIN}/${_dir}" ] || [ -L "${BIN}/${_dir}" ] ||
+    { mkdir -p "${CACHE}/${_dir}" "${BIN}" && ln -s "${CACHE}/${_dir}" "${BIN}/${_dir}"; }
+done
+unset _dir
 K8S_VERSION="${K8S_VERSION:-1.36.3}"
 ETCD_VERSION="${ETCD_VERSION:-3.6.8}"
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"

@@ -20,9 +20,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -103,22 +106,33 @@ func (e *env) dump() {
 	}
 }
 
-// sample reads a suite from config/samples, keeping only the container platform: the VM path needs
-// KubeVirt, which the e2e cluster does not have yet.
+// sample reads a suite from config/samples into the test's namespace.
 func (e *env) sample(file, name string) *vmbenchv1.BenchmarkSuite {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "samples", file))
 	e.g.Expect(err).NotTo(HaveOccurred())
 	s := &vmbenchv1.BenchmarkSuite{}
 	e.g.Expect(yaml.UnmarshalStrict(raw, s)).To(Succeed())
 	s.Name, s.Namespace = name, e.ns
-	var platforms []vmbenchv1.Platform
-	for _, p := range s.Spec.Platforms {
-		if p.Type != vmbenchv1.PlatformVM {
-			platforms = append(platforms, p)
-		}
-	}
-	s.Spec.Platforms = platforms
 	return s
+}
+
+// containerOnly keeps a suite's container platform, for tests about the controller rather than VMs.
+func containerOnly(s *vmbenchv1.BenchmarkSuite) *vmbenchv1.BenchmarkSuite {
+	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}}
+	s.Spec.Baseline = "container"
+	return s
+}
+
+// clusterEmulates says whether the cluster's KubeVirt was configured for software emulation, which
+// hack/kind/kubevirt.sh decides by booting a tiny guest under KVM.
+func (e *env) clusterEmulates() bool {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirtList"})
+	e.g.Expect(k8s.List(e.ctx, list)).To(Succeed(), "KubeVirt is not installed: make test-e2e installs it")
+	e.g.Expect(list.Items).NotTo(BeEmpty(), "no KubeVirt CR in the cluster")
+	on, _, err := unstructured.NestedBool(list.Items[0].Object, "spec", "configuration", "developerConfiguration", "useEmulation")
+	e.g.Expect(err).NotTo(HaveOccurred())
+	return on
 }
 
 // waitEnded waits until the suite is Complete or Failed, logging its progress.
@@ -136,35 +150,66 @@ func (e *env) waitEnded(name string, timeout time.Duration) *vmbenchv1.Benchmark
 	return s
 }
 
-func TestSampleSuiteMeasuresTheContainerPath(t *testing.T) {
+// TestSampleSuiteComparesVMsWithContainers runs the quick sample on both platforms, once each (its two
+// repetitions would double the time; the controller's interleaving is covered by envtest).
+func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 	e := newEnv(t)
+	emulates := e.clusterEmulates()
 	suite := e.sample("suite-quick.yaml", "quick")
+	suite.Spec.Repetitions = 1
 	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
-	s := e.waitEnded("quick", 45*time.Minute)
+	s := e.waitEnded("quick", 75*time.Minute)
 	e.g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
 		"Failed: %v", meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed))
 
-	// Every benchmark has plausible container metrics: positive throughputs, non-negative rest, a unit.
+	// Every benchmark has plausible metrics on both platforms: positive throughputs, non-negative
+	// rest, a unit; and a VM/container ratio.
 	series := 0
+	for _, platform := range []string{"container", "vm"} {
+		for _, b := range suite.Spec.Benchmarks {
+			var res *vmbenchv1.BenchmarkResult
+			for i := range s.Status.Results {
+				if s.Status.Results[i].Benchmark == b.Name && s.Status.Results[i].Platform == platform {
+					res = &s.Status.Results[i]
+				}
+			}
+			e.g.Expect(res).NotTo(BeNil(), "no %s results for %s", platform, b.Name)
+			e.g.Expect(res.Metrics).NotTo(BeEmpty(), "%s %s", platform, b.Name)
+			e.g.Expect(res.Emulated).To(Equal(platform == "vm" && emulates), "%s %s emulated", platform, b.Name)
+			for _, m := range res.Metrics {
+				e.g.Expect(m.Unit).NotTo(BeEmpty(), "%s %s %s", platform, b.Name, m.Name)
+				e.g.Expect(m.N).To(BeNumerically(">=", suite.Spec.Repetitions), "%s %s %s", platform, b.Name, m.Name)
+				if m.Direction == vmbenchv1.HigherIsBetter {
+					e.g.Expect(m.Mean).To(BeNumerically(">", 0), "%s %s %s", platform, b.Name, m.Name)
+				} else {
+					e.g.Expect(m.Mean).To(BeNumerically(">=", 0), "%s %s %s", platform, b.Name, m.Name)
+				}
+				series++
+			}
+		}
+	}
 	for _, b := range suite.Spec.Benchmarks {
-		var res *vmbenchv1.BenchmarkResult
-		for i := range s.Status.Results {
-			if s.Status.Results[i].Benchmark == b.Name && s.Status.Results[i].Platform == "container" {
-				res = &s.Status.Results[i]
-			}
+		e.g.Expect(s.Status.Ratios).To(ContainElement(And(HaveField("Benchmark", b.Name), HaveField("Platform", "vm"),
+			HaveField("Emulated", emulates), HaveField("Metrics", Not(BeEmpty())))), "VM/container ratio of %s", b.Name)
+	}
+
+	// The VM run says how its VMs ran: the accelerator the guests saw matches what the install's KVM
+	// probe configured, each VM's boot time, and the network binding the controller picked.
+	want := vmbenchv1.AcceleratorKVM
+	if emulates {
+		want = vmbenchv1.AcceleratorEmulation
+	}
+	for _, run := range s.Status.Runs {
+		if run.Platform != "vm" {
+			continue
 		}
-		e.g.Expect(res).NotTo(BeNil(), "no results for %s", b.Name)
-		e.g.Expect(res.Metrics).NotTo(BeEmpty(), b.Name)
-		for _, m := range res.Metrics {
-			e.g.Expect(m.Unit).NotTo(BeEmpty(), "%s %s", b.Name, m.Name)
-			e.g.Expect(m.N).To(BeNumerically(">=", suite.Spec.Repetitions), "%s %s", b.Name, m.Name)
-			if m.Direction == vmbenchv1.HigherIsBetter {
-				e.g.Expect(m.Mean).To(BeNumerically(">", 0), "%s %s", b.Name, m.Name)
-			} else {
-				e.g.Expect(m.Mean).To(BeNumerically(">=", 0), "%s %s", b.Name, m.Name)
-			}
-			series++
+		e.g.Expect(run.Accelerator).To(Equal(want), run.Name)
+		e.g.Expect(run.Network).NotTo(BeEmpty(), run.Name)
+		e.g.Expect(run.BootSeconds).To(HaveLen(int(suite.Spec.Cluster.NodeCount())), run.Name)
+		for _, b := range run.BootSeconds {
+			e.g.Expect(b.Seconds).To(BeNumerically(">", 0), "%s %s", run.Name, b.Node)
 		}
+		e.g.Expect(run.OrchestrationSeconds).NotTo(BeNil(), run.Name)
 	}
 	// The metrics endpoint exposes one value series per metric.
 	raw, err := clientset.CoreV1().RESTClient().Get().
@@ -185,7 +230,7 @@ func TestSampleSuiteMeasuresTheContainerPath(t *testing.T) {
 
 func TestBenchmarkThatCannotConnectFailsTheSuiteWithItsCause(t *testing.T) {
 	e := newEnv(t)
-	suite := e.sample("suite-quick.yaml", "broken")
+	suite := containerOnly(e.sample("suite-quick.yaml", "broken"))
 	suite.Spec.Repetitions = 1
 	suite.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "net", Type: vmbenchv1.BenchmarkIperf3,
 		Iperf3: &vmbenchv1.Iperf3Params{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode}, Port: 5299, ServerPort: 5201}}}
@@ -201,7 +246,8 @@ func TestBenchmarkThatCannotConnectFailsTheSuiteWithItsCause(t *testing.T) {
 	e.expectNoChildren()
 }
 
-// expectNoChildren waits until no pod, Job, MPIJob or Secret of vmbench is left in the namespace.
+// expectNoChildren waits until no pod (MPI or virt-launcher), Job, MPIJob, VMI or Secret is left in the
+// namespace.
 func (e *env) expectNoChildren() {
 	e.g.Eventually(func(g Gomega) {
 		pods := &corev1.PodList{}
@@ -213,6 +259,9 @@ func (e *env) expectNoChildren() {
 		mpiJobs := &mpiv2.MPIJobList{}
 		g.Expect(k8s.List(e.ctx, mpiJobs, client.InNamespace(e.ns))).To(Succeed())
 		g.Expect(mpiJobs.Items).To(BeEmpty(), "mpijobs")
+		vmis := &kubevirtv1.VirtualMachineInstanceList{}
+		g.Expect(k8s.List(e.ctx, vmis, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(vmis.Items).To(BeEmpty(), "vmis")
 		secrets := &corev1.SecretList{}
 		g.Expect(k8s.List(e.ctx, secrets, client.InNamespace(e.ns))).To(Succeed())
 		g.Expect(secrets.Items).To(BeEmpty(), "secrets")
