@@ -64,8 +64,23 @@ type Report struct {
 	Suite    string
 	Baseline string
 	Rows     []Row
+	// Runs say how each run went: for VMs the accelerator, network, boot times, and for every run
+	// the time orchestration took besides the benchmarks.
+	Runs []RunRow
 	// Notes are facts a reader of the table must know: failed executions, the suite's warnings.
 	Notes []string
+}
+
+// RunRow is one run of the suite.
+type RunRow struct {
+	Name        string
+	Platform    string
+	Phase       string
+	Accelerator string
+	Network     string
+	// BootSeconds is per VM, in the run's node order: VMI created to the runner reaching it.
+	BootSeconds          []vmbenchv1.NodeTiming
+	OrchestrationSeconds *float64
 }
 
 // Build compares every platform with the suite's baseline platform, benchmark by benchmark, in spec
@@ -101,6 +116,11 @@ func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
 		}
 	}
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
+	for _, run := range suite.Status.Runs {
+		r.Runs = append(r.Runs, RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
+			Accelerator: string(run.Accelerator), Network: run.Network, BootSeconds: run.BootSeconds,
+			OrchestrationSeconds: run.OrchestrationSeconds})
+	}
 	return r, nil
 }
 
@@ -373,7 +393,38 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
-	return nil
+	return r.writeRuns(w)
+}
+
+// writeRuns is the table of runs: what each VM run ran on and how long the machinery around the
+// benchmarks took (VM boot: VMI created to the runner reaching the VM).
+func (r *Report) writeRuns(w io.Writer) error {
+	if len(r.Runs) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nRuns")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tPLATFORM\tPHASE\tACCELERATOR\tNETWORK\tVM BOOT (s)\tORCHESTRATION (s)")
+	for _, run := range r.Runs {
+		boot := make([]string, len(run.BootSeconds))
+		for i, b := range run.BootSeconds {
+			boot[i] = fmt.Sprintf("%s %.0f", b.Node, b.Seconds)
+		}
+		orchestration := "-"
+		if run.OrchestrationSeconds != nil {
+			orchestration = fmt.Sprintf("%.0f", *run.OrchestrationSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", run.Name, run.Platform, run.Phase, orDash(run.Accelerator),
+			orDash(run.Network), orDash(strings.Join(boot, ", ")), orchestration)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func meanCell(n int, mean, ci *float64, trimmed bool) string {

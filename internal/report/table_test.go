@@ -227,6 +227,25 @@ func TestWriteTable(t *testing.T) {
 			t.Errorf("no line for %s", tt.metric)
 		})
 	}
+	// The runs table: a VM run with its accelerator and boot times, a container run without.
+	for _, want := range [][]string{
+		{"demo-container-1", "container", "Succeeded", "-", "-", "-"},
+		{"demo-vm-1", "vm", "Succeeded", "Emulation", "-", "master", "92,", "node01", "92,", "node02", "94"},
+	} {
+		found := false
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == want[0] {
+				found = strings.HasPrefix(strings.Join(f, " "), strings.Join(want, " "))
+				if !found {
+					t.Errorf("run line %q\nwant it to start with %q", l, want)
+				}
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no run line for %s", want[0])
+		}
+	}
 	// The n=1 row of hpcc-n8000: every statistic that needs two values says n/a.
 	for _, l := range lines {
 		if strings.HasPrefix(l, "hpcc-n8000") {
@@ -244,7 +263,7 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 	for _, want := range []string{EmulatedNote, "*: per-sample detail was dropped", "n/a: fewer than 2 values",
-		"note: hpcc-n8000 on vm: 2 failed execution(s)"} {
+		"note: hpcc-n8000 on vm: 2 failed execution(s)", "\nRuns\nRUN "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("table lacks %q", want)
 		}
