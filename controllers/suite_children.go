@@ -100,11 +100,16 @@ func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkS
 func authSecretName(suite *vmbenchv1.BenchmarkSuite) string { return suite.Name + "-auth" }
 
 // ensureAuth reads the suite's auth Secret, creating it with fresh keys the first time. It is created,
-// not applied: applying would replace the keys with new random ones.
+// not applied: applying would replace the keys with new random ones. The cache holds it (it carries
+// the suite label); only a miss is checked around the cache, so that a Secret the cache has not seen
+// yet is never replaced by new keys.
 func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (platform.Auth, error) {
 	key := client.ObjectKey{Namespace: suite.Namespace, Name: authSecretName(suite)}
 	secret := &corev1.Secret{}
-	err := r.APIReader.Get(ctx, key, secret)
+	err := r.Get(ctx, key, secret)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, secret)
+	}
 	if err == nil {
 		if !metav1.IsControlledBy(secret, suite) {
 			return platform.Auth{}, fmt.Errorf("secret %s exists but does not belong to suite %s: delete or rename it", key.Name, suite.Name)
