@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Installs KubeVirt into the kind cluster of cluster-up.sh: makes the images (hack/images/kubevirt.sh:
+# built offline, pulled online), loads the ones the nodes lack, renders the operator manifest with
+# KubeVirt's own manifest-templator, deploys the operator (pull policy IfNotPresent, CRDs by
+# server-side apply: they are too large for a client-side apply's annotation), applies the KubeVirt
+# CR and waits until it is Available. Two per-cluster decisions are probed rather than assumed, and
+# written into the CR, where vmbench's controller reads them:
+#   - KVM: a tiny guest must really run under `-accel kvm`; /dev/kvm existing is not enough (a
+#     paravirtual /dev/kvm opens fine and then fails on real guests). Otherwise
+#     spec.configuration.developerConfiguration.useEmulation is true and VMs run under QEMU TCG.
+#   - VM network: bridge binding creates a dummy link in the pod; where the nodes' kernel has no dummy
+#     links, KubeVirt's passt binding is registered (spec.configuration.network.binding.passt) and the
+#     controller uses it; elsewhere it stays unregistered and bridge is used.
+# The verdicts are also in the CR's annotations vmbench.io/kvm and vmbench.io/vm-network.
+# Idempotent: a second run loads, renders and applies nothing new and returns once the CR is Available.
+# Usage: hack/kind/kubevirt.sh          (VMBENCH_OFFLINE=1 skips the online attempts)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "${here}/../lib.sh"
+source "${here}/env.sh"
+
+version=${KUBEVIRT_VERSION:-v1.7.0}
+prefix=vmbench
+namespace=kubevirt
+images=(virt-operator virt-api virt-controller virt-handler virt-launcher network-passt-binding)
+launcher="${prefix}/virt-launcher:${version}"
+passt_sidecar="${prefix}/network-passt-binding:${version}"
+state="${BIN}/kubevirt-${version}"
+export KUBECONFIG="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
+kubectl=$(kind_kubectl)
+kind=$("${here}/kind-cli.sh")
+start=${SECONDS}
+
+"${ROOT}/hack/images/kubevirt.sh"
+
+# --- Images into the nodes ---
+
+# loaded IMAGE: true when every node has IMAGE with the local image ID (as in cluster-up.sh: kind's
+# own check needs crictl, which the offline node image lacks, so `kind load` would always copy).
+loaded() {
+  local id node manifest
+  id=$(docker image inspect -f '{{.Id}}' "$1") || return
+  for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
+    manifest=$(docker exec "${node}" ctr --namespace=k8s.io images ls "name==docker.io/$1" | awk 'NR == 2 {print $3}')
+    [ -n "${manifest}" ] && [ "$(docker exec "${node}" ctr --namespace=k8s.io content get "${manifest}" |
+      jq -r .config.digest)" = "${id}" ] || return
+  done
+}
+
+changed=()
+load_images() {
+  local name refs=()
+  for name in "${images[@]}"; do
+    loaded "${prefix}/${name}:${version}" || { changed+=("${name}"); refs+=("${prefix}/${name}:${version}"); }
+  done
+  [ "${#refs[@]}" -gt 0 ] || { log "every node has the current images"; return 0; }
+  "${kind}" load docker-image --name "${CLUSTER_NAME}" "${refs[@]}" >&2
+}
+step "load KubeVirt images into the nodes" load_images
+
+# A rebuilt image keeps its tag, so pods that run the old one are replaced; a new virt-operator also
+# regenerates its cached install strategy (which holds the CRD schemas it compiled in).
+restart_changed() {
+  local name
+  "${kubectl}" get namespace "${namespace}" >/dev/null 2>&1 || return 0
+  for name in "${changed[@]}"; do
+    case "${name}" in
+      virt-operator)
+        "${kubectl}" -n "${namespace}" delete configmap -l kubevirt.io/install-strategy --ignore-not-found >/dev/null
+        "${kubectl}" -n "${namespace}" delete pods -l kubevirt.io=virt-operator --ignore-not-found >/dev/null ;;
+      virt-api | virt-controller | virt-handler)
+        "${kubectl}" -n "${namespace}" delete pods -l "kubevirt.io=${name}" --ignore-not-found >/dev/null ;;
+      virt-launcher) # node-labeller, virt-handler's init container, runs it
+        "${kubectl}" -n "${namespace}" delete pods -l kubevirt.io=virt-handler --ignore-not-found >/dev/null ;;
+    esac || return
+  done
+}
+[ "${#changed[@]}" -eq 0 ] || step "restart KubeVirt pods of rebuilt images (${changed[*]})" restart_changed
+
+# --- Probes ---
+
+# The KVM probe guest, images/kubevirt/kvm-probe-guest.S assembled: a boot sector that enters long
+# mode, runs an SSE instruction and an interrupt, prints the marker on COM1 and resets the machine.
+# The kind nodes are containers of this Docker engine, so a container here sees their /dev/kvm.
+marker=VMBENCH-GUEST-RAN
+guest_hex="
+fa31c08ed88ec08ed0bc007cbaf803b052eebf0010b9002031c0f3abc70600100320c70600200330c706003083000f01
+16db7c0f20e0660d200200000f22e066b8001000000f22d866b9800000c00f32660d000100000f300f20c0660d030000
+806683e0fb0f22c0ea6d7c080066baf803b04cee660fefc0b053ee488d054400000048c7c70043000066890766c74702
+080066c74704008e48c1e810668947060f011d3a00000048c7c400700000cd30488d3534000000ac84c07403eeebf8b0
+fee664f4ebfdb049ee48cf000000000000000000000000009a20000f00cb7c0000ff0f0040000000000000564d42454e
+43482d47554553542d52414e0a00"
+
+boot_sector() {
+  # shellcheck disable=SC2001 # every byte needs its own \x
+  printf '%b' "$(tr -d '\n' <<<"${guest_hex}" | sed 's/../\\x&/g')" > "$1" && truncate -s 510 "$1" &&
+    printf '\x55\xaa' >> "$1" && truncate -s 1M "$1"
+}
+
+# guest_runs ACCEL: true when the probe guest printed its marker under QEMU with ACCEL (kvm or tcg);
+# otherwise ${reason} says how far it got. QEMU is the launcher image's (Debian's, or upstream's
+# qemu-kvm online). On a KVM internal error QEMU pauses rather than exits: its output is watched and
+# the container removed as soon as the outcome is known.
+reason=""
+guest_runs() {
+  local dir="${state}/kvm-probe" name="vmbench-kvm-probe-$$-$1" out="" line device=()
+  [ "$1" = kvm ] && device=(--device /dev/kvm)
+  mkdir -p "${dir}" && boot_sector "${dir}/boot.img" || return
+  # shellcheck disable=SC2016 # expanded by the container's shell
+  docker run -d --name "${name}" --user 0 "${device[@]}" -v "${dir}:/probe:ro" --entrypoint sh "${launcher}" -c \
+    'exec timeout 60 "$(command -v qemu-system-x86_64 || echo /usr/libexec/qemu-kvm)" "$@"' qemu \
+    -accel "$1" -machine q35 -m 32 -nodefaults -display none -no-reboot -serial stdio \
+    -drive file=/probe/boot.img,format=raw,if=ide >/dev/null || return
+  while IFS= read -r -t 90 line; do
+    out+="${line}"$'\n'
+    [[ "${line}" == *"${marker}"* || "${line}" == *"internal error"* ]] && break
+  done < <(docker logs -f "${name}" 2>&1)
+  docker rm -f "${name}" >/dev/null 2>&1 || true
+  [[ "${out}" == *"${marker}"* ]] && return 0
+  # The guest's stage letters come first on its line (R, L, S, I: see the guest's source).
+  reason="guest reached '$(grep -m 1 -o '^[RLSI]*' <<<"${out}" || true)'"
+  line=$(grep -m 1 -i 'error\|fail' <<<"${out}" | sed 's/^[RLSI]*//' || true)
+  reason+="; ${line:-no marker within 60s}"
+  return 1
+}
+
+# kvm_verdict: "kvm" or "tcg: <why>". Cached per boot of this machine and launcher image.
+kvm_verdict() {
+  local key cache="${state}/kvm-verdict"
+  key="$(cat /proc/sys/kernel/random/boot_id) $(docker image inspect -f '{{.Id}}' "${launcher}")"
+  if [ "$(head -n 1 "${cache}" 2>/dev/null)" = "${key}" ]; then
+    sed -n 2p "${cache}"
+    return
+  fi
+  local verdict
+  if [ ! -c /dev/kvm ]; then
+    verdict="tcg: no /dev/kvm"
+  elif ! guest_runs tcg; then
+    # The probe itself is broken here: emulation is the choice that works everywhere.
+    verdict="tcg: the probe guest did not run even under TCG (${reason})"
+  elif guest_runs kvm; then
+    verdict=kvm
+  else
+    verdict="tcg: /dev/kvm cannot run a guest (${reason})"
+  fi
+  mkdir -p "${state}" && printf '%s\n%s\n' "${key}" "${verdict}" > "${cache}"
+  echo "${verdict}"
+}
+
+# dummy_links: bridge binding needs them; every kind node runs on this machine's kernel, so one
+# worker answers for all.
+dummy_links() {
+  local node
+  node=$("${kind}" get nodes --name "${CLUSTER_NAME}" | grep -m 1 -- -worker) || return
+  docker exec "${node}" sh -c 'ip link del vmbenchprobe 2>/dev/null
+    ip link add vmbenchprobe type dummy 2>/dev/null && ip link del vmbenchprobe'
+}
+
+probe() {
+  kvm=$(kvm_verdict) || return
+  if dummy_links; then network=bridge; else network=passt; fi
+  if [ "${kvm}" = kvm ]; then
+    log "KVM works: VMs run with hardware virtualization"
+  else
+    log "KVM unusable (${kvm#tcg: }): VMs run under QEMU emulation (useEmulation: true)"
+  fi
+  case "${network}" in
+    bridge) log "the nodes' kernel has dummy links: VMs use bridge binding" ;;
+    passt) log "the nodes' kernel has no dummy links (bridge binding fails): passt binding registered" ;;
+  esac
+}
+kvm="" network=""
+step "probe KVM and VM network" probe
+
+# --- Manifests and install ---
+
+operator() {
+  local kv templator="${state}/bin/manifest-templator" dir="${state}/manifests"
+  kv=$(cd "${BIN}" && go mod download -json "kubevirt.io/kubevirt@${version}" | jq -r .Dir) && mkdir -p "${dir}" || return
+  # Pass 1 inlines the generated manifests (the KubeVirt CRD, the operator's RBAC); pass 2 fills in
+  # the variables. The operator derives every other image from its own prefix and tag.
+  "${templator}" --process-files --generated-manifests-dir="${kv}/manifests/generated/" \
+    --input-file="${kv}/manifests/release/kubevirt-operator.yaml.in" > "${dir}/kubevirt-operator.yaml.in" &&
+    "${templator}" --process-vars --input-file="${dir}/kubevirt-operator.yaml.in" --namespace="${namespace}" \
+      --container-prefix="${prefix}" --container-tag="${version}" --image-pull-policy=IfNotPresent \
+      --csv-version="${version#v}" --infra-replicas=1 --kubevirt-logo-path="${kv}/assets/kubevirt_logo.png" \
+      > "${dir}/kubevirt-operator.yaml" || return
+  "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-kubevirt -f "${dir}/kubevirt-operator.yaml" >/dev/null &&
+    "${kubectl}" -n "${namespace}" rollout status deployment/virt-operator --timeout=600s
+}
+step "virt-operator ${version}" operator
+
+# The CR is written here rather than templated: its configuration is this cluster's probe results.
+# Server-side apply with one field manager, so a field dropped here (passt) is dropped in the cluster.
+kubevirt_cr() {
+  local emulation=true network_config=""
+  [ "${kvm}" = kvm ] && emulation=false
+  [ "${network}" = passt ] && network_config="
+    network:
+      binding:
+        passt:
+          sidecarImage: ${passt_sidecar}"
+  "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-kubevirt -f - <<YAML
+apiVersion: kubevirt.io/v1
+kind: KubeVirt
+metadata:
+  name: kubevirt
+  namespace: ${namespace}
+  annotations:
+    vmbench.io/kvm: "${kvm}"
+    vmbench.io/vm-network: ${network}
+spec:
+  certificateRotateStrategy: {}
+  configuration:
+    developerConfiguration:
+      useEmulation: ${emulation}
+    imagePullPolicy: IfNotPresent${network_config}
+  customizeComponents: {}
+  imagePullPolicy: IfNotPresent
+  infra:
+    replicas: 1
+  workloadUpdateStrategy: {}
+YAML
+}
+step "KubeVirt CR (useEmulation and VM network from the probes)" kubevirt_cr
+
+available() {
+  "${kubectl}" -n "${namespace}" wait kubevirt/kubevirt --for=condition=Available --timeout=900s >/dev/null || {
+    "${kubectl}" -n "${namespace}" get kubevirt,pods -o wide >&2
+    return 1
+  }
+}
+step "wait for the KubeVirt CR to be Available" available
+
+# The VMI CRD the operator created must carry the patched checksum schema (hack/images/kubevirt.sh):
+# with the int32 one, every VMI whose containerDisk CRC is above 2^31 fails its status updates.
+checksum_schema() {
+  local path='{.spec.versions[?(@.name=="v1")].schema.openAPIV3Schema.properties.status.properties.volumeStatus.items.properties.containerDiskVolume.properties.checksum.format}'
+  local format
+  format=$("${kubectl}" get crd virtualmachineinstances.kubevirt.io -o jsonpath="${path}")
+  [ "${format}" = int64 ] && return 0
+  log "the VMI CRD's checksum schema is '${format}', not int64: an older virt-operator created it; reinstall KubeVirt"
+  return 1
+}
+step "VMI CRD has the uint32 checksum schema" checksum_schema
+
+"${kubectl}" -n "${namespace}" get kubevirt kubevirt -o jsonpath='{.status.phase}{" "}{.status.observedKubeVirtVersion}{"\n"}' |
+  { read -r phase observed; log "KubeVirt ${observed} ${phase} ($((SECONDS - start))s); virtualization: $([ "${kvm}" = kvm ] && echo KVM || echo "QEMU TCG emulation"); VM network: ${network}"; }
