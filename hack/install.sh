@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the MPI Operator and vmbench into the kind cluster of hack/kind/cluster-up.sh: builds the
 # images, loads them into the nodes (pull policy IfNotPresent everywhere, so no registry is needed),
-# deploys the MPI Operator with the manifest from its own module, and vmbench with config/default.
+# deploys the MPI Operator with the manifest from its own module, vmbench with its Helm chart
+# (charts/vmbench, release vmbench), and a Prometheus that scrapes it (hack/kind/prometheus.sh).
+# VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"
@@ -25,8 +27,33 @@ mpi_operator() {
   "${kubectl}" -n mpi-operator rollout status deployment/mpi-operator --timeout=300s
 }
 
+# kustomize_leftovers: an install by `kubectl apply -k config/default` (before the chart) left
+# objects that helm refuses to adopt. They go, except the CRD and the namespace: deleting the CRD
+# would delete every suite.
+kustomize_leftovers() {
+  local found
+  found=$("${kubectl}" -n vmbench-system get deployment vmbench-manager --ignore-not-found \
+    -o jsonpath='{.metadata.name} {.metadata.labels.app\.kubernetes\.io/managed-by}')
+  case "${found}" in "" | *" Helm") return 0 ;; esac
+  log "removing the kustomize install of vmbench (suites and their CRD stay)"
+  "${kubectl}" -n vmbench-system delete --ignore-not-found --wait=true \
+    deployment/vmbench-manager service/vmbench-metrics serviceaccount/vmbench-manager \
+    role/vmbench-leader-election rolebinding/vmbench-leader-election >/dev/null
+  "${kubectl}" delete --ignore-not-found clusterrole/vmbench-manager clusterrolebinding/vmbench-manager >/dev/null
+}
+
 vmbench() {
-  "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-install -k "${ROOT}/config/default" >/dev/null
+  local helm args=()
+  helm=$("${ROOT}/hack/helm.sh")
+  kustomize_leftovers
+  # helm installs crds/ only when they are missing and never upgrades them: apply them, so that an
+  # API change reaches the cluster.
+  "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-install -f "${ROOT}/charts/vmbench/crds" >/dev/null
+  read -r -a args <<<"${VMBENCH_HELM_ARGS:-}"
+  "${helm}" upgrade --install vmbench "${ROOT}/charts/vmbench" --namespace vmbench-system --create-namespace \
+    --set image.repository=vmbench/manager --set image.tag=dev --set image.pullPolicy=IfNotPresent \
+    --set runnerImage=vmbench/runner:dev --set vmDiskImage=vmbench/vm-disk:dev --set imagePullPolicy=IfNotPresent \
+    "${args[@]}" >/dev/null
   # The image tag stays "dev": restart so that a freshly loaded image is the one that runs.
   "${kubectl}" -n vmbench-system rollout restart deployment/vmbench-manager >/dev/null
   "${kubectl}" -n vmbench-system rollout status deployment/vmbench-manager --timeout=300s
@@ -34,3 +61,4 @@ vmbench() {
 
 step "MPI Operator v${mpi_version}" mpi_operator
 step "vmbench" vmbench
+"${here}/kind/prometheus.sh"
