@@ -47,8 +47,11 @@ module_dir() { (cd "${BIN}" && go mod download -json "$1@${version}" | jq -r '.D
 
 source_tree() {
   local kv api cg
-  kv=$(module_dir kubevirt.io/kubevirt) && api=$(module_dir kubevirt.io/api) && cg=$(module_dir kubevirt.io/client-go) &&
-    [ -n "${kv}" ] && [ -n "${api}" ] && [ -n "${cg}" ] || { log "kubevirt.io modules @${version} not in the module proxy"; return 1; }
+  kv=$(module_dir kubevirt.io/kubevirt) && api=$(module_dir kubevirt.io/api) && cg=$(module_dir kubevirt.io/client-go) || return
+  if [ -z "${kv}" ] || [ -z "${api}" ] || [ -z "${cg}" ]; then
+    log "kubevirt.io/{kubevirt,api,client-go}@${version} are not all in the module proxy"
+    return 1
+  fi
   rm -rf "${src}" && mkdir -p "${work}" && cp -r "${kv}" "${src}" && chmod -R u+w "${src}" &&
     rm -rf "${src}/staging/src/kubevirt.io/api" "${src}/staging/src/kubevirt.io/client-go" &&
     cp -r "${api}" "${src}/staging/src/kubevirt.io/api" && cp -r "${cg}" "${src}/staging/src/kubevirt.io/client-go" &&
@@ -135,11 +138,13 @@ context() {
   done
 }
 
-# docker_build IMAGE DOCKERFILE CONTEXT [DOCKER-BUILD-ARG...]
+# docker_build IMAGE DOCKERFILE CONTEXT [DOCKER-BUILD-ARG...]: quiet unless it fails (the CLI's
+# notice that the legacy builder is deprecated is noise here: there is no buildx).
 docker_build() {
-  local image=$1 dockerfile=$2 dir=$3
+  local image=$1 dockerfile=$2 dir=$3 out
   shift 3
-  docker build -q --label "io.vmbench.kubevirt=${version}" -f "${files}/${dockerfile}" -t "${image}" "$@" "${dir}" >/dev/null
+  out=$(docker build -q --label "io.vmbench.kubevirt=${version}" -f "${files}/${dockerfile}" -t "${image}" "$@" "${dir}" 2>&1) ||
+    { printf '%s\n' "${out}" >&2; return 1; }
 }
 
 kv_dir() { module_dir kubevirt.io/kubevirt; }
