@@ -31,7 +31,7 @@ esac
 version=${KUBEVIRT_VERSION:-v1.7.0}
 prefix=vmbench
 namespace=kubevirt
-images=(virt-operator virt-api virt-controller virt-handler virt-launcher network-passt-binding)
+components=(virt-operator virt-api virt-controller virt-handler virt-launcher network-passt-binding)
 launcher="${prefix}/virt-launcher:${version}"
 passt_sidecar="${prefix}/network-passt-binding:${version}"
 state="${BIN}/kubevirt-${version}"
@@ -44,25 +44,34 @@ start=${SECONDS}
 
 # --- Images into the nodes ---
 
-# loaded IMAGE: true when every node has IMAGE with the local image ID (as in cluster-up.sh: kind's
-# own check needs crictl, which the offline node image lacks, so `kind load` would always copy).
-loaded() {
-  local id node manifest
-  id=$(docker image inspect -f '{{.Id}}' "$1") || return
+# missing_images IMAGE...: the IMAGEs that some node lacks or has with another image ID than the
+# local Docker (as cluster-up.sh's `loaded`: kind's own check needs crictl, which the offline node
+# image lacks, so `kind load` would always copy), with one `docker exec` per node.
+missing_images() {
+  local node image manifest id listing
+  declare -A stale=()
   for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
-    manifest=$(docker exec "${node}" ctr --namespace=k8s.io images ls "name==docker.io/$1" | awk 'NR == 2 {print $3}')
-    [ -n "${manifest}" ] && [ "$(docker exec "${node}" ctr --namespace=k8s.io content get "${manifest}" |
-      jq -r .config.digest)" = "${id}" ] || return
+    # shellcheck disable=SC2016 # expanded in the node
+    listing=$(docker exec "${node}" sh -c 'for i; do
+        m=$(ctr --namespace=k8s.io images ls "name==docker.io/$i" | awk "NR == 2 {print \$3}")
+        printf "%s %s\n" "$i" "$([ -z "$m" ] || ctr --namespace=k8s.io content get "$m" | tr -d "\n")"
+      done' sh "$@") || return
+    while read -r image manifest; do
+      id=$(docker image inspect -f '{{.Id}}' "${image}") || return
+      [ "$(jq -r '.config.digest // empty' <<<"${manifest}" 2>/dev/null)" = "${id}" ] || stale[${image}]=1
+    done <<<"${listing}"
   done
+  for image in "$@"; do [ -z "${stale[${image}]:-}" ] || echo "${image}"; done
 }
 
 changed=()
 load_images() {
-  local name refs=()
-  for name in "${images[@]}"; do
-    loaded "${prefix}/${name}:${version}" || { changed+=("${name}"); refs+=("${prefix}/${name}:${version}"); }
-  done
-  [ "${#refs[@]}" -gt 0 ] || { log "every node has the current images"; return 0; }
+  local all=() refs=() name missing
+  for name in "${components[@]}"; do all+=("${prefix}/${name}:${version}"); done
+  missing=$(missing_images "${all[@]}") || return
+  [ -n "${missing}" ] || { log "every node has the current images"; return 0; }
+  mapfile -t refs <<<"${missing}"
+  for name in "${refs[@]}"; do name=${name#"${prefix}/"}; changed+=("${name%:*}"); done
   "${kind}" load docker-image --name "${CLUSTER_NAME}" "${refs[@]}" >&2
 }
 step "load KubeVirt images into the nodes" load_images
@@ -278,7 +287,7 @@ smoke_disk() {
   done
   log "smoke disk CRC-32: $(crc32 "${dir}/disk.img")"
   docker build -q -f "${ROOT}/images/kubevirt/smoke-disk.Dockerfile" -t "${smoke_image}" "${dir}" >/dev/null 2>&1 &&
-    { loaded "${smoke_image}" || "${kind}" load docker-image --name "${CLUSTER_NAME}" "${smoke_image}" >&2; }
+    { [ -z "$(missing_images "${smoke_image}")" ] || "${kind}" load docker-image --name "${CLUSTER_NAME}" "${smoke_image}" >&2; }
 }
 
 # smoke_vmi: 1 vCPU, 64Mi, cpu request 100m (emulation is slow and the machine small), on the VM
