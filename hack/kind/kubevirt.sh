@@ -16,17 +16,20 @@
 # --smoke-test then starts a tiny VMI in a scratch namespace (its containerDisk is the probe guest) and
 # checks that it runs, that its serial console reaches the launcher pod's log, which accelerator QEMU
 # uses, and that its status with a containerDisk checksum above 2^31 is accepted; then deletes it.
-# Usage: hack/kind/kubevirt.sh [--smoke-test]   (VMBENCH_OFFLINE=1 skips the online attempts)
+# --uninstall deletes the KubeVirt CR (the operator removes what it made, VMI CRDs included), then
+# the operator manifest; images stay in the nodes.
+# Usage: hack/kind/kubevirt.sh [--smoke-test | --uninstall]   (VMBENCH_OFFLINE=1: no online attempts)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
 source "${here}/env.sh"
 
-smoke=0
+smoke=0 uninstall=0
 case "${1:-}" in
   "") ;;
   --smoke-test) smoke=1 ;;
-  *) echo "usage: $0 [--smoke-test]" >&2; exit 2 ;;
+  --uninstall) uninstall=1 ;;
+  *) echo "usage: $0 [--smoke-test | --uninstall]" >&2; exit 2 ;;
 esac
 version=${KUBEVIRT_VERSION:-v1.7.0}
 prefix=vmbench
@@ -39,6 +42,17 @@ export KUBECONFIG="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
 kubectl=$(kind_kubectl)
 kind=$("${here}/kind-cli.sh")
 start=${SECONDS}
+
+uninstall() {
+  local manifest="${state}/manifests/kubevirt-operator.yaml"
+  [ -f "${manifest}" ] || { log "no ${manifest}: KubeVirt was not installed by this script here"; return 1; }
+  "${kubectl}" -n "${namespace}" delete kubevirt kubevirt --ignore-not-found --wait=true --timeout=600s &&
+    "${kubectl}" delete -f "${manifest}" --ignore-not-found --wait=true --timeout=600s >/dev/null
+}
+if [ "${uninstall}" = 1 ]; then
+  step "uninstall KubeVirt ${version}" uninstall
+  exit
+fi
 
 "${ROOT}/hack/images/kubevirt.sh"
 
