@@ -85,7 +85,7 @@ checksum_overlay() {
 # go_build CGO PKG...: builds PKGs from the source tree into ${out}, as upstream builds them (tag
 # selinux, version stamps), with the checksum overlay.
 go_build() {
-  local cgo=$1 commit ldflags
+  local cgo=$1 commit ldflags v
   shift
   commit=$(cd "${BIN}" && go mod download -json "kubevirt.io/kubevirt@${version}" | jq -r '.Origin.Hash // empty')
   ldflags="-s -w"
@@ -131,8 +131,8 @@ context() {
   rm -rf "${dir}" && mkdir -p "${dir}" || return
   for f in "$@"; do
     case "${f}" in
-      *.sh | */hooks/qemu | */cmd/virt-launcher/qemu | */virtqemud) install -m 0755 "${f}" "${dir}/" ;;
-      /root/go/pkg/mod/* | "${GOMODCACHE}"/*) install -m 0644 "${f}" "${dir}/" ;;
+      *.sh | */cmd/virt-launcher/qemu | */virtqemud) install -m 0755 "${f}" "${dir}/" ;; # qemu: the libvirt hook
+      "${GOMODCACHE}"/*) install -m 0644 "${f}" "${dir}/" ;;
       *) cp -l "${f}" "${dir}/" 2>/dev/null || cp "${f}" "${dir}/" ;;
     esac || return
   done

@@ -131,7 +131,7 @@ boot_sector() {
 }
 
 # guest_runs ACCEL: true when the probe guest printed its marker under QEMU with ACCEL (kvm or tcg);
-# otherwise ${reason} says how far it got. QEMU is the launcher image's (Debian's, or upstream's
+# otherwise ${reason} holds what QEMU said. QEMU is the launcher image's (Debian's, or upstream's
 # qemu-kvm online). On a KVM internal error QEMU pauses rather than exits: its output is watched and
 # the container removed as soon as the outcome is known.
 reason=""
