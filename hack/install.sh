@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs the MPI Operator and vmbench into the kind cluster of hack/kind/cluster-up.sh: builds the
-# images, loads them into the nodes (pull policy IfNotPresent everywhere, so no registry is needed),
-# deploys the MPI Operator with the manifest from its own module, vmbench with its Helm chart
-# (charts/vmbench, release vmbench), and a Prometheus that scrapes it (hack/kind/prometheus.sh).
+# Installs the MPI Operator, KubeVirt and vmbench into the kind cluster of hack/kind/cluster-up.sh:
+# builds the images (the VM disk too), loads them into the nodes (pull policy IfNotPresent
+# everywhere, so no registry is needed), deploys the MPI Operator with the manifest from its own
+# module, KubeVirt (hack/kind/kubevirt.sh, which probes KVM and the VM network), vmbench with its
+# Helm chart (charts/vmbench, release vmbench), and a Prometheus that scrapes it
+# (hack/kind/prometheus.sh). KubeVirt comes before vmbench: the manager looks for the VMI API when
+# it starts.
 # VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt".
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,8 +19,9 @@ mpi_version=${MPI_OPERATOR_VERSION:-0.6.0}
 
 "${here}/images/vmbench.sh"
 "${here}/images/mpi-operator.sh"
+"${here}/images/vm-disk.sh"
 step "load images into the nodes" "${kind}" load docker-image --name "${CLUSTER_NAME}" \
-  vmbench/manager:dev vmbench/runner:dev "mpioperator/mpi-operator:${mpi_version}"
+  vmbench/manager:dev vmbench/runner:dev vmbench/vm-disk:dev "mpioperator/mpi-operator:${mpi_version}"
 
 mpi_operator() {
   local dir
@@ -60,5 +64,6 @@ vmbench() {
 }
 
 step "MPI Operator v${mpi_version}" mpi_operator
+"${here}/kind/kubevirt.sh"
 step "vmbench" vmbench
 "${here}/kind/prometheus.sh"

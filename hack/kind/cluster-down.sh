@@ -2,7 +2,8 @@
 # Deletes the kind cluster `vmbench` and what cluster-up.sh left for it (its kubeconfig, kind's
 # docker network when nothing else uses it). The images and cached binaries stay, so the next
 # cluster-up is fast; --purge also removes every image the hack/kind and hack/images scripts built,
-# with the kubernetes tarball and the stamps that point at them.
+# with the kubernetes tarball and the stamps that point at them: the node image and its parts,
+# KubeVirt's, the VM disk, the runner, manager, Prometheus and MPI Operator images.
 # Usage: hack/kind/cluster-down.sh [--purge]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,11 +26,11 @@ delete() {
 purge_images() {
   local images
   mapfile -t images < <(docker images --format '{{.Repository}}:{{.Tag}}' |
-    grep -E '^(vmbench/(debian|k8s-base|kind-base|kind-node|kind-smoke|flannel|flannel-cni-plugin)|registry\.k8s\.io/|kindest/)')
+    grep -E '^(vmbench/(debian|k8s-base|kind-base|kind-node|kind-smoke|flannel|flannel-cni-plugin|virt-[a-z-]+|kubevirt-[a-z-]+|network-passt-binding|vm-disk|prometheus|runner|manager):|mpioperator/|registry\.k8s\.io/|kindest/)')
   [ "${#images[@]}" -eq 0 ] || docker rmi "${images[@]}" >/dev/null ||
     log "some images are still used by containers and stay (see above)"
   rm -rf "${BIN}/kind" "${BIN}/.build/kind-images" "${BIN}/.build/kind-smoke"
-  rm -f "${BIN}"/stamps/{debian-*,node-base-*,kind-images,kind-tarball,node-image}
+  rm -f "${BIN}"/stamps/{debian-*,node-base-*,kind-images,kind-tarball,node-image,kubevirt-*,vm-disk*,image-prometheus,mpi-operator-*}
 }
 
 with_lock "cluster-${CLUSTER_NAME}" step "delete cluster ${CLUSTER_NAME}" delete
