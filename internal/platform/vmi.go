@@ -74,9 +74,15 @@ func (VMIAdapter) nodes(run Run) []runplan.Node {
 	return nodes
 }
 
-// mpiArgs pin OpenMPI's ports to the ranges that the VMs forward.
+// vmBootFinished is written by cloud-init once its last stage is done.
+const vmBootFinished = "/var/lib/cloud/instance/boot-finished"
+
+// vmMPIArgs pin OpenMPI's ports to the ranges that the VMs forward, and have every node's daemon
+// report straight to mpirun rather than through another daemon, so that no daemon-to-daemon
+// connection has to cross the VMs' port forwarding.
 func vmMPIArgs() []string {
 	return []string{
+		"--mca", "routed", "direct",
 		"--mca", "btl_tcp_port_min_v4", fmt.Sprint(vmMPIPortMin),
 		"--mca", "btl_tcp_port_range_v4", fmt.Sprint(vmMPIPortCount),
 		"--mca", "oob_tcp_dynamic_ipv4_ports", fmt.Sprintf("%d-%d", vmOOBPortMin, vmOOBPortMin+vmOOBPortCount-1),
@@ -92,6 +98,7 @@ func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
 	// runner reports the Shared target as failed rather than silently measuring the local disk.
 	nodes := a.nodes(run)
 	plan := NewPlan(run, nodes, vmLocalDir, "", vmMPIArgs())
+	plan.NodeReadyCheck = []string{"test", "-e", vmBootFinished}
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the plan of run %s: %w", run.Name, err)

@@ -269,7 +269,7 @@ func TestVMPorts(t *testing.T) {
 				}
 			}
 			// The forwarded ranges are the ones OpenMPI is pinned to.
-			wantArgs := []string{"--mca", "btl_tcp_port_min_v4", "20000", "--mca", "btl_tcp_port_range_v4", "16",
+			wantArgs := []string{"--mca", "routed", "direct", "--mca", "btl_tcp_port_min_v4", "20000", "--mca", "btl_tcp_port_range_v4", "16",
 				"--mca", "oob_tcp_dynamic_ipv4_ports", "20100-20115"}
 			if diff := cmp.Diff(wantArgs, vmMPIArgs()); diff != "" {
 				t.Errorf("MPI args mismatch (-want +got):\n%s", diff)
@@ -349,6 +349,7 @@ func TestVMICloudInit(t *testing.T) {
 				{Name: "node02", Address: "node02.demo-vm-1.bench.svc"},
 			},
 			CPU: 2, MemoryBytes: 2 << 30, LocalDir: vmLocalDir, SSHPort: 2222, MPIArgs: vmMPIArgs(), Benchmarks: run.Benchmarks,
+			NodeReadyCheck: []string{"test", "-e", "/var/lib/cloud/instance/boot-finished"},
 		}
 		if diff := cmp.Diff(wantPlan, decodePlan(t, files[runplan.PlanFile])); diff != "" {
 			t.Errorf("master plan mismatch (-want +got):\n%s", diff)

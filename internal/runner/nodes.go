@@ -18,8 +18,8 @@ const (
 	probeTimeout      = 30 * time.Second
 )
 
-// waitForNodes probes every node with `true` until all answered or WaitTimeout passed, and returns
-// when each node answered first.
+// waitForNodes probes every node with `true` (the other nodes with the plan's NodeReadyCheck, if
+// any) until all answered or WaitTimeout passed, and returns when each node answered first.
 func (r *Runner) waitForNodes(ctx context.Context, plan runplan.Plan) (map[string]time.Time, error) {
 	wait := r.WaitTimeout
 	if wait <= 0 {
@@ -28,11 +28,14 @@ func (r *Runner) waitForNodes(ctx context.Context, plan runplan.Plan) (map[strin
 	deadline := r.now().Add(wait)
 	ready := map[string]time.Time{}
 	lastErr := map[string]error{}
-	probe := Command{Argv: []string{"true"}}
 	for backoff := firstProbeBackoff; ; backoff = min(2*backoff, maxProbeBackoff) {
-		for _, n := range plan.Nodes {
+		for i, n := range plan.Nodes {
 			if _, ok := ready[n.Name]; ok {
 				continue
+			}
+			probe := Command{Argv: []string{"true"}}
+			if i > 0 && len(plan.NodeReadyCheck) > 0 {
+				probe = Command{Argv: plan.NodeReadyCheck}
 			}
 			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 			stdout, stderr, err := r.Exec.Run(pctx, n, probe)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -557,4 +558,45 @@ func TestTail(t *testing.T) {
 	if got := tail([]byte("aéz"), 3); got != "éz" {
 		t.Errorf("tail = %q", got)
 	}
+}
+
+func TestNodeReadyCheckGatesTheOtherNodes(t *testing.T) {
+	r, exec, msgs := testRunner(t)
+	// node01 answers over ssh at once, but its setup finishes only at the third probe.
+	checks := 0
+	exec.respond = func(node string, argv []string) (reply, bool) {
+		if argv[0] != "test" {
+			return reply{}, false
+		}
+		if node == "node01" {
+			if checks++; checks < 3 {
+				return reply{err: exitError(1)}, true
+			}
+		}
+		return reply{}, true
+	}
+	plan := testPlan(t, vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU, SysbenchCPU: &vmbenchv1.SysbenchCPUParams{}})
+	plan.NodeReadyCheck = []string{"test", "-e", "/var/lib/cloud/instance/boot-finished"}
+	if err := r.Run(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	if checks != 3 {
+		t.Errorf("node01 checked %d times, want 3", checks)
+	}
+	cmds := exec.commands()
+	if !slices.Contains(cmds, "master: true") || slices.Contains(cmds, "master: test -e /var/lib/cloud/instance/boot-finished") {
+		t.Errorf("the master, which runs the runner before its own setup ends, must only be probed with true: %q", cmds)
+	}
+	// The first benchmark starts after node01 is ready.
+	first := slices.IndexFunc(cmds, func(c string) bool { return strings.Contains(c, "sysbench") })
+	last := -1
+	for i, c := range cmds {
+		if c == "node01: test -e /var/lib/cloud/instance/boot-finished" {
+			last = i
+		}
+	}
+	if first < last {
+		t.Errorf("a benchmark ran before node01 was ready: %q", cmds)
+	}
+	assertSummary(t, summarize(*msgs)[:1], []string{"started"})
 }

@@ -38,6 +38,11 @@ type Plan struct {
 	// MPIArgs are extra mpirun arguments of this platform, for example its btl and port ranges.
 	MPIArgs []string `json:"mpiArgs,omitempty"`
 
+	// NodeReadyCheck, when set, is the command that must succeed on every node but the master before
+	// the run starts, rather than any command: a VM answers over ssh while cloud-init is still
+	// setting it up (and restarting its sshd).
+	NodeReadyCheck []string `json:"nodeReadyCheck,omitempty"`
+
 	// Benchmarks run in this order, with defaults applied.
 	Benchmarks []vmbenchv1.Benchmark `json:"benchmarks"`
 }
