@@ -66,7 +66,10 @@ envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob and VirtualMachineInstance CRD
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
 
 .PHONY: test
-test: manifests generate vet envtest-crds ## Unit, parser and envtest integration tests, offline.
+test: test-unit test-e2e ## Every test: unit, parser, chart and envtest tests, then the kind e2e (see README for times).
+
+.PHONY: test-unit
+test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./... -coverprofile cover.out
 
 .PHONY: fuzz
@@ -99,10 +102,10 @@ demo: ## Cluster up, install, run the sample suite, print the comparison.
 	hack/demo.sh
 
 .PHONY: test-e2e
-test-e2e: ## Cluster up, install, then the kind end-to-end suite (test/e2e).
+test-e2e: ## dockerd and the kind cluster up, MPI Operator, KubeVirt and vmbench installed, then the kind end-to-end suite (test/e2e).
 	hack/kind/cluster-up.sh
 	hack/install.sh
-	KUBECONFIG=$(BIN)/kind/vmbench.kubeconfig go test -tags e2e ./test/e2e/ -count=1 -timeout 60m -v
+	KUBECONFIG=$(BIN)/kind/vmbench.kubeconfig go test -tags e2e ./test/e2e/ -count=1 -timeout 100m -v
 
 ##@ Build
 
