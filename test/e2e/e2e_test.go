@@ -135,6 +135,17 @@ func (e *env) clusterEmulates() bool {
 	return on
 }
 
+// keep saves the suite as it ended under bin/e2e/, for `vmbench report -f`.
+func (e *env) keep(s *vmbenchv1.BenchmarkSuite) {
+	dir := filepath.Join("..", "..", "bin", "e2e")
+	c := s.DeepCopy()
+	c.ManagedFields = nil
+	out, err := yaml.Marshal(c)
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+	e.g.Expect(os.WriteFile(filepath.Join(dir, s.Name+".yaml"), out, 0o644)).To(Succeed())
+}
+
 // waitEnded waits until the suite is Complete or Failed, logging its progress.
 func (e *env) waitEnded(name string, timeout time.Duration) *vmbenchv1.BenchmarkSuite {
 	s := &vmbenchv1.BenchmarkSuite{}
@@ -159,6 +170,7 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 	suite.Spec.Repetitions = 1
 	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
 	s := e.waitEnded("quick", 75*time.Minute)
+	e.keep(s)
 	e.g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
 		"Failed: %v", meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed))
 
