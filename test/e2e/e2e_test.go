@@ -140,6 +140,7 @@ func (e *env) keep(s *vmbenchv1.BenchmarkSuite) {
 	dir := filepath.Join("..", "..", "bin", "e2e")
 	c := s.DeepCopy()
 	c.ManagedFields = nil
+	c.TypeMeta = metav1.TypeMeta{APIVersion: vmbenchv1.GroupVersion.String(), Kind: "BenchmarkSuite"}
 	out, err := yaml.Marshal(c)
 	e.g.Expect(err).NotTo(HaveOccurred())
 	e.g.Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
