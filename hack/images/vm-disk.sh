@@ -24,7 +24,7 @@ out="${BIN}/vm-disk"
 # Disk layout: a FAT partition for syslinux, the kernel and the initrd, then the root file system.
 # The root is sized for the storage benchmarks' files (iozone 512M, fio 256m by default); space that
 # is never written costs nothing in the qcow2.
-root_label=vmbench-root
+root_label=vmbench-root # also named by syslinux.cfg and rootfs/etc/fstab
 boot_mib=64
 disk_mib=4096
 
@@ -200,8 +200,9 @@ build() {
 # --- boot-test: the built disk under QEMU, the way KubeVirt starts it ---
 
 # The controller's user data (internal/platform/vmi.go, cloudInit) for a master, with a one-node
-# plan, plus a script that reports what a VM needs to have to the serial console, waits for the
-# host to ssh in through QEMU's NIC, and then powers off.
+# plan, and a runcmd that reports what a VM needs to have to the serial console. Unlike the
+# master's, it does not power off: the host checks, as the controller does for the other VMs, that
+# cloud-init finished, and then powers the guest off over ssh.
 test_user_data() {
   local t=$1 token=$2
   cat <<EOF
@@ -242,7 +243,7 @@ $(sed 's/^/      /' "${t}/id_ed25519")
 $(test_guest_script | sed 's/^/      /')
 runcmd:
   - [systemctl, restart, ssh]
-  - [sh, -c, "/usr/local/sbin/vmbench-boot-test; poweroff"]
+  - [/usr/local/sbin/vmbench-boot-test]
 EOF
 }
 
@@ -276,11 +277,7 @@ say "packages: $(dpkg-query -W | wc -l); -dev: $(dpkg-query -W -f '${Package}\n'
 # systemd-analyze waits for the end of the boot, which cloud-final (running this) holds up.
 say "boot milestones (s): $(journalctl -b -o short-monotonic --no-pager |
   grep -E 'Run /init|systemd 252[^ ]* running|Reached target (sysinit|network-online|multi-user)|Cloud-init v' |
-  sed -E 's/^\[ *([0-9]+)\.[0-9]+\] [^ ]+ /\1 /; s/( at |\.$).*//; s/Cloud-init v\. [0-9.]+ running //' | tr '\n' ';')"
-say "waiting for the host"
-i=0
-while [ ! -e /run/vmbench-host-ssh ] && [ "$i" -lt 300 ]; do sleep 1; i=$((i + 1)); done
-say "host ssh: $(cat /run/vmbench-host-ssh 2>/dev/null || echo none)"
+  sed -E 's/^\[ *([0-9]+)\.[0-9]+\] [^ ]+ /\1 /; s/( at |\.$).*//; s/Cloud-init v\. [0-9.]+ running //; s/ running in system mode.*//' | tr '\n' ';')"
 say "done uptime=$(cut -d' ' -f1 /proc/uptime)s"
 SCRIPT
 }
@@ -334,6 +331,14 @@ func main() {
 EOF
 }
 
+# guest_ssh DIR PORT CMD...: runs CMD as root in the test guest, with the test's key.
+guest_ssh() {
+  local t=$1 port=$2
+  shift 2
+  ssh -i "${t}/id_ed25519" -p "${port}" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -o LogLevel=ERROR -o ConnectTimeout=30 root@127.0.0.1 "$@"
+}
+
 # wait_for_line FILE TEXT PID: until FILE has TEXT; false when PID ended first.
 wait_for_line() {
   until grep -aqF "$2" "$1" 2>/dev/null; do
@@ -371,16 +376,23 @@ boot_test() {
   wait_for_line "${t}/serial.log" "vmbench-boot-test: runcmd" "${qemu_pid}" ||
     { log "QEMU ended before cloud-init's runcmd"; tail -n 30 "${t}/serial.log" >&2; return 1; }
   log "boot -> runcmd marker: $((SECONDS - start))s"
-  wait_for_line "${t}/serial.log" "vmbench-boot-test: waiting for the host" "${qemu_pid}" ||
+  wait_for_line "${t}/serial.log" "vmbench-boot-test: done" "${qemu_pid}" ||
     { log "QEMU ended before the guest's checks were done"; tail -n 30 "${t}/serial.log" >&2; return 1; }
   log "boot -> checks and runner done: $((SECONDS - start))s"
-  # Through QEMU's NAT to the guest's DHCP address: sshd on 2222 takes the key for root.
-  ssh -i "${t}/id_ed25519" -p "${port}" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-    -o LogLevel=ERROR -o ConnectTimeout=30 root@127.0.0.1 \
-    'journalctl -b -o short-monotonic --no-pager >&2 &&
-     echo "$(hostname) $(runner version) LC_ALL=${LC_ALL} OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT}" >/run/h &&
-     mv /run/h /run/vmbench-host-ssh && cat /run/vmbench-host-ssh' 2>"${t}/journal.txt" ||
-    log "ssh from the host failed"
+  # Through QEMU's NAT to the guest's DHCP address, sshd on 2222 takes the key for root. The
+  # controller's readiness check of a VM: cloud-init's boot-finished file.
+  until guest_ssh "${t}" "${port}" test -e /var/lib/cloud/instance/boot-finished; do
+    kill -0 "${qemu_pid}" 2>/dev/null || { log "QEMU ended before cloud-init finished"; return 1; }
+    sleep 5
+  done
+  log "boot -> cloud-init finished (boot-finished seen over ssh): $((SECONDS - start))s"
+  guest_ssh "${t}" "${port}" journalctl -b -o short-monotonic --no-pager >"${t}/journal.txt"
+  # shellcheck disable=SC2016 # expanded by the guest's shell
+  guest_ssh "${t}" "${port}" 'echo "ssh from the host: $(hostname), $(runner version), LC_ALL=${LC_ALL}" \
+    "OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT}; cloud-init: $(cloud-init status)"
+    echo "system: $(systemctl is-system-running); $(systemd-analyze time | head -n 1)"
+    echo "slowest units: $(systemd-analyze blame --no-pager | head -n 6 | xargs)"' | sed 's/^/  /' >&2
+  guest_ssh "${t}" "${port}" poweroff || true
   wait "${qemu_pid}" || log "QEMU exited with $?"
   log "boot -> power off: $((SECONDS - start))s; the guest's journal is in ${t}/journal.txt"
   grep -a 'vmbench-boot-test:' "${t}/serial.log" | tr -d '\r' | sed 's/^.*vmbench-boot-test: /  /' >&2
