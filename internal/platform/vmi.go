@@ -79,9 +79,12 @@ const vmBootFinished = "/var/lib/cloud/instance/boot-finished"
 
 // vmMPIArgs pin OpenMPI's ports to the ranges that the VMs forward, and have every node's daemon
 // report straight to mpirun rather than through another daemon, so that no daemon-to-daemon
-// connection has to cross the VMs' port forwarding.
+// connection has to cross the VMs' port forwarding. OpenMPI shortens host names to their first
+// label by default and then starts its daemons with `ssh node01`, which a guest cannot resolve:
+// only the headless Service's full names (node01.<run>.<namespace>.svc) are in DNS.
 func vmMPIArgs() []string {
 	return []string{
+		"--mca", "orte_keep_fqdn_hostnames", "1",
 		"--mca", "routed", "direct",
 		"--mca", "btl_tcp_port_min_v4", fmt.Sprint(vmMPIPortMin),
 		"--mca", "btl_tcp_port_range_v4", fmt.Sprint(vmMPIPortCount),

@@ -269,7 +269,7 @@ func TestVMPorts(t *testing.T) {
 				}
 			}
 			// The forwarded ranges are the ones OpenMPI is pinned to.
-			wantArgs := []string{"--mca", "routed", "direct", "--mca", "btl_tcp_port_min_v4", "20000", "--mca", "btl_tcp_port_range_v4", "16",
+			wantArgs := []string{"--mca", "orte_keep_fqdn_hostnames", "1", "--mca", "routed", "direct", "--mca", "btl_tcp_port_min_v4", "20000", "--mca", "btl_tcp_port_range_v4", "16",
 				"--mca", "oob_tcp_dynamic_ipv4_ports", "20100-20115"}
 			if diff := cmp.Diff(wantArgs, vmMPIArgs()); diff != "" {
 				t.Errorf("MPI args mismatch (-want +got):\n%s", diff)
