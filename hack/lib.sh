@@ -139,5 +139,17 @@ lacks_sys_resource() {
   ! (( (16#${bnd} >> 24) & 1 ))
 }
 
+# debian_mirror: the Debian mirror this machine's own apt uses, unless DEBIAN_MIRROR names another,
+# so that every image and the VM disk come from one archive.
+debian_mirror() {
+  local f files=() mirror=${DEBIAN_MIRROR:-}
+  if [ -z "${mirror}" ]; then
+    for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; do [ -f "${f}" ] && files+=("${f}"); done
+    [ "${#files[@]}" -eq 0 ] || mirror=$(sed -n -E 's#^URIs: *(\S+/debian)/?$#\1#p; s#^deb +(\[[^]]*\] +)?(\S+/debian)/? .*#\2#p' "${files[@]}" | head -n 1)
+  fi
+  [ -n "${mirror}" ] || { log "no Debian mirror in this machine's apt sources: set DEBIAN_MIRROR"; return 1; }
+  echo "${mirror}"
+}
+
 # image_exists NAME: true when the local Docker engine has the image NAME.
 image_exists() { docker image inspect "$1" >/dev/null 2>&1; }

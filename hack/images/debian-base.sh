@@ -9,15 +9,7 @@ source "$(dirname "$0")/../lib.sh"
 
 suite=${1:-bookworm}
 image="vmbench/debian:${suite}"
-# The Debian mirror this machine's own apt uses, unless DEBIAN_MIRROR names another.
-host_mirror() {
-  local f files=()
-  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; do [ -f "${f}" ] && files+=("${f}"); done
-  [ "${#files[@]}" -gt 0 ] || return 0
-  sed -n -E 's#^URIs: *(\S+/debian)/?$#\1#p; s#^deb +(\[[^]]*\] +)?(\S+/debian)/? .*#\2#p' "${files[@]}" | head -n 1
-}
-mirror=${DEBIAN_MIRROR:-$(host_mirror)}
-[ -n "${mirror}" ] || { log "no Debian mirror in this machine's apt sources: set DEBIAN_MIRROR"; exit 1; }
+mirror=$(debian_mirror)
 
 pull() {
   [ "${VMBENCH_OFFLINE:-}" = 1 ] && return 1

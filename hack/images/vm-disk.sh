@@ -28,15 +28,6 @@ root_label=vmbench-root # also named by syslinux.cfg and rootfs/etc/fstab
 boot_mib=64
 disk_mib=4096
 
-# The Debian mirror this machine's own apt uses, unless DEBIAN_MIRROR names another (as
-# hack/images/debian-base.sh does, so that the runner image and the guest come from one archive).
-host_mirror() {
-  local f files=()
-  for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; do [ -f "${f}" ] && files+=("${f}"); done
-  [ "${#files[@]}" -gt 0 ] || return 0
-  sed -n -E 's#^URIs: *(\S+/debian)/?$#\1#p; s#^deb +(\[[^]]*\] +)?(\S+/debian)/? .*#\2#p' "${files[@]}" | head -n 1
-}
-
 packages() { sed 's/#.*//' "${src}/packages" | xargs; }
 
 # The runner image's apt-get list must be part of the guest's, or VMs and pods would not run the
@@ -175,13 +166,12 @@ build_disk() {
 # The runner of the runner image: same source, same flags as hack/images/vmbench.sh.
 build_runner() {
   mkdir -p "${work}"
-  (cd "${ROOT}" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "${work}/runner" ./cmd/runner)
+  (cd "${ROOT}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${work}/runner" ./cmd/runner)
 }
 
 build() {
   local mirror rootfs_hash disk_hash
-  mirror=${DEBIAN_MIRROR:-$(host_mirror)}
-  [ -n "${mirror}" ] || { log "no Debian mirror in this machine's apt sources: set DEBIAN_MIRROR"; exit 1; }
+  mirror=$(debian_mirror) || exit 1
   check_runner_packages
   apt_ensure debootstrap debian-archive-keyring dosfstools mtools syslinux syslinux-common fdisk e2fsprogs qemu-utils
   step "go build runner" build_runner

@@ -10,7 +10,7 @@ tag=${VMBENCH_TAG:-dev}
 "${ROOT}/hack/images/debian-base.sh" bookworm
 
 binaries() {
-  (cd "${ROOT}" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "${BIN}/" ./cmd/manager ./cmd/runner ./cmd/vmbench)
+  (cd "${ROOT}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${BIN}/" ./cmd/manager ./cmd/runner ./cmd/vmbench)
 }
 image() {
   local name=$1 dockerfile=$2
