@@ -73,6 +73,26 @@ flannel() {
     "${kubectl}" --kubeconfig "${kubeconfig}" apply --server-side --field-manager=vmbench-cluster-up -f -
 }
 
+# unprivileged_icmp: every pod sandbox gets net.ipv4.ping_group_range covering all groups, as
+# containerd 2 does by default and 1.6 (Debian's, in the offline node image) does not. Without it
+# KubeVirt's passt binding, which forwards a guest's ICMP through ping sockets, drops every ping
+# between VMs. Applied to each node's containerd (new and existing clusters alike); pods keep running
+# across the restart, and only sandboxes made afterwards get the setting.
+unprivileged_icmp() {
+  local node config=/etc/containerd/config.toml
+  for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
+    docker exec "${node}" grep -q '^ *enable_unprivileged_icmp = true' "${config}" && continue
+    docker exec "${node}" grep -qx '\[plugins."io.containerd.grpc.v1.cri"\]' "${config}" || {
+      log "${node}: no CRI plugin table in ${config}; pods get no unprivileged ICMP"
+      continue
+    }
+    docker exec "${node}" sed -i -e '/enable_unprivileged_icmp/d' \
+      -e 's/^\[plugins."io.containerd.grpc.v1.cri"\]$/&\n  enable_unprivileged_icmp = true/' "${config}" &&
+      docker exec "${node}" systemctl restart containerd || return
+    log "${node}: containerd now gives pods unprivileged ICMP"
+  done
+}
+
 wait_ready() {
   local k=("${kubectl}" --kubeconfig "${kubeconfig}") ns
   "${k[@]}" wait --for=condition=Ready nodes --all --timeout=300s || return
@@ -108,5 +128,6 @@ with_lock "cluster-${CLUSTER_NAME}" create_once
 mkdir -p "$(dirname "${kubeconfig}")"
 "${kind}" get kubeconfig --name "${CLUSTER_NAME}" > "${kubeconfig}"
 [ "${cni}" = flannel ] && step "flannel ${FLANNEL_VERSION}" flannel
+step "unprivileged ICMP in pods" unprivileged_icmp
 step "wait for nodes and system pods" wait_ready "${cni}"
 log "cluster ${CLUSTER_NAME} is up ($((SECONDS - start))s); kubectl --kubeconfig ${kubeconfig}"
