@@ -19,9 +19,9 @@ var (
 
 // ParsePing parses the statistics that ping prints when it ends (iputils or
 // BusyBox). It returns rtt_min_ms, rtt_avg_ms, rtt_max_ms, rtt_mdev_ms (not
-// for BusyBox, which has no mdev) and packet_loss_percent. When every packet
-// was lost ping prints no rtt line; that is a valid measurement, reported as
-// packet_loss_percent=100 without rtt metrics, not an error.
+// for BusyBox, which has no mdev) and packet_loss_percent. Partial loss is a
+// measurement; when every packet was lost there is no round trip to report
+// and the target is unreachable, which is an error, not a result of 100%.
 func ParsePing(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("ping: empty output")
@@ -46,20 +46,22 @@ func ParsePing(output []byte) ([]Metric, error) {
 	if !ok {
 		return nil, errors.New("ping: cannot read the packet loss from: " + firstLine(ls[summary]))
 	}
+	if loss >= 100 {
+		return nil, errors.New("ping: no reply at all (" + firstLine(strings.TrimSpace(ls[summary])) +
+			"): the target does not answer ICMP echo; check the network between the nodes (for VMs, the binding and ICMP in pods)")
+	}
 	var ms metricList
-	if loss < 100 {
-		for _, l := range ls[summary+1:] {
-			match := pingRTT.FindStringSubmatch(l)
-			if match == nil {
-				continue
-			}
-			for i, name := range []string{"rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_mdev_ms"} {
-				if v, ok := parseNumber(match[i+1]); ok {
-					ms.add(name, v, unitMs, LowerIsBetter)
-				}
-			}
-			break
+	for _, l := range ls[summary+1:] {
+		match := pingRTT.FindStringSubmatch(l)
+		if match == nil {
+			continue
 		}
+		for i, name := range []string{"rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_mdev_ms"} {
+			if v, ok := parseNumber(match[i+1]); ok {
+				ms.add(name, v, unitMs, LowerIsBetter)
+			}
+		}
+		break
 	}
 	ms.add("packet_loss_percent", loss, unitPercent, LowerIsBetter)
 	return ms.metrics, nil

@@ -33,14 +33,6 @@ rtt min/avg/max/mdev = 0.950/1.203/1.512/0.201 ms, pipe 3
 			m("rtt_mdev_ms", 0.201, "ms", LowerIsBetter),
 			m("packet_loss_percent", 33.3333, "%", LowerIsBetter),
 		}},
-		{"iputils 100% loss has no rtt line", []byte(`PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.
-From 10.0.0.1 icmp_seq=1 Destination Host Unreachable
-
---- 10.0.0.9 ping statistics ---
-10 packets transmitted, 0 received, +10 errors, 100% packet loss, time 9214ms
-`), []Metric{
-			m("packet_loss_percent", 100, "%", LowerIsBetter),
-		}},
 		{"BusyBox has no mdev", []byte(`PING 127.0.0.1 (127.0.0.1): 56 data bytes
 64 bytes from 127.0.0.1: seq=0 ttl=64 time=0.047 ms
 
@@ -52,9 +44,6 @@ round-trip min/avg/max = 0.047/0.060/0.071 ms
 			m("rtt_avg_ms", 0.060, "ms", LowerIsBetter),
 			m("rtt_max_ms", 0.071, "ms", LowerIsBetter),
 			m("packet_loss_percent", 0, "%", LowerIsBetter),
-		}},
-		{"BusyBox 100% loss", []byte("--- 10.0.0.9 ping statistics ---\r\n2 packets transmitted, 0 packets received, 100% packet loss\r\n"), []Metric{
-			m("packet_loss_percent", 100, "%", LowerIsBetter),
 		}},
 		{"duplicates", []byte("4 packets transmitted, 4 received, +2 duplicates, 0% packet loss, time 3003ms\nrtt min/avg/max/mdev = 1/2/3/0.5 ms\n"), []Metric{
 			m("rtt_min_ms", 1, "ms", LowerIsBetter),
@@ -88,6 +77,11 @@ func TestParsePingErrors(t *testing.T) {
 		{"no permission", "ping: socktype: SOCK_RAW\nping: socket: Operation not permitted\n", "ping reported an error: socktype: SOCK_RAW"},
 		{"interrupted before the summary", "PING 127.0.0.1 (127.0.0.1) 56(84) bytes of data.\n64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.048 ms\n", "no \"packets transmitted\" statistics line"},
 		{"empty", "", "ping: empty output"},
+		{"iputils, every packet lost", "PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.\nFrom 10.0.0.1 icmp_seq=1 Destination Host Unreachable\n\n--- 10.0.0.9 ping statistics ---\n10 packets transmitted, 0 received, +10 errors, 100% packet loss, time 9214ms\n",
+			"ping: no reply at all (10 packets transmitted, 0 received, +10 errors, 100% packet loss, time 9214ms): the target does not answer ICMP echo"},
+		{"BusyBox, every packet lost", "--- 10.0.0.9 ping statistics ---\r\n2 packets transmitted, 0 packets received, 100% packet loss\r\n",
+			"ping: no reply at all (2 packets transmitted, 0 packets received, 100% packet loss)"},
+		{"counts only, every packet lost", "3 packets transmitted, 0 received\n", "ping: no reply at all"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -397,7 +397,9 @@ func TestIperf3RefusedResultsInAnError(t *testing.T) {
 	}
 }
 
-func TestPingWithoutRepliesIsAMeasurement(t *testing.T) {
+// A ping that got no reply at all measured nothing: it fails with the cause, while a ping that never
+// started (unknown host) fails with ping's own error.
+func TestPingWithoutRepliesFails(t *testing.T) {
 	r, exec, msgs := testRunner(t)
 	lost := "PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n\n--- 10.0.0.2 ping statistics ---\n3 packets transmitted, 0 received, 100% packet loss, time 2049ms\n\n"
 	exec.respond = func(node string, argv []string) (reply, bool) {
@@ -416,12 +418,12 @@ func TestPingWithoutRepliesIsAMeasurement(t *testing.T) {
 	}
 	assertSummary(t, summarize(*msgs), []string{
 		"started",
-		"result ping master-node01 ok",
+		"result ping master-node01 error=parsing the output: ping: no reply at all (3 packets transmitted, 0 received, 100% packet loss, time 2049ms): the target does not answer ICMP echo; check the network between the nodes (for VMs, the binding and ICMP in pods)",
 		"result ping master-node02 error=ping failed (exit status 2): ping: unknown host",
 		"done",
 	})
-	if !hasMetric((*msgs)[1], "packet_loss_percent") {
-		t.Errorf("metrics %v", (*msgs)[1].Metrics)
+	if ms := (*msgs)[1].Metrics; len(ms) != 0 {
+		t.Errorf("metrics %v for a ping without replies", ms)
 	}
 }
 

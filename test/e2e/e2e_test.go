@@ -62,16 +62,25 @@ type env struct {
 	g   *WithT
 	ctx context.Context
 	ns  string
+	// failure is the assertion that stopped the test, repeated after the dump so that it is in the
+	// last lines of the output, which is all a CI summary may show.
+	failure string
 }
 
 func newEnv(t *testing.T) *env {
-	g := NewWithT(t)
+	e := &env{t: t, ctx: context.Background()}
+	e.g = NewWithT(t).ConfigureWithFailHandler(func(message string, callerSkip ...int) {
+		t.Helper()
+		e.failure = message
+		t.Fatal(message)
+	})
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-e2e-"}}
-	g.Expect(k8s.Create(context.Background(), ns)).To(Succeed())
-	e := &env{t: t, g: g, ctx: context.Background(), ns: ns.Name}
+	e.g.Expect(k8s.Create(e.ctx, ns)).To(Succeed())
+	e.ns = ns.Name
 	t.Cleanup(func() {
 		if t.Failed() {
 			e.dump()
+			e.t.Logf("==== %s failed in %s: %s", t.Name(), e.ns, e.failure)
 		}
 		_ = k8s.Delete(context.Background(), ns)
 	})
@@ -102,6 +111,17 @@ func (e *env) dump() {
 			s.ManagedFields = nil
 			out, _ := yaml.Marshal(s)
 			e.t.Logf("---- suite %s ----\n%s", s.Name, out)
+		}
+		for _, s := range suites.Items {
+			e.t.Logf("==== suite %s: %s %s", s.Name, s.Status.Phase, s.Status.Progress)
+			for _, c := range s.Status.Conditions {
+				e.t.Logf("==== condition %s=%s %s: %s", c.Type, c.Status, c.Reason, c.Message)
+			}
+			for _, r := range s.Status.Results {
+				if r.Failures > 0 {
+					e.t.Logf("==== %s on %s failed %d time(s): %s", r.Benchmark, r.Platform, r.Failures, r.LastError)
+				}
+			}
 		}
 	}
 }
