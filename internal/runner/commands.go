@@ -132,12 +132,27 @@ func PingArgv(p *vmbenchv1.PingParams, address string) []string {
 // client ever came (a wrong port): the server is one-off (-1) and exits after one test anyway.
 const iperf3ServerGrace = 60 * time.Second
 
-// Iperf3ServerArgv starts a one-off iperf3 server in the background and returns at once. nohup and
-// the redirections detach it from the ssh session, and timeout bounds a server no client reaches.
+// iperf3ListenWait bounds the wait for a new server to listen. Under emulation its start takes
+// seconds; a client that comes earlier is refused, or with passt (which accepts on the guest's
+// behalf and then resets) sees "control socket has closed unexpectedly".
+const iperf3ListenWait = 30 * time.Second
+
+// Iperf3ServerArgv starts a one-off iperf3 server in the background and returns once it listens
+// (a LISTEN socket on its port in /proc/net/tcp or tcp6), or fails when it exits first or does not
+// listen within iperf3ListenWait. nohup and the redirections detach it from the ssh session, and
+// timeout bounds a server no client reaches.
 func Iperf3ServerArgv(p *vmbenchv1.Iperf3Params) []string {
 	lifetime := seconds(p.Duration, 10*time.Second) + int32(iperf3ServerGrace/time.Second)
-	server := fmt.Sprintf("nohup timeout %d iperf3 -s -1 -p %d >/dev/null 2>&1 &", lifetime, or(p.ServerPort, 5201))
-	return []string{"sh", "-c", server}
+	port := or(p.ServerPort, 5201)
+	tries := int(iperf3ListenWait / (100 * time.Millisecond))
+	script := fmt.Sprintf(`nohup timeout %d iperf3 -s -1 -p %d >/dev/null 2>&1 &
+pid=$! i=0
+until grep -q ':%04X [0-9A-F]*:0000 0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
+  kill -0 "$pid" 2>/dev/null || { echo "the iperf3 server on port %d exited before it listened" >&2; exit 1; }
+  i=$((i + 1)); [ "$i" -lt %d ] || { echo "the iperf3 server on port %d did not listen within %s" >&2; exit 1; }
+  sleep 0.1
+done`, lifetime, port, port, port, tries, port, iperf3ListenWait)
+	return []string{"sh", "-c", script}
 }
 
 // Iperf3ClientArgv measures from the node it runs on to address. UDP runs with -b 0 (no rate

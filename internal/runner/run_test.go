@@ -96,7 +96,7 @@ func TestRunAllBenchmarks(t *testing.T) {
 	add("node01", "ping -c 10 10.0.0.1")
 	add("node02", "ping -c 10 10.0.0.1")
 	add("node01", "ping -c 10 10.0.0.3")
-	server := "sh -c nohup timeout 70 iperf3 -s -1 -p 5201 >/dev/null 2>&1 &"
+	server := strings.Join(Iperf3ServerArgv(&vmbenchv1.Iperf3Params{Duration: dur(10 * time.Second)}), " ")
 	add("node01", server)
 	add("master", "iperf3 -c 10.0.0.2 -p 5201 -t 10 -P 1 -J")
 	add("node02", server)
