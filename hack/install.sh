@@ -14,14 +14,12 @@ source "${here}/kind/env.sh"
 
 export KUBECONFIG="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
 kubectl=$(kind_kubectl)
-kind=$("${here}/kind/kind-cli.sh")
 mpi_version=${MPI_OPERATOR_VERSION:-0.6.0}
 
 "${here}/images/vmbench.sh"
 "${here}/images/mpi-operator.sh"
 "${here}/images/vm-disk.sh"
-step "load images into the nodes" "${kind}" load docker-image --name "${CLUSTER_NAME}" \
-  vmbench/manager:dev vmbench/runner:dev vmbench/vm-disk:dev "mpioperator/mpi-operator:${mpi_version}"
+step "load images into the nodes" kind_load vmbench/manager:dev vmbench/runner:dev vmbench/vm-disk:dev "mpioperator/mpi-operator:${mpi_version}"
 
 mpi_operator() {
   local dir

@@ -49,24 +49,11 @@ create() {
   "${kind}" create cluster --name "${CLUSTER_NAME}" --image "$1" --config "${config}" --wait 0s
 }
 
-# loaded IMAGE: true when every node already has IMAGE with the same image ID as the local docker
-# (kind's own check uses crictl, which Debian's node image lacks, so kind load always copies).
-loaded() {
-  local id node manifest
-  id=$(docker image inspect -f '{{.Id}}' "$1") || return
-  for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
-    manifest=$(docker exec "${node}" ctr --namespace=k8s.io images ls "name==docker.io/$1" | awk 'NR == 2 {print $3}')
-    [ -n "${manifest}" ] && [ "$(docker exec "${node}" ctr --namespace=k8s.io content get "${manifest}" |
-      jq -r .config.digest)" = "${id}" ] || return
-  done
-}
-
 # flannel's own manifest from its module, with the locally built images, loaded into the nodes.
 flannel() {
   local dir cni="vmbench/flannel-cni-plugin:${FLANNEL_CNI_VERSION}" flanneld="vmbench/flannel:${FLANNEL_VERSION}"
   dir=$(cd "${BIN}" && go mod download -json "github.com/flannel-io/flannel@${FLANNEL_VERSION}" | jq -r .Dir) || return
-  loaded "${cni}" && loaded "${flanneld}" ||
-    "${kind}" load docker-image --name "${CLUSTER_NAME}" "${cni}" "${flanneld}" || return
+  kind_load "${cni}" "${flanneld}" || return
   sed -E -e "s#^( *)image: ghcr.io/flannel-io/flannel-cni-plugin:.*#\1image: ${cni}\n\1imagePullPolicy: IfNotPresent#" \
     -e "s#^( *)image: ghcr.io/flannel-io/flannel:.*#\1image: ${flanneld}\n\1imagePullPolicy: IfNotPresent#" \
     "${dir}/Documentation/kube-flannel.yml" |

@@ -28,3 +28,36 @@ kind_kubectl() {
   local built="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
   if [ -x "${built}" ]; then echo "${built}"; else echo "$("${ROOT}/hack/envtest-assets.sh")/kubectl"; fi
 }
+
+# missing_images IMAGE...: the IMAGEs that some node of the cluster lacks, or has with another image
+# ID than the local Docker, one per line. kind's own check needs crictl, which the offline node image
+# lacks, so `kind load` alone would copy every image every time. One `docker exec` per node.
+missing_images() {
+  local node image manifest id listing nodes
+  declare -A stale=()
+  nodes=$("$("${ROOT}/hack/kind/kind-cli.sh")" get nodes --name "${CLUSTER_NAME}") || return
+  for node in ${nodes}; do
+    # shellcheck disable=SC2016 # expanded in the node
+    listing=$(docker exec "${node}" sh -c 'for i; do
+        m=$(ctr --namespace=k8s.io images ls "name==docker.io/$i" | awk "NR == 2 {print \$3}")
+        printf "%s %s\n" "$i" "$([ -z "$m" ] || ctr --namespace=k8s.io content get "$m" | tr -d "\n")"
+      done' sh "$@") || return
+    while read -r image manifest; do
+      id=$(docker image inspect -f '{{.Id}}' "${image}") || return
+      [ "$(jq -r '.config.digest // empty' <<<"${manifest}" 2>/dev/null)" = "${id}" ] || stale[${image}]=1
+    done <<<"${listing}"
+  done
+  for image in "$@"; do [ -z "${stale[${image}]:-}" ] || echo "${image}"; done
+}
+
+# kind_load IMAGE...: loads into the nodes the IMAGEs that missing_images names, in one `kind load`.
+kind_load() {
+  local missing refs=()
+  missing=$(missing_images "$@") || return
+  if [ -z "${missing}" ]; then
+    log "every node has $*"
+    return 0
+  fi
+  mapfile -t refs <<<"${missing}"
+  "$("${ROOT}/hack/kind/kind-cli.sh")" load docker-image --name "${CLUSTER_NAME}" "${refs[@]}" >&2
+}

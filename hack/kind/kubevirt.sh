@@ -58,26 +58,7 @@ fi
 
 # --- Images into the nodes ---
 
-# missing_images IMAGE...: the IMAGEs that some node lacks or has with another image ID than the
-# local Docker (as cluster-up.sh's `loaded`: kind's own check needs crictl, which the offline node
-# image lacks, so `kind load` would always copy), with one `docker exec` per node.
-missing_images() {
-  local node image manifest id listing
-  declare -A stale=()
-  for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
-    # shellcheck disable=SC2016 # expanded in the node
-    listing=$(docker exec "${node}" sh -c 'for i; do
-        m=$(ctr --namespace=k8s.io images ls "name==docker.io/$i" | awk "NR == 2 {print \$3}")
-        printf "%s %s\n" "$i" "$([ -z "$m" ] || ctr --namespace=k8s.io content get "$m" | tr -d "\n")"
-      done' sh "$@") || return
-    while read -r image manifest; do
-      id=$(docker image inspect -f '{{.Id}}' "${image}") || return
-      [ "$(jq -r '.config.digest // empty' <<<"${manifest}" 2>/dev/null)" = "${id}" ] || stale[${image}]=1
-    done <<<"${listing}"
-  done
-  for image in "$@"; do [ -z "${stale[${image}]:-}" ] || echo "${image}"; done
-}
-
+# changed: the components whose image the nodes lacked (missing_images, hack/kind/env.sh).
 changed=()
 load_images() {
   local all=() refs=() name missing
@@ -301,7 +282,7 @@ smoke_disk() {
   done
   log "smoke disk CRC-32: $(crc32 "${dir}/disk.img")"
   docker build -q -f "${ROOT}/images/kubevirt/smoke-disk.Dockerfile" -t "${smoke_image}" "${dir}" >/dev/null 2>&1 &&
-    { [ -z "$(missing_images "${smoke_image}")" ] || "${kind}" load docker-image --name "${CLUSTER_NAME}" "${smoke_image}" >&2; }
+    kind_load "${smoke_image}"
 }
 
 # smoke_vmi: 1 vCPU, 64Mi, cpu request 100m (emulation is slow and the machine small), on the VM

@@ -14,7 +14,6 @@ source "${here}/env.sh"
 
 export KUBECONFIG="${KUBECONFIG:-${BIN}/kind/${CLUSTER_NAME}.kubeconfig}"
 kubectl=$(kind_kubectl)
-kind=$("${here}/kind-cli.sh")
 image=${PROMETHEUS_IMAGE:-vmbench/prometheus:dev}
 monitoring_ns=${PROMETHEUS_NAMESPACE:-vmbench-monitoring}
 # Where hack/install.sh puts vmbench (helm release vmbench: Service vmbench-metrics).
@@ -24,7 +23,7 @@ cluster_domain=${CLUSTER_DOMAIN:-cluster.local}
 scrape_interval=${PROMETHEUS_SCRAPE_INTERVAL:-5s}
 
 "${ROOT}/hack/images/prometheus.sh"
-step "load ${image} into the nodes" "${kind}" load docker-image --name "${CLUSTER_NAME}" "${image}"
+step "load ${image} into the nodes" kind_load "${image}"
 
 config() {
   cat <<EOF

@@ -11,7 +11,6 @@ source "${here}/env.sh"
 
 ns=vmbench-verify
 image=vmbench/kind-smoke:v1
-kind=$("${here}/kind-cli.sh")
 k=("$(kind_kubectl)" --kubeconfig "${BIN}/kind/${CLUSTER_NAME}.kubeconfig")
 worker1="${CLUSTER_NAME}-worker" worker2="${CLUSTER_NAME}-worker2"
 
@@ -23,7 +22,7 @@ smoke_image() {
     > "${ctx}/Dockerfile" || return
   image_exists "${image}" || DOCKER_BUILDKIT=0 docker build -t "${image}" "${ctx}" >"${ctx}/build.log" 2>&1 ||
     { tail -n 20 "${ctx}/build.log" >&2; return 1; }
-  "${kind}" load docker-image --name "${CLUSTER_NAME}" "${image}"
+  kind_load "${image}"
 }
 
 # pod NAME NODE [COMMAND]: a pod of the smoke image pinned to NODE.
