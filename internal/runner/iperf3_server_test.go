@@ -76,7 +76,7 @@ func freePort(t *testing.T) int32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return int32(l.Addr().(*net.TCPAddr).Port)
 }
 
