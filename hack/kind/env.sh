@@ -50,14 +50,17 @@ missing_images() {
   for image in "$@"; do [ -z "${stale[${image}]:-}" ] || echo "${image}"; done
 }
 
-# kind_load IMAGE...: loads into the nodes the IMAGEs that missing_images names, in one `kind load`.
+# kind_load IMAGE...: loads into the nodes the IMAGEs that missing_images names, in one `kind load`,
+# and leaves their names in kind_loaded (empty when every node had them all).
+kind_loaded=()
 kind_load() {
-  local missing refs=()
+  local missing
+  kind_loaded=()
   missing=$(missing_images "$@") || return
   if [ -z "${missing}" ]; then
     log "every node has $*"
     return 0
   fi
-  mapfile -t refs <<<"${missing}"
-  "$("${ROOT}/hack/kind/kind-cli.sh")" load docker-image --name "${CLUSTER_NAME}" "${refs[@]}" >&2
+  mapfile -t kind_loaded <<<"${missing}"
+  "$("${ROOT}/hack/kind/kind-cli.sh")" load docker-image --name "${CLUSTER_NAME}" "${kind_loaded[@]}" >&2
 }

@@ -58,16 +58,13 @@ fi
 
 # --- Images into the nodes ---
 
-# changed: the components whose image the nodes lacked (missing_images, hack/kind/env.sh).
+# changed: the components whose image the nodes lacked, so kind_load (hack/kind/env.sh) loaded it.
 changed=()
 load_images() {
-  local all=() refs=() name missing
+  local all=() name
   for name in "${components[@]}"; do all+=("${prefix}/${name}:${version}"); done
-  missing=$(missing_images "${all[@]}") || return
-  [ -n "${missing}" ] || { log "every node has the current images"; return 0; }
-  mapfile -t refs <<<"${missing}"
-  for name in "${refs[@]}"; do name=${name#"${prefix}/"}; changed+=("${name%:*}"); done
-  "${kind}" load docker-image --name "${CLUSTER_NAME}" "${refs[@]}" >&2
+  kind_load "${all[@]}" || return
+  for name in "${kind_loaded[@]}"; do name=${name#"${prefix}/"}; changed+=("${name%:*}"); done
 }
 step "load KubeVirt images into the nodes" load_images
 
