@@ -95,7 +95,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	orig := suite.DeepCopy()
 	now := r.Clock.Now()
-	benchmarks := defaultedBenchmarks(suite)
+	benchmarks := DefaultedBenchmarks(suite)
 	st := &suite.Status
 	syncRuns(st, plannedRuns(suite))
 

@@ -40,10 +40,10 @@ func plannedRuns(suite *vmbenchv1.BenchmarkSuite) []plannedRun {
 	return runs
 }
 
-// defaultedBenchmarks are the suite's benchmarks with every default applied. The default pairs of a
+// DefaultedBenchmarks are the suite's benchmarks with every default applied. The default pairs of a
 // left-out iperf3 or ping block include node-node only where there are two workers to pair; an
 // explicit node-node on a smaller cluster is refused by the CRD.
-func defaultedBenchmarks(suite *vmbenchv1.BenchmarkSuite) []vmbenchv1.Benchmark {
+func DefaultedBenchmarks(suite *vmbenchv1.BenchmarkSuite) []vmbenchv1.Benchmark {
 	out := make([]vmbenchv1.Benchmark, len(suite.Spec.Benchmarks))
 	small := suite.Spec.Cluster.NodeCount() < 3
 	for i, b := range suite.Spec.Benchmarks {

@@ -168,7 +168,7 @@ func TestRunDeadline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			suite := testSuite(tt.benchmarks...)
 			suite.Spec.Benchmarks = tt.benchmarks
-			if got := runDeadline(tt.startup, defaultedBenchmarks(suite), tt.nodes); got != tt.want {
+			if got := runDeadline(tt.startup, DefaultedBenchmarks(suite), tt.nodes); got != tt.want {
 				t.Errorf("runDeadline() = %s, want %s", got, tt.want)
 			}
 		})
@@ -276,7 +276,7 @@ func TestValidateSpec(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			suite := testSuite(tt.benchmarks...)
 			tt.edit(suite)
-			err := validateSpec(suite, defaultedBenchmarks(suite))
+			err := validateSpec(suite, DefaultedBenchmarks(suite))
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatalf("validateSpec() = %v, want nil", err)
@@ -302,20 +302,20 @@ func TestDefaultedBenchmarks(t *testing.T) {
 		vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, Timeout: &metav1.Duration{Duration: time.Hour}},
 	)
 	before := suite.DeepCopy()
-	got := defaultedBenchmarks(suite)
+	got := DefaultedBenchmarks(suite)
 
 	want := make([]vmbenchv1.Benchmark, len(before.Spec.Benchmarks))
 	for i, b := range before.Spec.Benchmarks {
 		want[i] = b.WithDefaults()
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("defaultedBenchmarks() mismatch (-want +got):\n%s", diff)
+		t.Errorf("DefaultedBenchmarks() mismatch (-want +got):\n%s", diff)
 	}
 	if got[0].Fio.RW != "write" || got[0].Fio.IODepth != 16 || got[1].Ping.Count != 10 || got[2].Timeout.Duration != time.Hour {
-		t.Errorf("defaultedBenchmarks() did not keep user values and fill defaults: %+v", got)
+		t.Errorf("DefaultedBenchmarks() did not keep user values and fill defaults: %+v", got)
 	}
 	if diff := cmp.Diff(before, suite); diff != "" {
-		t.Errorf("defaultedBenchmarks() changed the suite (-before +after):\n%s", diff)
+		t.Errorf("DefaultedBenchmarks() changed the suite (-before +after):\n%s", diff)
 	}
 }
 
@@ -335,7 +335,7 @@ func TestDefaultPairsFitTheCluster(t *testing.T) {
 				{Name: "explicit", Type: vmbenchv1.BenchmarkPing, Ping: &vmbenchv1.PingParams{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairNodeToMaster}}},
 			},
 		}}
-		got := defaultedBenchmarks(s)
+		got := DefaultedBenchmarks(s)
 		if diff := cmp.Diff(tc.want, got[0].Iperf3.Pairs); diff != "" {
 			t.Errorf("%d nodes, iperf3 pairs (-want +got):\n%s", tc.nodes, diff)
 		}

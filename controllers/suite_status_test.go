@@ -302,7 +302,7 @@ func goodResults() []runplan.Message {
 }
 
 func finishBenchmarks() []vmbenchv1.Benchmark {
-	return defaultedBenchmarks(testSuite(
+	return DefaultedBenchmarks(testSuite(
 		vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
 		vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing},
 	))
@@ -1321,7 +1321,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	suite.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(applied)}
-	benchmarks := defaultedBenchmarks(suite)
+	benchmarks := DefaultedBenchmarks(suite)
 	suite.Spec.Benchmarks = benchmarks
 	if err := validateSpec(suite, benchmarks); err != nil {
 		t.Fatalf("the worst-case spec is invalid: %v", err)

@@ -32,6 +32,7 @@ type subcommand struct {
 // a fixed order; add new verbs here.
 var subcommands = []subcommand{
 	{name: "parse", synopsis: parseSynopsis, summary: "print the metrics in a benchmark tool's output as JSON", run: runParse},
+	{name: "host", synopsis: hostSynopsis, summary: "run a suite's benchmarks on this machine, outside Kubernetes, and compare a saved suite's platforms with it", run: runHost},
 	{name: "report", synopsis: reportSynopsis, summary: "compare a BenchmarkSuite's platforms (95% CIs, Welch's test), write CSV/JSON/plots, gate on regressions", run: runReport},
 }
 

@@ -40,6 +40,9 @@ type Executor interface {
 type SystemExecutor struct {
 	// Master is the name of the node the runner runs on.
 	Master string
+	// AllLocal runs every node's commands here, never over ssh: the nodes of a plan for this one
+	// machine (vmbench host) are names for its roles, not other machines.
+	AllLocal bool
 	// SSHPort is the port of the other nodes' sshd.
 	SSHPort int32
 	// StopGrace is how long a stopped command may take to exit after SIGTERM before it is killed.
@@ -64,7 +67,7 @@ func (e *SystemExecutor) Run(ctx context.Context, node runplan.Node, cmd Command
 		return nil, nil, errors.New("empty command")
 	}
 	var c *exec.Cmd
-	if node.Name == e.Master {
+	if e.AllLocal || node.Name == e.Master {
 		c = exec.CommandContext(ctx, cmd.Argv[0], cmd.Argv[1:]...)
 		c.Dir = cmd.Dir
 	} else {

@@ -113,3 +113,23 @@ func TestSystemExecutorRemote(t *testing.T) {
 		t.Errorf("remote command %q", remote)
 	}
 }
+
+func TestSystemExecutorAllLocalNeverUsesSSH(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte("#!/bin/sh\necho ssh was used >&2\nexit 255\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	e := NewSystemExecutor(runplan.Plan{Nodes: []runplan.Node{{Name: "master", Address: "localhost"}, {Name: "node01", Address: "localhost"}}})
+	e.AllLocal = true
+	dir := t.TempDir()
+	stdout, stderr, err := e.Run(context.Background(), runplan.Node{Name: "node01", Address: "localhost"},
+		Command{Argv: []string{"sh", "-c", "pwd"}, Dir: dir})
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	if got := string(stdout); got != dir+"\n" {
+		t.Errorf("stdout = %q, want %q", got, dir+"\n")
+	}
+}
