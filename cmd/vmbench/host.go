@@ -13,12 +13,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
 	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/report"
 	"github.com/vmbench/vmbench/internal/runner"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -244,7 +246,14 @@ func writeHostTable(w io.Writer, suite *vmbenchv1.BenchmarkSuite, samples []host
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(platforms, func(p string) bool { return strings.HasSuffix(p, " (emulated)") }) {
+		_, err := fmt.Fprintln(w, report.EmulatedNote)
+		return err
+	}
+	return nil
 }
 
 func meanSD(xs []float64) (mean, sd float64) {

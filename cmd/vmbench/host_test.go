@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/report"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -104,8 +105,8 @@ func TestHostComparesEveryPlatformWithThisMachine(t *testing.T) {
 	}
 
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("want a header and one row:\n%s", r.stdout)
+	if len(lines) != 3 || lines[2] != report.EmulatedNote {
+		t.Fatalf("want a header, one row and the note on emulated VMs:\n%s", r.stdout)
 	}
 	header, row := strings.Fields(lines[0]), strings.Fields(lines[1])
 	wantHeader := []string{"BENCHMARK", "METRIC", "UNIT", "HOST", "MEAN", "±", "SD", "container", "container/HOST", "vm", "(emulated)", "vm", "(emulated)/HOST"}
