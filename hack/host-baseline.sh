@@ -21,8 +21,10 @@ fi
 # non_free adds Debian's non-free component beside the machine's own sources, with the same
 # Signed-By (apt refuses one source with two keys).
 non_free() {
-  apt-cache policy iozone3 2>/dev/null | grep -q 'Candidate: [0-9]' && return 0
-  local mirror key
+  local mirror key policy
+  # Read whole first: grep -q would end the pipe early, which pipefail counts as a failure.
+  policy=$(apt-cache policy iozone3 2>/dev/null)
+  grep -q 'Candidate: [0-9]' <<<"${policy}" && return 0
   mirror=$(debian_mirror) || return
   key=$(sed -n 's/^Signed-By: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
   log "adding ${mirror} bookworm non-free to apt's sources, for iozone3"
