@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -231,7 +230,7 @@ func writeHostTable(w io.Writer, suite *vmbenchv1.BenchmarkSuite, samples []host
 	}
 	fmt.Fprintln(tw)
 	for _, k := range order {
-		mean, sd := meanSD(values[k])
+		mean, sd := report.MeanStdDev(values[k])
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s ± %s (n=%d)", k.benchmark, k.metric, units[k], num(mean), num(sd), len(values[k]))
 		for _, p := range platforms {
 			m, ok := measured[p][k]
@@ -254,20 +253,6 @@ func writeHostTable(w io.Writer, suite *vmbenchv1.BenchmarkSuite, samples []host
 		return err
 	}
 	return nil
-}
-
-func meanSD(xs []float64) (mean, sd float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	if len(xs) < 2 {
-		return mean, 0
-	}
-	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }

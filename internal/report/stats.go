@@ -34,13 +34,20 @@ func Summarize(m vmbenchv1.MetricSummary) Summary {
 		for i, s := range m.Samples {
 			values[i] = s.Value
 		}
-		mean, sd := stat.MeanStdDev(values, nil)
-		if len(values) < 2 {
-			sd = 0
-		}
+		mean, sd := MeanStdDev(values)
 		return Summary{N: len(values), Mean: mean, StdDev: sd, FromSamples: true}
 	}
 	return Summary{N: int(m.N), Mean: m.Mean, StdDev: m.StdDev}
+}
+
+// MeanStdDev is the mean and the sample standard deviation of values; the deviation of one value
+// is 0.
+func MeanStdDev(values []float64) (mean, sd float64) {
+	mean, sd = stat.MeanStdDev(values, nil)
+	if len(values) < 2 {
+		sd = 0
+	}
+	return mean, sd
 }
 
 // CIHalfWidth is the half-width of the two-sided Student t confidence interval of the mean at the
