@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -60,6 +61,10 @@ func (r *SuiteReconciler) listChildren(ctx context.Context, suite *vmbenchv1.Ben
 			obj := o.(client.Object)
 			// The cache's objects have no TypeMeta; adapters look at Kind.
 			obj.GetObjectKind().SetGroupVersionKind(gvk)
+			// The index keys on the suite's name: an earlier suite of the same name may still own some.
+			if owner := metav1.GetControllerOf(obj); owner == nil || owner.UID != suite.UID {
+				return nil
+			}
 			if run := obj.GetLabels()[vmbenchv1.LabelRun]; run != "" {
 				out[run] = append(out[run], obj)
 			}
@@ -95,6 +100,55 @@ func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	delete(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	return r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+}
+
+// applyChild applies one child of a run, unless an object of that name belongs to another suite
+// (an earlier suite of the same name whose children are still being deleted, say): acting on it
+// would adopt it. A refusal that will not heal by retrying (any 4xx but conflict and throttling)
+// comes back as a cause, not an error, so that it reaches the suite's status and events.
+func (r *SuiteReconciler) applyChild(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) (*cause, error) {
+	kind := obj.GetObjectKind().GroupVersionKind()
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(kind)
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return nil, err
+	default:
+		if owner := metav1.GetControllerOf(existing); owner == nil || owner.UID != suite.UID {
+			return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
+				"vmbench waits until it is deleted, or delete it yourself", kind.Kind, obj.GetName(), controllerOf(existing))}, nil
+		}
+		if existing.GetDeletionTimestamp() != nil {
+			return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
+				kind.Kind, obj.GetName())}, nil
+		}
+	}
+	err = r.apply(ctx, suite, obj)
+	if err == nil || !refusedForGood(err) {
+		return nil, err
+	}
+	return &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind.Kind, obj.GetName(), oneLineString(err.Error()))}, nil
+}
+
+// refusedForGood reports whether an API error will come back on a retry: a 4xx that is not a
+// conflict or throttling (webhook denials, quota, invalid objects, Forbidden).
+func refusedForGood(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code >= 400 && code < 500 && code != 409 && code != 429 && code != 408
+}
+
+func controllerOf(obj client.Object) string {
+	owner := metav1.GetControllerOf(obj)
+	if owner == nil {
+		return "it has no controller"
+	}
+	return fmt.Sprintf("its controller is %s %s, uid %s", owner.Kind, owner.Name, owner.UID)
 }
 
 func authSecretName(suite *vmbenchv1.BenchmarkSuite) string { return suite.Name + "-auth" }

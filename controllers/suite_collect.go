@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,25 +48,33 @@ func (p PodLogReader) Read(ctx context.Context, namespace, pod, container string
 
 func ptrInt64(v int64) *int64 { return &v }
 
+// logReadTimeout bounds one read of a runner's log: a kubelet that accepts the stream and then
+// stalls must not hold the reconcile.
+const logReadTimeout = 2 * time.Minute
+
 // readReport finds the run's log pod, reads its log and decodes the runner's authenticated frames.
-func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource, token []byte) runReport {
+// A pod that is confirmed gone gives a report with the cause; an error means the log may still be
+// read later (an API or kubelet error) and nothing is concluded.
+func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource, token []byte) (runReport, error) {
 	pods := &corev1.PodList{}
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector)); err != nil {
-		return runReport{LogErr: fmt.Errorf("listing the runner's pod: %w", err)}
+		return runReport{}, fmt.Errorf("listing the runner's pod: %w", err)
 	}
 	if len(pods.Items) == 0 {
-		return runReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}
+		return runReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}, nil
 	}
 	// The newest pod is the one that ran last, should a launcher ever have been recreated.
 	sort.Slice(pods.Items, func(i, j int) bool {
 		return pods.Items[j].CreationTimestamp.Before(&pods.Items[i].CreationTimestamp)
 	})
 	pod := pods.Items[0]
+	ctx, cancel := context.WithTimeout(ctx, logReadTimeout)
+	defer cancel()
 	raw, err := r.Logs.Read(ctx, pod.Namespace, pod.Name, src.Container)
 	if err != nil {
-		return runReport{LogErr: fmt.Errorf("pod %s container %s: %w", pod.Name, src.Container, err)}
+		return runReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, src.Container, err)
 	}
-	return decodeReport(raw, token)
+	return decodeReport(raw, token), nil
 }
 
 // decodeReport turns a log into the runner's messages. Frames that fail authentication or arrive

@@ -15,13 +15,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/metrics"
@@ -73,7 +77,8 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubevirt.io,resources=kubevirts,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets;services;persistentvolumeclaims,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
@@ -100,14 +105,13 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	syncRuns(st, plannedRuns(suite))
 
 	state := suiteState{Generation: suite.Generation, Now: now, InvalidSpec: validateSpec(suite, benchmarks)}
-	var result ctrl.Result
-	var finished []finishedRun
-	var err error
+	var next step
 	if state.InvalidSpec == nil {
-		result, finished, state.TimedOut, err = r.advance(ctx, suite, benchmarks, now)
-		if err != nil {
+		var err error
+		if next, err = r.advance(ctx, suite, benchmarks, now); err != nil {
 			return ctrl.Result{}, err
 		}
+		state.TimedOut, state.Waiting = next.timedOut, next.waiting
 	}
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
@@ -127,16 +131,16 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
 	}
-	r.emitTransitions(orig, suite, finished)
+	r.emitTransitions(orig, suite, next)
 	metrics.RecordSuite(suite)
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run.
-	for _, f := range finished {
+	for _, f := range next.finished {
 		if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	return result, nil
+	return next.result, nil
 }
 
 // deleteRun deletes the children of a run whose results are in status.
@@ -174,13 +178,31 @@ func syncRuns(st *vmbenchv1.BenchmarkSuiteStatus, planned []plannedRun) {
 	st.Runs = runs
 }
 
-// advance cleans up finished runs, then collects or starts the active run.
+// step is what one reconcile decided for a suite, besides the changes to its status.
+type step struct {
+	result   ctrl.Result
+	finished []finishedRun
+	timedOut bool
+	// waiting is what holds the active run up, for the Progressing condition; nil when it goes on.
+	waiting *cause
+	// rejected is set when the API server refused a child: a Warning event says so.
+	rejected *cause
+}
+
+// advance cleans up finished runs, then starts, follows or collects the active run. The suite's clock
+// starts the first time the controller sees it, so that a suite whose children are refused still
+// times out.
 func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark,
-	now time.Time) (ctrl.Result, []finishedRun, bool, error) {
+	now time.Time) (step, error) {
 	st := &suite.Status
+	if st.StartTime == nil {
+		st.StartTime = &metav1.Time{Time: now}
+	}
+	suiteEnd := after(st.StartTime.Time, suite.Spec.SuiteTimeout())
+	timedOut := !now.Before(suiteEnd)
 	children, err := r.listChildren(ctx, suite)
 	if err != nil {
-		return ctrl.Result{}, nil, false, err
+		return step{}, err
 	}
 	// Children of runs whose results are in status go (again, should the deletion right after the
 	// status write have been lost); the next run waits until they are gone, so that no run shares the
@@ -192,92 +214,169 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		}
 		lingering = lingering || len(children[run.Name]) > 0
 		if err := r.deleteRun(ctx, run.Name, children[run.Name]); err != nil {
-			return ctrl.Result{}, nil, false, err
+			return step{}, err
 		}
 	}
 
-	timedOut := st.StartTime != nil && now.After(st.StartTime.Add(suite.Spec.SuiteTimeout()))
 	active := activeRun(st)
 	if active == nil {
-		return ctrl.Result{}, nil, timedOut, nil
+		return step{timedOut: timedOut}, nil
 	}
 	planned := plannedByName(suite, active.Name)
 	adapter, err := platform.For(planned.Platform.Type)
 	if err != nil {
-		return ctrl.Result{}, nil, false, err
+		return step{}, err
 	}
 	run, err := r.platformRun(ctx, suite, planned, benchmarks)
 	if err != nil {
-		return ctrl.Result{}, nil, false, err
+		return step{}, err
 	}
 	run.VMNetwork = platform.VMNetwork(active.Network)
+	startup := r.startupLimit(planned.Platform.Type)
 
 	if active.Phase == vmbenchv1.RunPending {
-		if timedOut {
+		switch {
+		case timedOut:
+			// Children that a refused start left behind go with the next reconcile's cleanup.
 			markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
-			return ctrl.Result{}, nil, true, nil
+			return step{timedOut: true, result: ctrl.Result{RequeueAfter: settle}}, nil
+		case lingering:
+			return step{result: ctrl.Result{RequeueAfter: settle}}, nil
 		}
-		if lingering {
-			return ctrl.Result{RequeueAfter: settle}, nil, false, nil
-		}
-		return r.startRun(ctx, suite, active, adapter, run, now)
+		return r.startRun(ctx, suite, active, adapter, run, now, suiteEnd, startup)
 	}
+	if active.StartTime == nil {
+		// A status restored or edited by hand: the run's clock starts again rather than never.
+		active.StartTime = &metav1.Time{Time: now}
+	}
+	return r.followRun(ctx, suite, active, adapter, run, children[run.Name], planned, benchmarks, followTimes{
+		now: now, suiteEnd: suiteEnd, suiteTimedOut: timedOut, startup: startup,
+	})
+}
 
-	if len(children[run.Name]) == 0 {
-		// Either the cache has not seen this suite's last write yet (the run already ended and its
-		// children were deleted), or someone deleted the children of a running run.
+// followTimes are the moments a running run is judged against.
+type followTimes struct {
+	now, suiteEnd time.Time
+	suiteTimedOut bool
+	startup       time.Duration
+}
+
+// followRun watches a started run: it names what holds its cluster up, fails it when its cluster is
+// not up within the startup limit or a child it needs was deleted, and collects it once it ended,
+// its deadline passed or the suite timed out.
+func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
+	adapter platform.Adapter, run platform.Run, children []client.Object, planned plannedRun, benchmarks []vmbenchv1.Benchmark,
+	t followTimes) (step, error) {
+	st := &suite.Status
+	now := t.now
+	outcome := adapter.Observe(run, platform.Children{Objects: children})
+	if outcome.Gone != nil && !outcome.Finished() {
+		// The cache may lag behind a run that just started, or behind this suite's own last write.
 		stale, err := r.staleCache(ctx, suite)
 		if err != nil || stale {
-			return ctrl.Result{RequeueAfter: settle}, nil, false, err
+			return step{result: ctrl.Result{RequeueAfter: settle}}, err
 		}
-		// Or the cache has not seen the children of a run that just started.
-		exist, err := r.childrenExist(ctx, suite.Namespace, run.Name, adapter.Kinds())
-		if err != nil || exist {
-			return ctrl.Result{RequeueAfter: settle}, nil, false, err
+		gone, err := r.childGone(ctx, suite.Namespace, *outcome.Gone)
+		if err != nil || !gone {
+			return step{result: ctrl.Result{RequeueAfter: settle}}, err
 		}
+		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: fmt.Sprintf("%s: %s was deleted while the run was running; "+
+			"this run's results are lost, later runs go on", ReasonChildDeleted, outcome.Gone)}
 	}
-	outcome := adapter.Observe(run, platform.Children{Objects: children[run.Name]})
-	if len(children[run.Name]) == 0 {
-		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: "the run's children were deleted before it finished"}
+	end := after(active.StartTime.Time, run.Deadline)
+	startupEnd := after(active.StartTime.Time, t.startup)
+	runTimedOut := !now.Before(end)
+	if !outcome.Finished() && !runTimedOut && !t.suiteTimedOut {
+		if outcome.Phase == platform.PhaseRunning {
+			if active.EndTime == nil {
+				active.Message = ""
+			}
+			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
+		}
+		held, err := r.holdUp(ctx, suite, run, children, active.StartTime.Time)
+		if err != nil {
+			return step{}, err
+		}
+		if now.Before(startupEnd) {
+			if held == nil {
+				held = &cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
+			}
+			active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held,
+				startupEnd.UTC().Format(time.RFC3339)), 1024)
+			return step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, end, t.suiteEnd)}}, nil
+		}
+		msg := fmt.Sprintf("%s: the run's %s did not start within %s", ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
+		if held != nil {
+			msg += ": " + held.String()
+		}
+		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
 	}
-	deadline := active.StartTime.Add(run.Deadline)
-	runTimedOut := now.After(deadline)
-	if !outcome.Finished() && !runTimedOut && !timedOut {
-		return ctrl.Result{RequeueAfter: deadline.Sub(now)}, nil, false, nil
+
+	if active.EndTime == nil {
+		active.EndTime = &metav1.Time{Time: now}
 	}
-	report := r.readReport(ctx, suite, adapter.LogSource(run), run.Auth.Token)
+	report, err := r.readReport(ctx, suite, adapter.LogSource(run), run.Auth.Token)
+	if err != nil {
+		retryEnd := after(active.EndTime.Time, collectRetry)
+		if now.Before(retryEnd) {
+			held := &cause{Reason: ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
+				run.Name, retryEnd.UTC().Format(time.RFC3339), err)}
+			active.Message = truncate("collecting: "+held.Message, 1024)
+			return step{waiting: held, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
+		}
+		report = runReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
+	}
 	if raw := rawOutputs(suite, run.Name, report); raw != nil {
 		if err := r.apply(ctx, suite, raw); err != nil {
-			return ctrl.Result{}, nil, false, fmt.Errorf("keeping the raw outputs of run %s: %w", run.Name, err)
+			return step{}, fmt.Errorf("keeping the raw outputs of run %s: %w", run.Name, err)
 		}
 	}
 	failed := finishRun(st, active, planned.Platform.Type, benchmarks, runCompletion{
-		Report: report, Outcome: outcome, TimedOut: runTimedOut || timedOut, Deadline: run.Deadline, Now: now,
-		Created: nodeCreationTimes(children[run.Name], suite.Spec.Cluster.NodeCount()),
+		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
+		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()),
 	})
-	if timedOut {
+	if t.suiteTimedOut {
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
 	}
-	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks),
-		Children: children[run.Name]}
+	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks), Children: children}
 	// The next run starts once this status write and the cleanup are done; the cleanup's events say so.
-	return ctrl.Result{}, []finishedRun{done}, timedOut, nil
+	return step{finished: []finishedRun{done}, timedOut: t.suiteTimedOut}, nil
+}
+
+// membersOf names what a platform's cluster is made of, for messages.
+func membersOf(t vmbenchv1.PlatformType) string {
+	if t == vmbenchv1.PlatformVM {
+		return "VMs"
+	}
+	return "pods"
+}
+
+// startupLimit is how long a platform's cluster may take to come up.
+func (r *SuiteReconciler) startupLimit(t vmbenchv1.PlatformType) time.Duration {
+	if t == vmbenchv1.PlatformVM {
+		return r.VMStartup
+	}
+	return r.ContainerStartup
 }
 
 // startRun applies a run's children. It first re-reads the suite around the cache: a stale copy that
-// still shows an already finished run as pending must never start it a second time.
+// still shows an already finished run as pending must never start it a second time. The run's clock
+// starts with the first attempt, so that children the API server keeps refusing fail the run at its
+// startup limit, with the refusal as the cause.
 func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
-	adapter platform.Adapter, run platform.Run, now time.Time) (ctrl.Result, []finishedRun, bool, error) {
+	adapter platform.Adapter, run platform.Run, now, suiteEnd time.Time, startup time.Duration) (step, error) {
 	stale, err := r.staleCache(ctx, suite)
 	if err != nil || stale {
-		return ctrl.Result{RequeueAfter: settle}, nil, false, err
+		return step{result: ctrl.Result{RequeueAfter: settle}}, err
 	}
-	refuse := func(message string) (ctrl.Result, []finishedRun, bool, error) {
-		active.Phase = vmbenchv1.RunFailed
+	if active.StartTime == nil {
 		active.StartTime = &metav1.Time{Time: now}
-		active.CompletionTime = active.StartTime
-		active.Message = message
-		return ctrl.Result{RequeueAfter: settle}, []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}, false, nil
+	}
+	refuse := func(message string) (step, error) {
+		active.Phase = vmbenchv1.RunFailed
+		active.CompletionTime = &metav1.Time{Time: now}
+		active.Message = truncate(message, 1024)
+		return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}}, nil
 	}
 	for _, gvk := range adapter.Kinds() {
 		if !r.Available[gvk] {
@@ -288,7 +387,7 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	if run.Platform.Type == vmbenchv1.PlatformVM {
 		kubevirt, err := r.kubeVirtConfig(ctx)
 		if err != nil {
-			return ctrl.Result{}, nil, false, err
+			return step{}, err
 		}
 		if r.Emulation == EmulationForbid && kubevirt.emulation {
 			return refuse(fmt.Sprintf("%s: KubeVirt on this cluster runs VMs under software emulation (useEmulation: true) and vmbench runs with --emulation=forbid; "+
@@ -302,20 +401,31 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	}
 	objs, err := adapter.Build(run)
 	if err != nil {
-		return ctrl.Result{}, nil, false, fmt.Errorf("building run %s: %w", run.Name, err)
+		return step{}, fmt.Errorf("building run %s: %w", run.Name, err)
 	}
+	startupEnd := after(active.StartTime.Time, startup)
 	for _, obj := range objs {
-		if err := r.apply(ctx, suite, obj); err != nil {
-			return ctrl.Result{}, nil, false, fmt.Errorf("applying %s %s of run %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), run.Name, err)
+		held, err := r.applyChild(ctx, suite, obj)
+		if err != nil {
+			return step{}, fmt.Errorf("applying %s %s of run %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), run.Name, err)
 		}
+		if held == nil {
+			continue
+		}
+		if !now.Before(startupEnd) {
+			return refuse(fmt.Sprintf("%s: the run's children could not be created within %s: %s", ReasonStartupTimeout, startup, held))
+		}
+		active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
+		st := step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, suiteEnd)}}
+		if held.Reason == ReasonChildRejected {
+			st.rejected = held
+		}
+		return st, nil
 	}
 	active.Phase = vmbenchv1.RunRunning
-	active.StartTime = &metav1.Time{Time: now}
-	if suite.Status.StartTime == nil {
-		suite.Status.StartTime = active.StartTime
-	}
+	active.Message = ""
 	log.FromContext(ctx).Info("run started", "run", run.Name, "platform", run.Platform.Name, "deadline", run.Deadline)
-	return ctrl.Result{RequeueAfter: run.Deadline}, nil, false, nil
+	return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), after(now, startup), suiteEnd)}}, nil
 }
 
 // staleCache reports whether the API server holds a newer suite than the cache gave this reconcile.
@@ -327,19 +437,15 @@ func (r *SuiteReconciler) staleCache(ctx context.Context, suite *vmbenchv1.Bench
 	return fresh.ResourceVersion != suite.ResourceVersion, nil
 }
 
-// childrenExist asks the API server, around the cache, whether a run has children of the given kinds.
-func (r *SuiteReconciler) childrenExist(ctx context.Context, namespace, run string, kinds []schema.GroupVersionKind) (bool, error) {
-	for _, gvk := range kinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := r.APIReader.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{vmbenchv1.LabelRun: run}, client.Limit(1)); err != nil {
-			return false, err
-		}
-		if len(list.Items) > 0 {
-			return true, nil
-		}
+// childGone asks the API server, around the cache, whether a child no longer exists.
+func (r *SuiteReconciler) childGone(ctx context.Context, namespace string, ref platform.ChildRef) (bool, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(ref.GVK)
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, obj)
+	if apierrors.IsNotFound(err) {
+		return true, nil
 	}
-	return false, nil
+	return false, err
 }
 
 // platformRun gathers what an adapter needs for a run.
@@ -420,13 +526,25 @@ func nodeCreationTimes(objs []client.Object, nodes int32) map[string]time.Time {
 }
 
 // emitTransitions records events for what changed, after the status write succeeded.
-func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite, finished []finishedRun) {
+func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite, next step) {
 	if r.Recorder == nil {
 		return
 	}
+	finished := next.finished
 	for _, run := range suite.Status.Runs {
 		if run.Phase == vmbenchv1.RunRunning && findRun(orig.Status.Runs, run.Name).Phase != vmbenchv1.RunRunning {
 			r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, "RunStarted", "Start", "run %s started on platform %s", run.Name, run.Platform)
+		}
+	}
+	// A cause that holds a run up is told once, when it first appears or changes.
+	if c := next.waiting; c != nil && c.Reason != ReasonStarting {
+		before := meta.FindStatusCondition(orig.Status.Conditions, vmbenchv1.ConditionProgressing)
+		if before == nil || before.Reason != c.Reason {
+			kind, action := corev1.EventTypeWarning, "Start"
+			if next.rejected != nil {
+				action = "Apply"
+			}
+			r.Recorder.Eventf(suite, nil, kind, c.Reason, action, "%s", truncate(c.Message, 1024))
 		}
 	}
 	for _, f := range finished {
@@ -484,7 +602,24 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 		}
 		b = b.Owns(obj)
 	}
-	return b.Complete(r)
+	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
+	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
+	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))
+	// Several suites go on at once; one reconcile is bounded, so that a stalled API call or log
+	// stream cannot hold every suite.
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: 4, ReconciliationTimeout: reconcileTimeout}).Complete(r)
+}
+
+// reconcileTimeout bounds one reconcile; the log read inside it has its own, shorter bound.
+const reconcileTimeout = 5 * time.Minute
+
+// suiteOfLabels maps an object that carries a suite's label to that suite.
+func suiteOfLabels(_ context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetLabels()[vmbenchv1.LabelSuite]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }
 
 func indexOwner(obj client.Object) []string {

@@ -397,17 +397,19 @@ type suiteState struct {
 	InvalidSpec error
 	TimedOut    bool
 	Now         time.Time
+	// Waiting is what holds the active run up, if anything.
+	Waiting *cause
 }
 
-// setConditions sets Progressing, Complete and Failed, the phase and the progress, from the runs and
-// results in status.
+// setConditions sets Progressing, Complete, Failed and RunsFailed, the phase and the progress, from
+// the runs and results in status.
 func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 	set := func(t string, status metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 			Type: t, Status: status, Reason: reason, Message: truncate(msg, 1024), ObservedGeneration: s.Generation,
 		})
 	}
-	finished, active := 0, ""
+	finished, active, started := 0, "", false
 	var runFailures, benchFailures []string
 	for _, r := range st.Runs {
 		switch r.Phase {
@@ -418,6 +420,7 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 				active = r.Name
 			}
 		}
+		started = started || r.Phase != vmbenchv1.RunPending
 		switch {
 		case r.Phase == vmbenchv1.RunFailed:
 			runFailures = append(runFailures, fmt.Sprintf("%s: %s", r.Name, r.Message))
@@ -426,6 +429,15 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 		}
 	}
 	st.Progress = fmt.Sprintf("%d/%d", finished, len(st.Runs))
+	// A failed run is told at once, while the suite goes on to its other runs.
+	defer func() {
+		if len(runFailures) > 0 {
+			set(vmbenchv1.ConditionRunsFailed, metav1.ConditionTrue, vmbenchv1.ReasonRunFailed,
+				fmt.Sprintf("%d of %d runs failed; first: %s", len(runFailures), len(st.Runs), runFailures[0]))
+			return
+		}
+		set(vmbenchv1.ConditionRunsFailed, metav1.ConditionFalse, vmbenchv1.ReasonNoFailure, "no run has failed")
+	}()
 
 	if s.InvalidSpec != nil {
 		set(vmbenchv1.ConditionProgressing, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "waiting for a valid spec")
@@ -440,14 +452,18 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 			msg += fmt.Sprintf("; %d failures so far", n)
 		}
 		reason := vmbenchv1.ReasonRunning
-		if st.StartTime == nil {
+		if !started {
 			reason = vmbenchv1.ReasonPending
+		}
+		if s.Waiting != nil {
+			reason = s.Waiting.Reason
+			msg = fmt.Sprintf("run %s is waiting: %s (%s runs finished)", active, s.Waiting.Message, st.Progress)
 		}
 		set(vmbenchv1.ConditionProgressing, metav1.ConditionTrue, reason, msg)
 		set(vmbenchv1.ConditionComplete, metav1.ConditionFalse, vmbenchv1.ReasonNotDone, "runs are still pending")
 		set(vmbenchv1.ConditionFailed, metav1.ConditionFalse, vmbenchv1.ReasonNoFailure, "the suite has not ended")
 		st.Phase = vmbenchv1.SuiteRunning
-		if st.StartTime == nil {
+		if !started {
 			st.Phase = vmbenchv1.SuitePending
 		}
 		st.CompletionTime = nil

@@ -869,9 +869,14 @@ func TestSetConditions(t *testing.T) {
 		Status metav1.ConditionStatus
 		Reason string
 	}
+	// conds lists the four conditions, RunsFailed False; withRunsFailed makes it True.
 	conds := func(progressing, complete, failed cond) []cond {
 		progressing.Type, complete.Type, failed.Type = vmbenchv1.ConditionProgressing, vmbenchv1.ConditionComplete, vmbenchv1.ConditionFailed
-		return []cond{progressing, complete, failed}
+		return []cond{progressing, complete, failed, {Type: vmbenchv1.ConditionRunsFailed, Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNoFailure}}
+	}
+	withRunsFailed := func(c []cond) []cond {
+		c[3] = cond{Type: vmbenchv1.ConditionRunsFailed, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunFailed}
+		return c
 	}
 	notDone := cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNotDone}
 	noFailure := cond{Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNoFailure}
@@ -892,6 +897,7 @@ func TestSetConditions(t *testing.T) {
 		wantCompletion *metav1.Time
 		// wantMessages are substrings of the Progressing and Failed messages.
 		wantProgressingMsg, wantFailedMsg []string
+		wantRunsFailedMsg                 string
 	}{
 		{
 			name:         "pending until the first run starts",
@@ -922,9 +928,19 @@ func TestSetConditions(t *testing.T) {
 			runs: []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunFailed, "boom"),
 				r("s-vm-1", vmbenchv1.RunSucceeded, "benchmarks failed: ping (no result reported)"), r("s-vm-2", vmbenchv1.RunRunning, "")},
 			startTime: &earlier, completionTime: &earlier,
-			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure),
+			wantConds:    withRunsFailed(conds(cond{Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunning}, notDone, noFailure)),
 			wantPhase:    vmbenchv1.SuiteRunning,
 			wantProgress: "2/3", wantProgressingMsg: []string{"run s-vm-2 (2/3 runs finished); 2 failures so far"},
+			wantRunsFailedMsg: "1 of 3 runs failed; first: s-container-1: boom",
+		},
+		{
+			name:         "a run held up names its cause",
+			runs:         []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunRunning, "waiting: ..."), r("s-vm-1", vmbenchv1.RunPending, "")},
+			startTime:    &earlier,
+			state:        suiteState{Waiting: &cause{Reason: ReasonImagePull, Message: "pod s-container-1-worker-0 cannot pull image runner:x"}},
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: ReasonImagePull}, notDone, noFailure),
+			wantPhase:    vmbenchv1.SuiteRunning,
+			wantProgress: "0/2", wantProgressingMsg: []string{"run s-container-1 is waiting: pod s-container-1-worker-0 cannot pull image runner:x (0/2 runs finished)"},
 		},
 		{
 			name:         "complete",
@@ -949,7 +965,7 @@ func TestSetConditions(t *testing.T) {
 			startTime: &earlier,
 			wantConds: func() []cond {
 				c, f := failedBy(vmbenchv1.ReasonRunFailed)
-				return conds(finished, c, f)
+				return withRunsFailed(conds(finished, c, f))
 			}(),
 			wantPhase:    vmbenchv1.SuiteFailed,
 			wantProgress: "2/2", wantCompletion: &metav1.Time{Time: now},
@@ -976,7 +992,7 @@ func TestSetConditions(t *testing.T) {
 			state:     suiteState{TimedOut: true},
 			wantConds: func() []cond {
 				c, f := failedBy(vmbenchv1.ReasonSuiteTimeout)
-				return conds(finished, c, f)
+				return withRunsFailed(conds(finished, c, f))
 			}(),
 			wantPhase:    vmbenchv1.SuiteFailed,
 			wantProgress: "2/3", wantCompletion: &metav1.Time{Time: now},
@@ -1026,6 +1042,9 @@ func TestSetConditions(t *testing.T) {
 					t.Errorf("Progressing message = %q, want it to contain %q", msg, want)
 				}
 			}
+			if msg := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionRunsFailed).Message; tt.wantRunsFailedMsg != "" && msg != tt.wantRunsFailedMsg {
+				t.Errorf("RunsFailed message = %q, want %q", msg, tt.wantRunsFailedMsg)
+			}
 			for _, want := range tt.wantFailedMsg {
 				if msg := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionFailed).Message; !strings.Contains(msg, want) {
 					t.Errorf("Failed message = %q, want it to contain %q", msg, want)
@@ -1043,8 +1062,8 @@ func TestSetConditionsUpdatesExistingConditions(t *testing.T) {
 	setConditions(st, suiteState{Generation: 1, Now: finishNow})
 	st.Runs[0].Phase = vmbenchv1.RunSucceeded
 	setConditions(st, suiteState{Generation: 2, Now: finishNow})
-	if len(st.Conditions) != 3 {
-		t.Fatalf("got %d conditions, want 3: %+v", len(st.Conditions), st.Conditions)
+	if len(st.Conditions) != 4 {
+		t.Fatalf("got %d conditions, want 4: %+v", len(st.Conditions), st.Conditions)
 	}
 	if c := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionComplete); c.Status != metav1.ConditionTrue || c.ObservedGeneration != 2 {
 		t.Errorf("Complete = %s at generation %d, want True at 2", c.Status, c.ObservedGeneration)

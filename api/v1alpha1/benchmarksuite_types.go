@@ -231,15 +231,22 @@ type RunStatus struct {
 	// +required
 	Phase RunPhase `json:"phase"`
 
-	// StartTime is when the run's children were created.
+	// StartTime is when the controller first tried to create the run's children; the run's startup
+	// limit and deadline count from it.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// EndTime is when the controller saw the run end (or its deadline pass) and began to collect its
+	// results; a log that cannot be read yet is read again for a while after it.
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
 
 	// CompletionTime is when the run's results were collected.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
-	// Message says why a run failed, or which benchmarks of it failed.
+	// Message says why a run failed, or which benchmarks of it failed; while the run starts or is
+	// collected, what holds it up.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
@@ -429,7 +436,7 @@ type BenchmarkSuiteStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions are Progressing, Complete and Failed.
+	// Conditions are Progressing, Complete, Failed and RunsFailed.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=map
@@ -445,7 +452,7 @@ type BenchmarkSuiteStatus struct {
 	// +kubebuilder:validation:MaxLength=16
 	Progress string `json:"progress,omitempty"`
 
-	// StartTime is when the first run started.
+	// StartTime is when the controller first saw the suite: spec.timeout counts from it.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 

@@ -21,7 +21,7 @@ const (
 	RoleNode   = "node"
 )
 
-// Condition types of a BenchmarkSuite. Every reconcile sets all three.
+// Condition types of a BenchmarkSuite. Every reconcile sets all four.
 const (
 	// ConditionProgressing is True while runs are pending or running.
 	ConditionProgressing = "Progressing"
@@ -30,6 +30,9 @@ const (
 	// ConditionFailed is True once the suite has ended and something in it failed; the message names
 	// the cause. Complete and Failed are never both True.
 	ConditionFailed = "Failed"
+	// ConditionRunsFailed is True as soon as any run has failed, while the suite goes on; the message
+	// names the first failed run and its cause.
+	ConditionRunsFailed = "RunsFailed"
 )
 
 // Condition reasons.

@@ -7,9 +7,11 @@ import (
 	"os"
 	"time"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,7 +89,8 @@ func run() error {
 	}
 	scheme := controllers.NewScheme()
 	cfg := ctrl.GetConfigOrDie()
-	// Only vmbench's own ConfigMaps, Secrets, Services and claims are cached, not the cluster's.
+	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Secrets, Services,
+	// claims, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -97,6 +100,7 @@ func run() error {
 		LeaderElectionID:       "vmbench.io",
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: owned, &corev1.Secret{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
+			&corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
 		}},
 	})
 	if err != nil {

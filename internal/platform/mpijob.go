@@ -3,6 +3,7 @@ package platform
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -88,9 +89,12 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 			RunPolicy: mpiv2.RunPolicy{
 				// Running cleans the workers once the launcher ends, but keeps the launcher pod, whose
 				// log holds the results until the controller has read them.
-				CleanPodPolicy:        ptr.To(mpiv2.CleanPodPolicyRunning),
-				BackoffLimit:          ptr.To[int32](0),
-				ActiveDeadlineSeconds: ptr.To(int64(run.Deadline.Seconds())),
+				CleanPodPolicy: ptr.To(mpiv2.CleanPodPolicyRunning),
+				BackoffLimit:   ptr.To[int32](0),
+				// The controller stops the run at its deadline, after it read the launcher's log;
+				// the Job controller's own deadline, which deletes the launcher pod and its log,
+				// is only a backstop for a controller that is gone.
+				ActiveDeadlineSeconds: ptr.To(int64((run.Deadline + DeadlineGrace).Seconds())),
 			},
 			MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
 				mpiv2.MPIReplicaTypeLauncher: {
@@ -184,7 +188,11 @@ func sharedClaim(run Run) *corev1.PersistentVolumeClaim {
 	return claim
 }
 
-// Observe implements Adapter: the MPIJob's own conditions decide.
+// DeadlineGrace is how much later than the controller's deadline a child's own deadline fires.
+const DeadlineGrace = time.Hour
+
+// Observe implements Adapter: the MPIJob's own conditions decide. Its Running condition is set once
+// the launcher runs, which the MPI Operator starts only when every worker is ready.
 func (MPIJobAdapter) Observe(run Run, children Children) Outcome {
 	for _, obj := range children.Objects {
 		job, ok := obj.(*mpiv2.MPIJob)
@@ -203,7 +211,7 @@ func (MPIJobAdapter) Observe(run Run, children Children) Outcome {
 		}
 		return Outcome{Phase: PhasePending}
 	}
-	return Outcome{Phase: PhasePending}
+	return Outcome{Phase: PhasePending, Gone: &ChildRef{GVK: mpiJobGVK, Name: run.Name}}
 }
 
 func findJobCondition(conds []mpiv2.JobCondition, t mpiv2.JobConditionType) *mpiv2.JobCondition {
@@ -219,9 +227,10 @@ func findJobCondition(conds []mpiv2.JobCondition, t mpiv2.JobConditionType) *mpi
 func (MPIJobAdapter) LogSource(run Run) LogSource {
 	return LogSource{
 		Selector: map[string]string{
-			vmbenchv1.LabelRun:  run.Name,
-			vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
-			mpiv2.JobRoleLabel:  mpiLauncherRole,
+			vmbenchv1.LabelSuite: run.Suite.Name,
+			vmbenchv1.LabelRun:   run.Name,
+			vmbenchv1.LabelRole:  vmbenchv1.RoleMaster,
+			mpiv2.JobRoleLabel:   mpiLauncherRole,
 		},
 		Container: launcherName,
 	}

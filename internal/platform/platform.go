@@ -32,7 +32,18 @@ type Outcome struct {
 	Phase Phase
 	// Message explains a failure, in words from the child's own status.
 	Message string
+	// Gone names a child that the run needs and that is missing. The controller confirms it around
+	// its cache before it fails the run.
+	Gone *ChildRef
 }
+
+// ChildRef names one child of a run.
+type ChildRef struct {
+	GVK  schema.GroupVersionKind
+	Name string
+}
+
+func (c ChildRef) String() string { return c.GVK.Kind + " " + c.Name }
 
 // Finished reports whether the run's children are done, successfully or not.
 func (o Outcome) Finished() bool { return o.Phase == PhaseSucceeded || o.Phase == PhaseFailed }
@@ -82,7 +93,8 @@ type Adapter interface {
 	Kinds() []schema.GroupVersionKind
 	// Build returns every child of the run. It is pure: the same run gives the same objects.
 	Build(run Run) ([]client.Object, error)
-	// Observe reads the run's outcome from its children.
+	// Observe reads the run's outcome from its children. PhaseRunning means that the run's whole
+	// cluster is up; PhasePending that it is still starting.
 	Observe(run Run, children Children) Outcome
 	// LogSource says where the runner's frames can be read.
 	LogSource(run Run) LogSource

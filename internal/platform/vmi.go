@@ -175,6 +175,9 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 						{Name: vmCloudInitDisk, DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: kubevirtv1.DiskBusVirtio}}},
 					},
 					Interfaces: []kubevirtv1.Interface{iface},
+					// The results leave through the serial console's log: asked for here, so that a
+					// cluster that turns console logging off by default keeps them.
+					LogSerialConsole: ptr.To(true),
 				},
 			},
 			Networks: []kubevirtv1.Network{{Name: vmInterfaceName, NetworkSource: kubevirtv1.NetworkSource{Pod: &kubevirtv1.PodNetwork{}}}},
@@ -258,16 +261,19 @@ func cloudInit(run Run, node string, master bool, planJSON []byte) ([]byte, erro
 }
 
 // Observe implements Adapter. The master powers off when its runner is done, so its VMI Succeeds; a
-// failed VMI anywhere fails the run, as a node that is gone fails every MPI job.
+// failed VMI anywhere fails the run, as a node that is gone fails every MPI job. The run is up once
+// every VM runs.
 func (VMIAdapter) Observe(run Run, children Children) Outcome {
 	masterName := VMIName(run.Name, vmbenchv1.RoleMaster)
 	var master *kubevirtv1.VirtualMachineInstance
+	seen := map[string]bool{}
 	running := 0
 	for _, obj := range children.Objects {
 		vmi, ok := obj.(*kubevirtv1.VirtualMachineInstance)
 		if !ok {
 			continue
 		}
+		seen[vmi.Name] = true
 		if vmi.Status.Phase == kubevirtv1.Failed {
 			return Outcome{Phase: PhaseFailed, Message: fmt.Sprintf("VMI %s failed%s", vmi.Name, vmiReason(vmi))}
 		}
@@ -278,12 +284,16 @@ func (VMIAdapter) Observe(run Run, children Children) Outcome {
 			running++
 		}
 	}
-	switch {
-	case master == nil:
-		return Outcome{Phase: PhasePending}
-	case master.Status.Phase == kubevirtv1.Succeeded:
+	if master != nil && master.Status.Phase == kubevirtv1.Succeeded {
 		return Outcome{Phase: PhaseSucceeded}
-	case running > 0:
+	}
+	nodes := NodeNames(run.Suite.Spec.Cluster.NodeCount())
+	for _, n := range nodes {
+		if !seen[VMIName(run.Name, n)] {
+			return Outcome{Phase: PhasePending, Gone: &ChildRef{GVK: vmiGVK, Name: VMIName(run.Name, n)}}
+		}
+	}
+	if running == len(nodes) {
 		return Outcome{Phase: PhaseRunning}
 	}
 	return Outcome{Phase: PhasePending}
@@ -303,9 +313,10 @@ func vmiReason(vmi *kubevirtv1.VirtualMachineInstance) string {
 func (VMIAdapter) LogSource(run Run) LogSource {
 	return LogSource{
 		Selector: map[string]string{
-			vmbenchv1.LabelRun:  run.Name,
-			vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
-			virtLauncherKey:     virtLauncherName,
+			vmbenchv1.LabelSuite: run.Suite.Name,
+			vmbenchv1.LabelRun:   run.Name,
+			vmbenchv1.LabelRole:  vmbenchv1.RoleMaster,
+			virtLauncherKey:      virtLauncherName,
 		},
 		Container: guestConsoleLog,
 	}

@@ -418,19 +418,24 @@ func TestVMIObserve(t *testing.T) {
 		objs []client.Object
 		want Outcome
 	}{
-		{name: "nothing", want: Outcome{Phase: PhasePending}},
-		{name: "scheduling", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Scheduling), vmi("demo-vm-1-node01", kubevirtv1.Pending)},
-			want: Outcome{Phase: PhasePending}},
-		{name: "running", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Running), vmi("demo-vm-1-node01", kubevirtv1.Scheduled)},
-			want: Outcome{Phase: PhaseRunning}},
+		{name: "nothing", want: Outcome{Phase: PhasePending, Gone: &ChildRef{GVK: vmiGVK, Name: "demo-vm-1-master"}}},
+		{name: "scheduling", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Scheduling), vmi("demo-vm-1-node01", kubevirtv1.Pending),
+			vmi("demo-vm-1-node02", kubevirtv1.Pending)}, want: Outcome{Phase: PhasePending}},
+		{name: "running", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Running), vmi("demo-vm-1-node01", kubevirtv1.Running),
+			vmi("demo-vm-1-node02", kubevirtv1.Running)}, want: Outcome{Phase: PhaseRunning}},
+		{name: "up only when every VM runs", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Running), vmi("demo-vm-1-node01", kubevirtv1.Scheduled),
+			vmi("demo-vm-1-node02", kubevirtv1.Running)}, want: Outcome{Phase: PhasePending}},
 		{name: "a node running while the master still schedules",
-			objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Scheduling), vmi("demo-vm-1-node01", kubevirtv1.Running)},
-			want: Outcome{Phase: PhaseRunning}},
-		{name: "no master yet", objs: []client.Object{vmi("demo-vm-1-node01", kubevirtv1.Running)}, want: Outcome{Phase: PhasePending}},
+			objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Scheduling), vmi("demo-vm-1-node01", kubevirtv1.Running), vmi("demo-vm-1-node02", kubevirtv1.Running)},
+			want: Outcome{Phase: PhasePending}},
+		{name: "no master", objs: []client.Object{vmi("demo-vm-1-node01", kubevirtv1.Running), vmi("demo-vm-1-node02", kubevirtv1.Running)},
+			want: Outcome{Phase: PhasePending, Gone: &ChildRef{GVK: vmiGVK, Name: "demo-vm-1-master"}}},
+		{name: "a node VM missing", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Running), vmi("demo-vm-1-node01", kubevirtv1.Running)},
+			want: Outcome{Phase: PhasePending, Gone: &ChildRef{GVK: vmiGVK, Name: "demo-vm-1-node02"}}},
 		{name: "master succeeded", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Succeeded), vmi("demo-vm-1-node01", kubevirtv1.Running)},
 			want: Outcome{Phase: PhaseSucceeded}},
 		{name: "a node that succeeds is not the master", objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Running),
-			vmi("demo-vm-1-node01", kubevirtv1.Succeeded)}, want: Outcome{Phase: PhaseRunning}},
+			vmi("demo-vm-1-node01", kubevirtv1.Succeeded), vmi("demo-vm-1-node02", kubevirtv1.Running)}, want: Outcome{Phase: PhasePending}},
 		{name: "any failed VM fails the run with its name and reason",
 			objs: []client.Object{vmi("demo-vm-1-master", kubevirtv1.Succeeded), vmi("demo-vm-1-node02", kubevirtv1.Failed, notReady)},
 			want: Outcome{Phase: PhaseFailed, Message: "VMI demo-vm-1-node02 failed: guest crashed"}},
@@ -439,7 +444,7 @@ func TestVMIObserve(t *testing.T) {
 		{name: "other objects are ignored",
 			objs: []client.Object{&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "demo-vm-1-master"}},
 				&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "demo-vm-1-master-cloudinit"}}},
-			want: Outcome{Phase: PhasePending}},
+			want: Outcome{Phase: PhasePending, Gone: &ChildRef{GVK: vmiGVK, Name: "demo-vm-1-master"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,7 +458,7 @@ func TestVMIObserve(t *testing.T) {
 func TestVMILogSource(t *testing.T) {
 	run := vmRun()
 	src := VMIAdapter{}.LogSource(run)
-	want := LogSource{Selector: labels.Set{vmbenchv1.LabelRun: "demo-vm-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
+	want := LogSource{Selector: labels.Set{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-vm-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
 		"kubevirt.io": "virt-launcher"}, Container: "guest-console-log"}
 	if diff := cmp.Diff(want, src); diff != "" {
 		t.Errorf("LogSource() mismatch (-want +got):\n%s", diff)

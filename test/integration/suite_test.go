@@ -404,12 +404,14 @@ func TestRunWhoseChildrenAreDeletedFails(t *testing.T) {
 	h.eventuallySuite("gone", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(runPhase(s, "gone-container-1")).To(Equal(vmbenchv1.RunRunning))
 	})
+	// Only the MPIJob goes: its plan ConfigMap stays, and the run still fails at once, not at its
+	// deadline (the clock does not move in this test).
 	h.g.Expect(k8s.Delete(h.ctx, h.mpiJob("gone-container-1"))).To(Succeed())
-	h.g.Expect(k8s.DeleteAllOf(h.ctx, &corev1.ConfigMap{}, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "gone-container-1"})).To(Succeed())
 
 	s := h.eventuallySuite("gone", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(runPhase(s, "gone-container-1")).To(Equal(vmbenchv1.RunFailed))
 	})
-	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix("the run's children were deleted before it finished"))
+	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix("ChildDeleted: MPIJob gone-container-1 was deleted while the run was running"))
 	h.g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
+	h.g.Expect(meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionRunsFailed).Message).To(ContainSubstring("MPIJob gone-container-1 was deleted"))
 }
