@@ -153,11 +153,12 @@ func controllerOf(obj client.Object) string {
 
 func authSecretName(suite *vmbenchv1.BenchmarkSuite) string { return suite.Name + "-auth" }
 
-// ensureAuth reads the suite's auth Secret, creating it with fresh keys the first time. It is created,
+// ensureAuth reads the suite's auth Secret, creating it with fresh keys the first time. A Secret of
+// that name that is not the suite's is a cause to wait for (an earlier suite's, being deleted). It is created,
 // not applied: applying would replace the keys with new random ones. The cache holds it (it carries
 // the suite label); only a miss is checked around the cache, so that a Secret the cache has not seen
 // yet is never replaced by new keys.
-func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (platform.Auth, error) {
+func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (platform.Auth, *cause, error) {
 	key := client.ObjectKey{Namespace: suite.Namespace, Name: authSecretName(suite)}
 	secret := &corev1.Secret{}
 	err := r.Get(ctx, key, secret)
@@ -166,16 +167,18 @@ func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.Bench
 	}
 	if err == nil {
 		if !metav1.IsControlledBy(secret, suite) {
-			return platform.Auth{}, fmt.Errorf("secret %s exists but does not belong to suite %s: delete or rename it", key.Name, suite.Name)
+			return platform.Auth{}, &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("Secret %s exists and is not this suite's (%s); "+
+				"vmbench waits until it is deleted, or delete it yourself", key.Name, controllerOf(secret))}, nil
 		}
-		return platform.AuthFromData(secret.Data)
+		auth, err := platform.AuthFromData(secret.Data)
+		return auth, nil, err
 	}
 	if !apierrors.IsNotFound(err) {
-		return platform.Auth{}, err
+		return platform.Auth{}, nil, err
 	}
 	auth, err := platform.NewAuth()
 	if err != nil {
-		return platform.Auth{}, err
+		return platform.Auth{}, nil, err
 	}
 	secret = &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name}},
@@ -183,10 +186,10 @@ func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.Bench
 		Data:       auth.Data(),
 	}
 	if err := ctrl.SetControllerReference(suite, secret, r.Scheme); err != nil {
-		return platform.Auth{}, err
+		return platform.Auth{}, nil, err
 	}
 	if err := r.Create(ctx, secret); err != nil {
-		return platform.Auth{}, fmt.Errorf("creating the auth secret: %w", err)
+		return platform.Auth{}, nil, fmt.Errorf("creating the auth secret: %w", err)
 	}
-	return auth, nil
+	return auth, nil, nil
 }

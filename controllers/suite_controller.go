@@ -227,12 +227,19 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 	if err != nil {
 		return step{}, err
 	}
-	run, err := r.platformRun(ctx, suite, planned, benchmarks)
+	startup := r.startupLimit(planned.Platform.Type)
+	run, held, err := r.platformRun(ctx, suite, planned, benchmarks)
 	if err != nil {
 		return step{}, err
 	}
+	if held != nil {
+		if active.Phase == vmbenchv1.RunPending && !timedOut {
+			return r.waitToStart(active, planned.Platform.Type, held, now, suiteEnd, startup)
+		}
+		// A running run whose keys are gone cannot be collected: its frames would not verify.
+		run.Auth = platform.Auth{}
+	}
 	run.VMNetwork = platform.VMNetwork(active.Network)
-	startup := r.startupLimit(planned.Platform.Type)
 
 	if active.Phase == vmbenchv1.RunPending {
 		switch {
@@ -403,29 +410,41 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	if err != nil {
 		return step{}, fmt.Errorf("building run %s: %w", run.Name, err)
 	}
-	startupEnd := after(active.StartTime.Time, startup)
 	for _, obj := range objs {
 		held, err := r.applyChild(ctx, suite, obj)
 		if err != nil {
 			return step{}, fmt.Errorf("applying %s %s of run %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), run.Name, err)
 		}
-		if held == nil {
-			continue
+		if held != nil {
+			return r.waitToStart(active, run.Platform.Type, held, now, suiteEnd, startup)
 		}
-		if !now.Before(startupEnd) {
-			return refuse(fmt.Sprintf("%s: the run's children could not be created within %s: %s", ReasonStartupTimeout, startup, held))
-		}
-		active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
-		st := step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, suiteEnd)}}
-		if held.Reason == ReasonChildRejected {
-			st.rejected = held
-		}
-		return st, nil
 	}
 	active.Phase = vmbenchv1.RunRunning
 	active.Message = ""
 	log.FromContext(ctx).Info("run started", "run", run.Name, "platform", run.Platform.Name, "deadline", run.Deadline)
 	return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), after(now, startup), suiteEnd)}}, nil
+}
+
+// waitToStart records what keeps a pending run from being created, and fails the run once its
+// startup limit has passed.
+func (r *SuiteReconciler) waitToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, held *cause,
+	now, suiteEnd time.Time, startup time.Duration) (step, error) {
+	if active.StartTime == nil {
+		active.StartTime = &metav1.Time{Time: now}
+	}
+	startupEnd := after(active.StartTime.Time, startup)
+	if !now.Before(startupEnd) {
+		active.Phase = vmbenchv1.RunFailed
+		active.CompletionTime = &metav1.Time{Time: now}
+		active.Message = truncate(fmt.Sprintf("%s: the run's children could not be created within %s: %s", ReasonStartupTimeout, startup, held), 1024)
+		return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: platformType}}}, nil
+	}
+	active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
+	st := step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, suiteEnd)}}
+	if held.Reason == ReasonChildRejected {
+		st.rejected = held
+	}
+	return st, nil
 }
 
 // staleCache reports whether the API server holds a newer suite than the cache gave this reconcile.
@@ -450,10 +469,10 @@ func (r *SuiteReconciler) childGone(ctx context.Context, namespace string, ref p
 
 // platformRun gathers what an adapter needs for a run.
 func (r *SuiteReconciler) platformRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, planned plannedRun,
-	benchmarks []vmbenchv1.Benchmark) (platform.Run, error) {
-	auth, err := r.ensureAuth(ctx, suite)
+	benchmarks []vmbenchv1.Benchmark) (platform.Run, *cause, error) {
+	auth, held, err := r.ensureAuth(ctx, suite)
 	if err != nil {
-		return platform.Run{}, err
+		return platform.Run{}, nil, err
 	}
 	startup := r.ContainerStartup
 	if planned.Platform.Type == vmbenchv1.PlatformVM {
@@ -464,7 +483,7 @@ func (r *SuiteReconciler) platformRun(ctx context.Context, suite *vmbenchv1.Benc
 		Benchmarks: benchmarks, AuthSecret: authSecretName(suite), Auth: auth, Images: r.Images,
 		Deadline:  runDeadline(startup, benchmarks, suite.Spec.Cluster.NodeCount()),
 		VMNetwork: r.VMNetwork,
-	}, nil
+	}, held, nil
 }
 
 func activeRun(st *vmbenchv1.BenchmarkSuiteStatus) *vmbenchv1.RunStatus {

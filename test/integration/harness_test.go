@@ -43,11 +43,19 @@ const (
 type fakeLogs struct {
 	mu   sync.Mutex
 	logs map[string][]byte
+	// failures is how many reads of every log fail before reads succeed, as a kubelet that restarts.
+	failures int
+	reads    int
 }
 
 func (f *fakeLogs) Read(_ context.Context, namespace, pod, container string) ([]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
+	if f.failures > 0 {
+		f.failures--
+		return nil, fmt.Errorf("net/http: TLS handshake timeout")
+	}
 	b, ok := f.logs[namespace+"/"+pod+"/"+container]
 	if !ok {
 		return nil, fmt.Errorf("no log for %s/%s container %s", namespace, pod, container)
@@ -234,9 +242,9 @@ func scaled(ms []results.Metric, f float64) []results.Metric {
 
 // launcherPod creates the pod the MPI Operator would create for a run's launcher (or KubeVirt for a
 // VM's virt-launcher), with the labels vmbench's log source selects on, and sets its log.
-func (h *harness) launcherPod(run string, extraLabels map[string]string, container string, log []byte) {
+func (h *harness) launcherPod(suite, run string, extraLabels map[string]string, container string, log []byte) {
 	h.t.Helper()
-	labels := map[string]string{vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
+	labels := map[string]string{vmbenchv1.LabelSuite: suite, vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
 	for k, v := range extraLabels {
 		labels[k] = v
 	}

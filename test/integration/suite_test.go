@@ -61,7 +61,7 @@ func ptrInt32(v int32) *int32 { return &v }
 func (h *harness) finishContainerRun(suite, run string, factor float64) {
 	h.t.Helper()
 	job := h.mpiJob(run)
-	h.launcherPod(run, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher",
+	h.launcherPod(suite, run, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher",
 		runnerLog(h.t, h.token(suite), runMessages(h.t, run, factor, "kvm", job.CreationTimestamp.Time)...))
 	h.setMPIJobCondition(run, mpiv2.JobSucceeded, "MPIJobSucceeded", "MPIJob succeeded")
 }
@@ -74,7 +74,7 @@ func (h *harness) finishVMRun(suite, run string, factor float64, virtualization 
 	h.g.Eventually(func() error {
 		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-master"}, master)
 	}, timeout, interval).Should(Succeed())
-	h.launcherPod(run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log",
+	h.launcherPod(suite, run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log",
 		runnerLog(h.t, h.token(suite), runMessages(h.t, run, factor, virtualization, master.CreationTimestamp.Time)...))
 	for _, n := range nodes[1:] {
 		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
@@ -291,13 +291,13 @@ func TestBenchmarkErrorsAndCorruptFramesAreReportedWhileTheSuiteGoesOn(t *testin
 		runplan.Message{Kind: runplan.KindResult, Run: "partial-container-1", Benchmark: "net", Node: "master-node01",
 			Error: "iperf3 reported an error: unable to connect to server: Connection refused"},
 		runplan.Message{Kind: runplan.KindDone, Run: "partial-container-1"})
-	h.launcherPod("partial-container-1", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", runnerLog(t, h.token("partial"), msgs...))
+	h.launcherPod("partial", "partial-container-1", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", runnerLog(t, h.token("partial"), msgs...))
 	h.setMPIJobCondition("partial-container-1", mpiv2.JobSucceeded, "MPIJobSucceeded", "")
 
 	// Run 2 goes on; its frames are signed with a key that is not the suite's.
 	h.mpiJob("partial-container-2")
 	forged := runnerLog(t, []byte("not-the-suite-token"), runplan.Message{Kind: runplan.KindDone, Run: "partial-container-2"})
-	h.launcherPod("partial-container-2", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", forged)
+	h.launcherPod("partial", "partial-container-2", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", forged)
 	h.setMPIJobCondition("partial-container-2", mpiv2.JobSucceeded, "MPIJobSucceeded", "")
 
 	s := h.eventuallySuite("partial", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
