@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,9 +23,10 @@ import (
 // maxLogBytes bounds how much of a runner's log is read. Frames are small; the rest is noise.
 const maxLogBytes = 32 << 20
 
-// LogReader reads a container's log. The manager reads through the pods/log API; tests fake it.
+// LogReader opens a container's log as a stream. The manager reads through the pods/log API; tests
+// fake it.
 type LogReader interface {
-	Read(ctx context.Context, namespace, pod, container string) ([]byte, error)
+	Open(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error)
 }
 
 // PodLogReader reads logs through the pods/log API: no ssh, no route into pods or VMs.
@@ -34,16 +34,11 @@ type PodLogReader struct {
 	Clientset kubernetes.Interface
 }
 
-// Read implements LogReader.
-func (p PodLogReader) Read(ctx context.Context, namespace, pod, container string) ([]byte, error) {
-	stream, err := p.Clientset.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
+// Open implements LogReader.
+func (p PodLogReader) Open(ctx context.Context, namespace, pod, container string) (io.ReadCloser, error) {
+	return p.Clientset.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
 		Container: container, LimitBytes: ptrInt64(maxLogBytes),
 	}).Stream(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = stream.Close() }()
-	return io.ReadAll(stream)
 }
 
 func ptrInt64(v int64) *int64 { return &v }
@@ -70,17 +65,38 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	pod := pods.Items[0]
 	ctx, cancel := context.WithTimeout(ctx, logReadTimeout)
 	defer cancel()
-	raw, err := r.Logs.Read(ctx, pod.Namespace, pod.Name, src.Container)
+	stream, err := r.Logs.Open(ctx, pod.Namespace, pod.Name, src.Container)
 	if err != nil {
 		return runReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, src.Container, err)
 	}
-	return decodeReport(raw, token), nil
+	defer func() { _ = stream.Close() }()
+	// The log is decoded as it streams in; a stream that breaks off is read again, not judged.
+	in := &readErrors{r: stream}
+	report := decodeReport(in, token)
+	if in.err != nil {
+		return runReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, src.Container, in.err)
+	}
+	return report, nil
+}
+
+// readErrors remembers the error that broke off a stream, which the frame decoder would only report.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrors) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // decodeReport turns a log into the runner's messages. Frames that fail authentication or arrive
 // incomplete are reported, and the good ones are still used.
-func decodeReport(raw, token []byte) runReport {
-	decoded, frameErr := frame.Scan(bytes.NewReader(raw), token)
+func decodeReport(log io.Reader, token []byte) runReport {
+	decoded, frameErr := frame.Scan(log, token)
 	msgs := make([]runplan.Message, 0, len(decoded))
 	var errs []error
 	if frameErr != nil {

@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/hmac"
 	"encoding/base64"
@@ -28,7 +29,7 @@ const maxCombinations = 16
 // maxLine is more than the longest line Write produces.
 const maxLine = 2 * (ChunkChars + MaxIDLen + 64)
 
-// Scan reads a whole log and returns every message whose frame is complete and authentic, in
+// Scan reads a log to its end and returns every message whose frame is complete and authentic, in
 // order of first appearance, deduplicated by ID. A complete frame that fails authentication, or an
 // ID whose frame never appears complete, is reported in the error (one error per bad ID, joined),
 // while the good messages are still returned. Garbled lines whose ID does not appear intact
@@ -37,14 +38,22 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 	if len(key) == 0 {
 		return nil, errors.New("frame: empty key")
 	}
-	log, readErr := io.ReadAll(r)
-	if readErr != nil {
-		readErr = fmt.Errorf("frame: reading log: %w", readErr)
-	}
-
+	// The log is read line by line: only one line and the frames found so far are held, however
+	// long the log.
 	s := scanner{messages: map[string]*message{}}
-	for pos, line := range bytes.Split(log, []byte{'\n'}) {
-		s.line(pos, string(bytes.ReplaceAll(line, []byte{'\r'}, nil)))
+	br := bufio.NewReaderSize(r, 64<<10)
+	var readErr error
+	for pos := 0; ; pos++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 || err == nil {
+			s.line(pos, string(bytes.ReplaceAll(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'}, nil)))
+		}
+		if err != nil {
+			if err != io.EOF {
+				readErr = fmt.Errorf("frame: reading log: %w", err)
+			}
+			break
+		}
 	}
 	s.attributeCorrupt()
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -48,20 +50,29 @@ type fakeLogs struct {
 	reads    int
 }
 
-func (f *fakeLogs) Read(_ context.Context, namespace, pod, container string) ([]byte, error) {
+func (f *fakeLogs) Open(_ context.Context, namespace, pod, container string) (io.ReadCloser, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
+	b, ok := f.logs[namespace+"/"+pod+"/"+container]
 	if f.failures > 0 {
 		f.failures--
-		return nil, fmt.Errorf("net/http: TLS handshake timeout")
+		// Failures alternate between a refused stream and one that breaks off half-way.
+		if f.failures%2 == 1 || !ok {
+			return nil, fmt.Errorf("net/http: TLS handshake timeout")
+		}
+		return io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), brokenStream{})), nil
 	}
-	b, ok := f.logs[namespace+"/"+pod+"/"+container]
 	if !ok {
 		return nil, fmt.Errorf("no log for %s/%s container %s", namespace, pod, container)
 	}
-	return b, nil
+	return io.NopCloser(bytes.NewReader(b)), nil
 }
+
+// brokenStream is a log stream whose connection drops.
+type brokenStream struct{}
+
+func (brokenStream) Read([]byte) (int, error) { return 0, errors.New("http2: stream closed") }
 
 func (f *fakeLogs) set(namespace, pod, container string, b []byte) {
 	f.mu.Lock()
