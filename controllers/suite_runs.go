@@ -92,7 +92,7 @@ func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
 func runDeadline(startup time.Duration, benchmarks []vmbenchv1.Benchmark, nodes int32) time.Duration {
 	d := startup
 	for _, b := range benchmarks {
-		d += time.Duration(executions(b, nodes)) * b.Timeout.Duration
+		d += time.Duration(executions(b, nodes)) * b.Timeout.Duration()
 	}
 	return d
 }

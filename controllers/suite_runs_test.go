@@ -38,7 +38,7 @@ func testSuite(benchmarks ...vmbenchv1.Benchmark) *vmbenchv1.BenchmarkSuite {
 			Cluster:     vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi")},
 			Benchmarks:  benchmarks,
 			Repetitions: 3,
-			Timeout:     &metav1.Duration{Duration: 6 * time.Hour},
+			Timeout:     vmbenchv1.DurationOf(6 * time.Hour),
 		},
 	}
 }
@@ -138,7 +138,7 @@ func TestExecutions(t *testing.T) {
 }
 
 func TestRunDeadline(t *testing.T) {
-	timeout := func(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+	timeout := vmbenchv1.DurationOf
 	tests := []struct {
 		name       string
 		startup    time.Duration
@@ -299,7 +299,7 @@ func TestDefaultedBenchmarks(t *testing.T) {
 	suite := testSuite(
 		vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{RW: "write"}},
 		vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing},
-		vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, Timeout: &metav1.Duration{Duration: time.Hour}},
+		vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, Timeout: vmbenchv1.DurationOf(time.Hour)},
 	)
 	before := suite.DeepCopy()
 	got := DefaultedBenchmarks(suite)
@@ -311,7 +311,7 @@ func TestDefaultedBenchmarks(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DefaultedBenchmarks() mismatch (-want +got):\n%s", diff)
 	}
-	if got[0].Fio.RW != "write" || got[0].Fio.IODepth != 16 || got[1].Ping.Count != 10 || got[2].Timeout.Duration != time.Hour {
+	if got[0].Fio.RW != "write" || got[0].Fio.IODepth != 16 || got[1].Ping.Count != 10 || got[2].Timeout.Duration() != time.Hour {
 		t.Errorf("DefaultedBenchmarks() did not keep user values and fill defaults: %+v", got)
 	}
 	if diff := cmp.Diff(before, suite); diff != "" {

@@ -1,9 +1,5 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
-
 // BenchmarkType names a tool and what it measures.
 // +kubebuilder:validation:Enum=hpcc;sysbench-cpu;sysbench-memory;stress-ng-cpu;stress-ng-vm;iozone;iperf3;ping;fio
 type BenchmarkType string
@@ -47,7 +43,7 @@ type Benchmark struct {
 	// runs longer is stopped and counted as a failure.
 	// +optional
 	// +kubebuilder:default="30m"
-	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	Timeout *Duration `json:"timeout,omitempty"`
 
 	// HPCC holds the parameters of type hpcc.
 	// +optional
@@ -147,7 +143,7 @@ type SysbenchCPUParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="10s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	Duration *Duration `json:"duration,omitempty"`
 }
 
 // SysbenchMemoryParams configure `sysbench memory` on every node, once per block size.
@@ -197,7 +193,7 @@ type StressNGCPUParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="60s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	Duration *Duration `json:"duration,omitempty"`
 }
 
 // StressNGVMParams configure the stress-ng vm stressor on every node.
@@ -219,7 +215,7 @@ type StressNGVMParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="60s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	Duration *Duration `json:"duration,omitempty"`
 }
 
 // StorageTarget is where a storage benchmark writes its files.
@@ -299,7 +295,7 @@ type Iperf3Params struct {
 	// Duration of each measurement.
 	// +optional
 	// +kubebuilder:default="10s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	Duration *Duration `json:"duration,omitempty"`
 
 	// Parallel is the number of parallel streams.
 	// +optional
@@ -396,7 +392,7 @@ type FioParams struct {
 	// Runtime of the job.
 	// +optional
 	// +kubebuilder:default="30s"
-	Runtime *metav1.Duration `json:"runtime,omitempty"`
+	Runtime *Duration `json:"runtime,omitempty"`
 
 	// Target is where the job's file lives.
 	// +optional

@@ -162,7 +162,7 @@ type BenchmarkSuiteSpec struct {
 	// Timeout bounds the whole suite. When it passes, the running run is stopped and the suite fails.
 	// +optional
 	// +kubebuilder:default="6h"
-	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	Timeout *Duration `json:"timeout,omitempty"`
 }
 
 // SuitePhase is a one-word summary of the conditions, for kubectl get.
@@ -567,7 +567,7 @@ func (s BenchmarkSuiteSpec) SuiteTimeout() time.Duration {
 	if s.Timeout == nil {
 		return 6 * time.Hour
 	}
-	return s.Timeout.Duration
+	return s.Timeout.Duration()
 }
 
 // Guaranteed reports whether requests equal limits, the QoS class a fair comparison needs.

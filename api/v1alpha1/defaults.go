@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -18,7 +17,7 @@ import (
 func (b Benchmark) WithDefaults() Benchmark {
 	b = *b.DeepCopy()
 	if b.Timeout == nil {
-		b.Timeout = duration(30 * time.Minute)
+		b.Timeout = DurationOf(30 * time.Minute)
 	}
 	switch b.Type {
 	case BenchmarkHPCC:
@@ -120,9 +119,9 @@ func orString(s, def string) string {
 	return s
 }
 
-func orDuration(d *metav1.Duration, def time.Duration) *metav1.Duration {
+func orDuration(d *Duration, def time.Duration) *Duration {
 	if d == nil {
-		return duration(def)
+		return DurationOf(def)
 	}
 	return d
 }
@@ -132,10 +131,6 @@ func orPairs(p []NodePair) []NodePair {
 		return []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}
 	}
 	return p
-}
-
-func duration(d time.Duration) *metav1.Duration {
-	return &metav1.Duration{Duration: d}
 }
 
 // MaxProblemSize is the largest HPL N the API accepts; a derived N is capped to it too.

@@ -7,11 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
-func dur(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+func dur(d time.Duration) *Duration { return DurationOf(d) }
 
 func qty(s string) *resource.Quantity {
 	q := resource.MustParse(s)
@@ -169,14 +168,14 @@ func TestWithDefaultsDoesNotTouchItsReceiver(t *testing.T) {
 
 // scribble overwrites everything a Benchmark points to.
 func scribble(b *Benchmark) {
-	b.Timeout.Duration = 42
+	*b.Timeout = "42s"
 	switch {
 	case b.HPCC != nil:
 		*b.HPCC.N = 42
 		b.HPCC.NB = 42
 	case b.SysbenchCPU != nil:
 		b.SysbenchCPU.Threads = 42
-		b.SysbenchCPU.Duration.Duration = 42
+		*b.SysbenchCPU.Duration = "42s"
 	case b.SysbenchMemory != nil:
 		b.SysbenchMemory.Threads = 42
 		b.SysbenchMemory.BlockSizes[0] = "42"
@@ -191,7 +190,7 @@ func scribble(b *Benchmark) {
 	case b.Ping != nil:
 		b.Ping.Count = 42
 	case b.Fio != nil:
-		b.Fio.Runtime.Duration = 42
+		*b.Fio.Runtime = "42s"
 		*b.Fio.Direct = false
 	}
 }

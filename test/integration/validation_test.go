@@ -124,7 +124,7 @@ func TestServerDefaultsMatchGoDefaults(t *testing.T) {
 	h.g.Expect(spec.Cluster.Nodes).To(Equal(spec.Cluster.NodeCount()))
 	h.g.Expect(spec.Cluster.CPU).To(Equal(spec.Cluster.CPULimit()))
 	h.g.Expect(spec.Cluster.Memory.Cmp(vmbenchv1.DefaultMemory)).To(Equal(0))
-	h.g.Expect(spec.Timeout.Duration).To(Equal(vmbenchv1.BenchmarkSuiteSpec{}.SuiteTimeout()))
+	h.g.Expect(spec.Timeout.Duration()).To(Equal(vmbenchv1.BenchmarkSuiteSpec{}.SuiteTimeout()))
 }
 
 // A spec the CRD cannot judge gets an InvalidSpec condition; fixing the spec lets the suite start,
