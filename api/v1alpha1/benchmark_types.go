@@ -27,6 +27,11 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.iperf3) || self.type == 'iperf3'",message="iperf3 parameters need type: iperf3"
 // +kubebuilder:validation:XValidation:rule="!has(self.ping) || self.type == 'ping'",message="ping parameters need type: ping"
 // +kubebuilder:validation:XValidation:rule="!has(self.fio) || self.type == 'fio'",message="fio parameters need type: fio"
+// +kubebuilder:validation:XValidation:rule="!has(self.sysbenchCPU) || !has(self.sysbenchCPU.duration) || !has(self.timeout) || !self.sysbenchCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.sysbenchCPU.duration) < duration(self.timeout)",message="sysbenchCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower sysbenchCPU.duration or raise timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.stressNGCPU) || !has(self.stressNGCPU.duration) || !has(self.timeout) || !self.stressNGCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGCPU.duration) < duration(self.timeout)",message="stressNGCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGCPU.duration or raise timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.stressNGVM) || !has(self.stressNGVM.duration) || !has(self.timeout) || !self.stressNGVM.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGVM.duration) < duration(self.timeout)",message="stressNGVM.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGVM.duration or raise timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.iperf3) || !has(self.iperf3.duration) || !has(self.timeout) || !self.iperf3.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.iperf3.duration) < duration(self.timeout)",message="iperf3.duration must be shorter than the benchmark's timeout, which bounds each execution: lower iperf3.duration or raise timeout"
+// +kubebuilder:validation:XValidation:rule="!has(self.fio) || !has(self.fio.runtime) || !has(self.timeout) || !self.fio.runtime.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.fio.runtime) < duration(self.timeout)",message="fio.runtime must be shorter than the benchmark's timeout, which bounds each execution: lower fio.runtime or raise timeout"
 type Benchmark struct {
 	// Name identifies the benchmark in status and metrics, for example "hpcc" or "fio-randread".
 	// +required
@@ -43,6 +48,7 @@ type Benchmark struct {
 	// runs longer is stopped and counted as a failure.
 	// +optional
 	// +kubebuilder:default="30m"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('10s') && duration(self) <= duration('24h'))",message="set timeout between 10s and 24h, the longest one execution of this benchmark may take"
 	Timeout *Duration `json:"timeout,omitempty"`
 
 	// HPCC holds the parameters of type hpcc.
@@ -143,6 +149,7 @@ type SysbenchCPUParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
 	Duration *Duration `json:"duration,omitempty"`
 }
 
@@ -161,6 +168,8 @@ type SysbenchMemoryParams struct {
 	// +optional
 	// +kubebuilder:default="10G"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[KMGT]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[KMGT]?$') || (self.endsWith('T') ? int(self.substring(0, size(self) - 1)) <= 1 : self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 1024 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 1048576)",message="totalSize must be at most 1T of memory traffic per execution: lower it, for example to 10G"
 	TotalSize string `json:"totalSize,omitempty"`
 
 	// Operation is read or write.
@@ -193,6 +202,7 @@ type StressNGCPUParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="60s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
 	Duration *Duration `json:"duration,omitempty"`
 }
 
@@ -203,6 +213,8 @@ type StressNGVMParams struct {
 	// +optional
 	// +kubebuilder:default="50%"
 	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$') || (self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 64 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 65536)",message="bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"
 	Bytes string `json:"bytes,omitempty"`
 
 	// Workers is the number of stressor instances.
@@ -215,6 +227,7 @@ type StressNGVMParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="60s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
 	Duration *Duration `json:"duration,omitempty"`
 }
 
@@ -239,12 +252,16 @@ type IozoneParams struct {
 	// +optional
 	// +kubebuilder:default="512M"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('m') || int(self.substring(0, size(self) - 1)) <= 16384)",message="fileSize must be at most 16G, written to the node's disk: lower it, for example to 1G"
 	FileSize string `json:"fileSize,omitempty"`
 
 	// RecordSize is the size of each read or write.
 	// +optional
 	// +kubebuilder:default="64k"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && int(self.lowerAscii().replace('k', '')) <= 16384)",message="recordSize must be at most 16M (a number without a unit counts KiB): lower it, for example to 64k"
 	RecordSize string `json:"recordSize,omitempty"`
 
 	// Tests are the iozone test groups: write (-i 0), read (-i 1), random (-i 2).
@@ -295,6 +312,7 @@ type Iperf3Params struct {
 	// Duration of each measurement.
 	// +optional
 	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
 	Duration *Duration `json:"duration,omitempty"`
 
 	// Parallel is the number of parallel streams.
@@ -356,12 +374,16 @@ type FioParams struct {
 	// +optional
 	// +kubebuilder:default="4k"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && (!self.lowerAscii().endsWith('k') || int(self.substring(0, size(self) - 1)) <= 16384))",message="blockSize must be at most 16M: lower it, for example to 4k"
 	BlockSize string `json:"blockSize,omitempty"`
 
 	// Size of the file each job works on.
 	// +optional
 	// +kubebuilder:default="256m"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('m') || int(self.substring(0, size(self) - 1)) <= 16384)",message="size must be at most 16G, written to the node's disk: lower it, for example to 1G"
 	Size string `json:"size,omitempty"`
 
 	// IODepth is the number of I/Os in flight.
@@ -392,6 +414,7 @@ type FioParams struct {
 	// Runtime of the job.
 	// +optional
 	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set runtime between 1s and 1h"
 	Runtime *Duration `json:"runtime,omitempty"`
 
 	// Target is where the job's file lives.

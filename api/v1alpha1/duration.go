@@ -10,7 +10,10 @@ import (
 // Duration is a length of time written the Go way, such as "90s", "45m" or "1h30m". It is kept as the
 // string the user wrote, not decoded into a time.Duration, so that a value the API server once
 // stored and Go cannot parse fails only its own suite instead of the decoding of every suite in
-// the cluster.
+// the cluster. The CRD refuses such values (the rule below, and bounds on each field); Parse and
+// FirstInvalidValue judge values stored before the rules existed.
+// +kubebuilder:validation:MaxLength=16
+// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$')",message="must be a duration such as 90s, 45m or 1h30m: a number and a unit h, m or s, without a sign (write a day as 24h)"
 type Duration string
 
 // durationSyntax is the CRD's rule on every Duration. Six digits per number and 16 characters keep
