@@ -99,6 +99,9 @@ func runDeadline(startup time.Duration, benchmarks []vmbenchv1.Benchmark, nodes 
 
 // validateSpec finds what the CRD's rules cannot see. The message says what to change.
 func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark) error {
+	if err := vmbenchv1.FirstInvalidValue(suite); err != nil {
+		return err
+	}
 	shape := suite.Spec.Cluster
 	cpuRequest, memoryRequest := shape.Requests()
 	if cpuRequest.Cmp(*resource.NewQuantity(int64(shape.CPULimit()), resource.DecimalSI)) > 0 {

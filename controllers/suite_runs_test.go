@@ -226,27 +226,28 @@ func TestValidateSpec(t *testing.T) {
 			wantErr: []string{"cluster.memoryRequest 4Gi exceeds cluster.memory 2Gi"},
 		},
 		{
-			// sqrt(100Ki × 80% / 8) = 101 is below NB 192.
+			// sqrt(256Mi × 1% / 8) = 579 is below NB 1024.
 			name: "derived HPL N too small for tiny memory",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
 			},
-			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}, hpcc},
-			wantErr: []string{"benchmark linpack", "1 nodes of 100Ki", "80% memory and NB=192",
+			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
+				{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{MemoryPercent: 1, NB: 1024}}},
+			wantErr: []string{"benchmark linpack", "1 nodes of 256Mi", "1% memory and NB=1024",
 				"set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent"},
 		},
 		{
 			name: "huge memory caps the derived HPL N and is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 8, quantity("4Ti")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 8, quantity("256Gi")
 			},
 			benchmarks: []vmbenchv1.Benchmark{hpcc},
 		},
 		{
 			name: "tiny memory with hpcc.problemSize set is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
 			},
 			benchmarks: []vmbenchv1.Benchmark{{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{N: ptr.To[int32](1000)}}},
@@ -254,7 +255,7 @@ func TestValidateSpec(t *testing.T) {
 		{
 			name: "tiny memory without hpcc is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
 			},
 			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}},

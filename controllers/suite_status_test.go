@@ -1297,7 +1297,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		if i == 0 {
 			typ = vmbenchv1.PlatformContainer
 		}
-		name := fmt.Sprintf("platform-%03d", i)
+		name := fmt.Sprintf("platform%04d", i)
 		if len(name) != vmbenchv1.MaxPlatformNameLength {
 			t.Fatalf("platform name %q is not %d characters", name, vmbenchv1.MaxPlatformNameLength)
 		}
