@@ -94,11 +94,11 @@ type Placement struct {
 	// Tolerations let masters and workers run on tainted nodes.
 	// +optional
 	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:items:XValidation:rule="has(self.key) && size(self.key) > 0",message="a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.operator) || self.operator in ['Exists', 'Equal']",message="set operator to Exists or Equal"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.effect) || self.effect in ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute']",message="set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="operator Exists matches any value: remove value, or set operator to Equal"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerationSeconds applies only to effect NoExecute: set effect to NoExecute or remove tolerationSeconds"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".key",rule="has(self.key) && size(self.key) > 0",message="a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".operator",rule="!has(self.operator) || self.operator in ['Exists', 'Equal']",message="set operator to Exists or Equal"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".effect",rule="!has(self.effect) || self.effect in ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute']",message="set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".value",rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="operator Exists matches any value: remove value, or set operator to Equal"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".tolerationSeconds",rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerationSeconds applies only to effect NoExecute: set effect to NoExecute or remove tolerationSeconds"
 	// +listType=atomic
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 }

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -215,7 +216,7 @@ func placementProblem(p Placement) error {
 		path := fmt.Sprintf("spec.placement.tolerations[%d]", i)
 		switch {
 		case t.Key == "":
-			return fmt.Errorf("%s: a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate", path)
+			return fmt.Errorf("%s.key: a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate", path)
 		case t.Operator != "" && t.Operator != corev1.TolerationOpExists && t.Operator != corev1.TolerationOpEqual:
 			return fmt.Errorf("%s.operator: %q: set operator to Exists or Equal", path, t.Operator)
 		case t.Effect != "" && t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectPreferNoSchedule && t.Effect != corev1.TaintEffectNoExecute:
@@ -255,7 +256,8 @@ func shortDuration(d time.Duration) string {
 
 // sizeBytes is a size such as 512M in bytes, when it matches syntax. The unit letters K, M, G and T
 // (either case) are powers of 1024; a number without one counts unit bytes. A share such as 50% is
-// 0 bytes: it is a share of the node's memory, which the CRD bounds to 99%.
+// 0 bytes: it is a share of the node's memory, which the CRD bounds to 99%. A size beyond int64
+// is math.MaxInt64.
 func sizeBytes(s string, syntax *regexp.Regexp, unit int64) (int64, bool) {
 	if !syntax.MatchString(s) {
 		return 0, false
@@ -277,6 +279,9 @@ func sizeBytes(s string, syntax *regexp.Regexp, unit int64) (int64, bool) {
 		unit = 1 << 30
 	case "T":
 		unit = 1 << 40
+	}
+	if n > math.MaxInt64/unit {
+		return math.MaxInt64, true
 	}
 	return n * unit, true
 }

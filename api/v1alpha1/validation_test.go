@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -150,9 +151,11 @@ func TestFirstInvalidValue(t *testing.T) {
 			`spec.benchmarks[3].stressNGVM.bytes: "100%" is not a size`},
 		{"memory traffic too large", func(s *BenchmarkSuite) { bench(s, "mem").SysbenchMemory.TotalSize = "2T" },
 			`spec.benchmarks[1].sysbenchMemory.totalSize: "2T" is more than 1T`},
+		{"memory traffic beyond int64", func(s *BenchmarkSuite) { bench(s, "mem").SysbenchMemory.TotalSize = "9999999T" },
+			`spec.benchmarks[1].sysbenchMemory.totalSize: "9999999T" is more than 1T`},
 		{"toleration without a key", func(s *BenchmarkSuite) {
 			s.Spec.Placement.Tolerations = append(s.Spec.Placement.Tolerations, corev1.Toleration{Operator: corev1.TolerationOpExists})
-		}, "spec.placement.tolerations[3]: a toleration without a key tolerates every taint"},
+		}, "spec.placement.tolerations[3].key: a toleration without a key tolerates every taint"},
 		{"toleration operator", func(s *BenchmarkSuite) { s.Spec.Placement.Tolerations[0].Operator = "In" },
 			`spec.placement.tolerations[0].operator: "In": set operator to Exists or Equal`},
 		{"toleration effect", func(s *BenchmarkSuite) { s.Spec.Placement.Tolerations[0].Effect = "NoExec" },
@@ -196,7 +199,7 @@ func TestSizeBytes(t *testing.T) {
 		want int64
 	}{
 		{"512M", 1, 512 << 20}, {"64k", 1, 64 << 10}, {"16g", 1, 16 << 30}, {"1T", 1, 1 << 40},
-		{"4096", 1, 4096}, {"4096", 1 << 10, 4 << 20}, {"50%", 1, 0},
+		{"4096", 1, 4096}, {"4096", 1 << 10, 4 << 20}, {"50%", 1, 0}, {"9999999T", 1, math.MaxInt64},
 	}
 	for _, tt := range tests {
 		got, ok := sizeBytes(tt.in, anySize, tt.unit)
