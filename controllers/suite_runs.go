@@ -92,13 +92,16 @@ func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
 func runDeadline(startup time.Duration, benchmarks []vmbenchv1.Benchmark, nodes int32) time.Duration {
 	d := startup
 	for _, b := range benchmarks {
-		d += time.Duration(executions(b, nodes)) * b.Timeout.Duration
+		d += time.Duration(executions(b, nodes)) * b.Timeout.Duration()
 	}
 	return d
 }
 
 // validateSpec finds what the CRD's rules cannot see. The message says what to change.
 func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark) error {
+	if err := vmbenchv1.FirstInvalidValue(suite); err != nil {
+		return err
+	}
 	shape := suite.Spec.Cluster
 	cpuRequest, memoryRequest := shape.Requests()
 	if cpuRequest.Cmp(*resource.NewQuantity(int64(shape.CPULimit()), resource.DecimalSI)) > 0 {

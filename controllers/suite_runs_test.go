@@ -38,7 +38,7 @@ func testSuite(benchmarks ...vmbenchv1.Benchmark) *vmbenchv1.BenchmarkSuite {
 			Cluster:     vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi")},
 			Benchmarks:  benchmarks,
 			Repetitions: 3,
-			Timeout:     &metav1.Duration{Duration: 6 * time.Hour},
+			Timeout:     vmbenchv1.DurationOf(6 * time.Hour),
 		},
 	}
 }
@@ -138,7 +138,7 @@ func TestExecutions(t *testing.T) {
 }
 
 func TestRunDeadline(t *testing.T) {
-	timeout := func(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+	timeout := vmbenchv1.DurationOf
 	tests := []struct {
 		name       string
 		startup    time.Duration
@@ -226,27 +226,28 @@ func TestValidateSpec(t *testing.T) {
 			wantErr: []string{"cluster.memoryRequest 4Gi exceeds cluster.memory 2Gi"},
 		},
 		{
-			// sqrt(100Ki × 80% / 8) = 101 is below NB 192.
+			// sqrt(256Mi × 1% / 8) = 579 is below NB 1024.
 			name: "derived HPL N too small for tiny memory",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
 			},
-			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}, hpcc},
-			wantErr: []string{"benchmark linpack", "1 nodes of 100Ki", "80% memory and NB=192",
+			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
+				{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{MemoryPercent: 1, NB: 1024}}},
+			wantErr: []string{"benchmark linpack", "1 nodes of 256Mi", "1% memory and NB=1024",
 				"set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent"},
 		},
 		{
 			name: "huge memory caps the derived HPL N and is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 8, quantity("4Ti")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 8, quantity("256Gi")
 			},
 			benchmarks: []vmbenchv1.Benchmark{hpcc},
 		},
 		{
 			name: "tiny memory with hpcc.problemSize set is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
 			},
 			benchmarks: []vmbenchv1.Benchmark{{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{N: ptr.To[int32](1000)}}},
@@ -254,7 +255,7 @@ func TestValidateSpec(t *testing.T) {
 		{
 			name: "tiny memory without hpcc is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
-				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("100Ki")
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
 				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
 			},
 			benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}},
@@ -299,7 +300,7 @@ func TestDefaultedBenchmarks(t *testing.T) {
 	suite := testSuite(
 		vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{RW: "write"}},
 		vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing},
-		vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, Timeout: &metav1.Duration{Duration: time.Hour}},
+		vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, Timeout: vmbenchv1.DurationOf(time.Hour)},
 	)
 	before := suite.DeepCopy()
 	got := DefaultedBenchmarks(suite)
@@ -311,7 +312,7 @@ func TestDefaultedBenchmarks(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DefaultedBenchmarks() mismatch (-want +got):\n%s", diff)
 	}
-	if got[0].Fio.RW != "write" || got[0].Fio.IODepth != 16 || got[1].Ping.Count != 10 || got[2].Timeout.Duration != time.Hour {
+	if got[0].Fio.RW != "write" || got[0].Fio.IODepth != 16 || got[1].Ping.Count != 10 || got[2].Timeout.Duration() != time.Hour {
 		t.Errorf("DefaultedBenchmarks() did not keep user values and fill defaults: %+v", got)
 	}
 	if diff := cmp.Diff(before, suite); diff != "" {

@@ -1316,14 +1316,14 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		if i == 0 {
 			typ = vmbenchv1.PlatformContainer
 		}
-		name := fmt.Sprintf("platform-%03d", i)
+		name := fmt.Sprintf("platform%04d", i)
 		if len(name) != vmbenchv1.MaxPlatformNameLength {
 			t.Fatalf("platform name %q is not %d characters", name, vmbenchv1.MaxPlatformNameLength)
 		}
 		suite.Spec.Platforms = append(suite.Spec.Platforms, vmbenchv1.Platform{Name: name, Type: typ})
 	}
 	suite.Spec.Baseline = suite.Spec.Platforms[0].Name
-	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]string{"vmbench.io/pool": "bench"},
+	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "bench"},
 		Tolerations: []corev1.Toleration{{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
 	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs-client", Size: quantity("4Gi")}
 	types := []vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkFio,

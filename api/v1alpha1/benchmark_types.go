@@ -1,9 +1,5 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
-
 // BenchmarkType names a tool and what it measures.
 // +kubebuilder:validation:Enum=hpcc;sysbench-cpu;sysbench-memory;stress-ng-cpu;stress-ng-vm;iozone;iperf3;ping;fio
 type BenchmarkType string
@@ -31,6 +27,11 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.iperf3) || self.type == 'iperf3'",message="iperf3 parameters need type: iperf3"
 // +kubebuilder:validation:XValidation:rule="!has(self.ping) || self.type == 'ping'",message="ping parameters need type: ping"
 // +kubebuilder:validation:XValidation:rule="!has(self.fio) || self.type == 'fio'",message="fio parameters need type: fio"
+// +kubebuilder:validation:XValidation:fieldPath=".sysbenchCPU.duration",rule="!has(self.sysbenchCPU) || !has(self.sysbenchCPU.duration) || !has(self.timeout) || !self.sysbenchCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.sysbenchCPU.duration) < duration(self.timeout)",message="sysbenchCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower sysbenchCPU.duration or raise timeout"
+// +kubebuilder:validation:XValidation:fieldPath=".stressNGCPU.duration",rule="!has(self.stressNGCPU) || !has(self.stressNGCPU.duration) || !has(self.timeout) || !self.stressNGCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGCPU.duration) < duration(self.timeout)",message="stressNGCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGCPU.duration or raise timeout"
+// +kubebuilder:validation:XValidation:fieldPath=".stressNGVM.duration",rule="!has(self.stressNGVM) || !has(self.stressNGVM.duration) || !has(self.timeout) || !self.stressNGVM.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGVM.duration) < duration(self.timeout)",message="stressNGVM.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGVM.duration or raise timeout"
+// +kubebuilder:validation:XValidation:fieldPath=".iperf3.duration",rule="!has(self.iperf3) || !has(self.iperf3.duration) || !has(self.timeout) || !self.iperf3.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.iperf3.duration) < duration(self.timeout)",message="iperf3.duration must be shorter than the benchmark's timeout, which bounds each execution: lower iperf3.duration or raise timeout"
+// +kubebuilder:validation:XValidation:fieldPath=".fio.runtime",rule="!has(self.fio) || !has(self.fio.runtime) || !has(self.timeout) || !self.fio.runtime.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.fio.runtime) < duration(self.timeout)",message="fio.runtime must be shorter than the benchmark's timeout, which bounds each execution: lower fio.runtime or raise timeout"
 type Benchmark struct {
 	// Name identifies the benchmark in status and metrics, for example "hpcc" or "fio-randread".
 	// +required
@@ -47,7 +48,8 @@ type Benchmark struct {
 	// runs longer is stopped and counted as a failure.
 	// +optional
 	// +kubebuilder:default="30m"
-	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('10s') && duration(self) <= duration('24h'))",message="set timeout between 10s and 24h, the longest one execution of this benchmark may take"
+	Timeout *Duration `json:"timeout,omitempty"`
 
 	// HPCC holds the parameters of type hpcc.
 	// +optional
@@ -147,7 +149,8 @@ type SysbenchCPUParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="10s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
+	Duration *Duration `json:"duration,omitempty"`
 }
 
 // SysbenchMemoryParams configure `sysbench memory` on every node, once per block size.
@@ -165,6 +168,8 @@ type SysbenchMemoryParams struct {
 	// +optional
 	// +kubebuilder:default="10G"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[KMGT]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[KMGT]?$') || (self.endsWith('T') ? int(self.substring(0, size(self) - 1)) <= 1 : self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 1024 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 1048576)",message="totalSize must be at most 1T of memory traffic per execution: lower it, for example to 10G"
 	TotalSize string `json:"totalSize,omitempty"`
 
 	// Operation is read or write.
@@ -197,7 +202,8 @@ type StressNGCPUParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="60s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
+	Duration *Duration `json:"duration,omitempty"`
 }
 
 // StressNGVMParams configure the stress-ng vm stressor on every node.
@@ -207,6 +213,8 @@ type StressNGVMParams struct {
 	// +optional
 	// +kubebuilder:default="50%"
 	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$') || (self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 64 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 65536)",message="bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"
 	Bytes string `json:"bytes,omitempty"`
 
 	// Workers is the number of stressor instances.
@@ -219,7 +227,8 @@ type StressNGVMParams struct {
 	// Duration of the test.
 	// +optional
 	// +kubebuilder:default="60s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
+	Duration *Duration `json:"duration,omitempty"`
 }
 
 // StorageTarget is where a storage benchmark writes its files.
@@ -243,12 +252,16 @@ type IozoneParams struct {
 	// +optional
 	// +kubebuilder:default="512M"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('m') || int(self.substring(0, size(self) - 1)) <= 16384)",message="fileSize must be at most 16G, written to the node's disk: lower it, for example to 1G"
 	FileSize string `json:"fileSize,omitempty"`
 
 	// RecordSize is the size of each read or write.
 	// +optional
 	// +kubebuilder:default="64k"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && int(self.lowerAscii().replace('k', '')) <= 16384)",message="recordSize must be at most 16M (a number without a unit counts KiB): lower it, for example to 64k"
 	RecordSize string `json:"recordSize,omitempty"`
 
 	// Tests are the iozone test groups: write (-i 0), read (-i 1), random (-i 2).
@@ -299,7 +312,8 @@ type Iperf3Params struct {
 	// Duration of each measurement.
 	// +optional
 	// +kubebuilder:default="10s"
-	Duration *metav1.Duration `json:"duration,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
+	Duration *Duration `json:"duration,omitempty"`
 
 	// Parallel is the number of parallel streams.
 	// +optional
@@ -360,12 +374,16 @@ type FioParams struct {
 	// +optional
 	// +kubebuilder:default="4k"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && (!self.lowerAscii().endsWith('k') || int(self.substring(0, size(self) - 1)) <= 16384))",message="blockSize must be at most 16M: lower it, for example to 4k"
 	BlockSize string `json:"blockSize,omitempty"`
 
 	// Size of the file each job works on.
 	// +optional
 	// +kubebuilder:default="256m"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('m') || int(self.substring(0, size(self) - 1)) <= 16384)",message="size must be at most 16G, written to the node's disk: lower it, for example to 1G"
 	Size string `json:"size,omitempty"`
 
 	// IODepth is the number of I/Os in flight.
@@ -396,7 +414,8 @@ type FioParams struct {
 	// Runtime of the job.
 	// +optional
 	// +kubebuilder:default="30s"
-	Runtime *metav1.Duration `json:"runtime,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set runtime between 1s and 1h"
+	Runtime *Duration `json:"runtime,omitempty"`
 
 	// Target is where the job's file lives.
 	// +optional

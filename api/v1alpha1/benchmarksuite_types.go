@@ -28,7 +28,7 @@ type Platform struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=12
-	// +kubebuilder:validation:Pattern=`^[a-z]([a-z0-9-]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z][a-z0-9]*$')",message="a platform name is lowercase letters and digits, starting with a letter, without '-': run names are <suite>-<platform>-<repetition>, and with a '-' two suites of a namespace could name a run alike (x-vm with container, x with vm-container)"
 	Name string `json:"name"`
 
 	// Type selects how the platform runs: Container, VM or Host.
@@ -40,6 +40,7 @@ type Platform struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="runtimeClassName must name a RuntimeClass: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
 	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
 }
 
@@ -65,16 +66,19 @@ type ClusterShape struct {
 	// Memory of each node: the pod's memory limit, or the VM's guest memory.
 	// +optional
 	// +kubebuilder:default="2Gi"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).compareTo(quantity('256Mi')) >= 0 && quantity(string(self)).compareTo(quantity('256Gi')) <= 0)",message="set cluster.memory between 256Mi and 256Gi"
 	Memory *resource.Quantity `json:"memory,omitempty"`
 
 	// CPURequest lowers the CPU request below the limit, for clusters too small to give every node
 	// its whole limit (a laptop or a CI runner). Empty means requests equal limits: Guaranteed QoS,
 	// which a fair comparison needs. The suite's status warns when it is set.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || quantity(string(self)).isGreaterThan(quantity('0'))",message="set cluster.cpuRequest above 0, for example 500m, or remove it"
 	CPURequest *resource.Quantity `json:"cpuRequest,omitempty"`
 
 	// MemoryRequest lowers the memory request below the limit; see CPURequest.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || quantity(string(self)).isGreaterThan(quantity('0'))",message="set cluster.memoryRequest above 0, for example 1Gi, or remove it"
 	MemoryRequest *resource.Quantity `json:"memoryRequest,omitempty"`
 }
 
@@ -83,13 +87,38 @@ type ClusterShape struct {
 type Placement struct {
 	// NodeSelector must match a node's labels for the node to host a master or worker.
 	// +optional
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.indexOf('/') <= 253 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'))",message="every nodeSelector key must be a label name such as vmbench.io/pool: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	NodeSelector map[string]LabelValue `json:"nodeSelector,omitempty"`
 
 	// Tolerations let masters and workers run on tainted nodes.
 	// +optional
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:XValidation:fieldPath=".key",rule="has(self.key) && size(self.key) > 0",message="a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".operator",rule="!has(self.operator) || self.operator in ['Exists', 'Equal']",message="set operator to Exists or Equal"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".effect",rule="!has(self.effect) || self.effect in ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute']",message="set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".value",rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="operator Exists matches any value: remove value, or set operator to Equal"
+	// +kubebuilder:validation:items:XValidation:fieldPath=".tolerationSeconds",rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerationSeconds applies only to effect NoExecute: set effect to NoExecute or remove tolerationSeconds"
 	// +listType=atomic
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// LabelValue is the value of a node's label, as a nodeSelector matches it. A type of its own, so that
+// the CRD bounds its length: the API server refuses a CEL rule over strings of unknown length.
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:XValidation:rule="self.matches('^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$')",message="a nodeSelector value must be a label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+type LabelValue string
+
+// NodeSelectorLabels is NodeSelector as a pod's or a VMI's nodeSelector.
+func (p Placement) NodeSelectorLabels() map[string]string {
+	if len(p.NodeSelector) == 0 {
+		return nil
+	}
+	labels := make(map[string]string, len(p.NodeSelector))
+	for k, v := range p.NodeSelector {
+		labels[k] = string(v)
+	}
+	return labels
 }
 
 // SharedStorage is the volume that every node of a run mounts, for iozone and fio on the "shared"
@@ -99,11 +128,13 @@ type SharedStorage struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="storageClassName must name a StorageClass: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
 	StorageClassName string `json:"storageClassName"`
 
 	// Size of the claim.
 	// +optional
 	// +kubebuilder:default="4Gi"
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || (quantity(string(self)).isGreaterThan(quantity('0')) && quantity(string(self)).compareTo(quantity('1Ti')) <= 0)",message="set sharedStorage.size above 0 and at most 1Ti"
 	Size *resource.Quantity `json:"size,omitempty"`
 }
 
@@ -162,7 +193,8 @@ type BenchmarkSuiteSpec struct {
 	// Timeout bounds the whole suite. When it passes, the running run is stopped and the suite fails.
 	// +optional
 	// +kubebuilder:default="6h"
-	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1m') && duration(self) <= duration('720h'))",message="set spec.timeout between 1m and 720h (30 days)"
+	Timeout *Duration `json:"timeout,omitempty"`
 }
 
 // SuitePhase is a one-word summary of the conditions, for kubectl get.
@@ -506,6 +538,7 @@ type BenchmarkSuiteStatus struct {
 // +kubebuilder:printcolumn:name="Ratio",type=string,JSONPath=`.status.headline.summary`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || (self.spec.platforms == oldSelf.spec.platforms && self.spec.benchmarks == oldSelf.spec.benchmarks && self.spec.cluster == oldSelf.spec.cluster && self.spec.repetitions == oldSelf.spec.repetitions)",message="spec.platforms, benchmarks, cluster and repetitions cannot change once the first run has started: the results would mix two experiments; create a new BenchmarkSuite instead"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label, because it names the suite's Services and MPIJobs: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 30",message="metadata.name must be at most 30 characters, so that the names of the suite's pods and VMs stay valid DNS labels"
 type BenchmarkSuite struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -574,7 +607,7 @@ func (s BenchmarkSuiteSpec) SuiteTimeout() time.Duration {
 	if s.Timeout == nil {
 		return 6 * time.Hour
 	}
-	return s.Timeout.Duration
+	return s.Timeout.Duration()
 }
 
 // Guaranteed reports whether requests equal limits, the QoS class a fair comparison needs.

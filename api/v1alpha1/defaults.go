@@ -3,9 +3,7 @@ package v1alpha1
 import (
 	"math"
 	"math/bits"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -18,7 +16,7 @@ import (
 func (b Benchmark) WithDefaults() Benchmark {
 	b = *b.DeepCopy()
 	if b.Timeout == nil {
-		b.Timeout = duration(30 * time.Minute)
+		b.Timeout = ptr.To[Duration]("30m")
 	}
 	switch b.Type {
 	case BenchmarkHPCC:
@@ -34,7 +32,7 @@ func (b Benchmark) WithDefaults() Benchmark {
 		if b.SysbenchCPU.MaxPrime == 0 {
 			b.SysbenchCPU.MaxPrime = 20000
 		}
-		b.SysbenchCPU.Duration = orDuration(b.SysbenchCPU.Duration, 10*time.Second)
+		b.SysbenchCPU.Duration = orDuration(b.SysbenchCPU.Duration, "10s")
 	case BenchmarkSysbenchMemory:
 		b.SysbenchMemory = orNew(b.SysbenchMemory)
 		if len(b.SysbenchMemory.BlockSizes) == 0 {
@@ -45,14 +43,14 @@ func (b Benchmark) WithDefaults() Benchmark {
 	case BenchmarkStressNGCPU:
 		b.StressNGCPU = orNew(b.StressNGCPU)
 		b.StressNGCPU.Method = orString(b.StressNGCPU.Method, "matrixprod")
-		b.StressNGCPU.Duration = orDuration(b.StressNGCPU.Duration, 60*time.Second)
+		b.StressNGCPU.Duration = orDuration(b.StressNGCPU.Duration, "60s")
 	case BenchmarkStressNGVM:
 		b.StressNGVM = orNew(b.StressNGVM)
 		b.StressNGVM.Bytes = orString(b.StressNGVM.Bytes, "50%")
 		if b.StressNGVM.Workers == 0 {
 			b.StressNGVM.Workers = 1
 		}
-		b.StressNGVM.Duration = orDuration(b.StressNGVM.Duration, 60*time.Second)
+		b.StressNGVM.Duration = orDuration(b.StressNGVM.Duration, "60s")
 	case BenchmarkIozone:
 		b.Iozone = orNew(b.Iozone)
 		b.Iozone.FileSize = orString(b.Iozone.FileSize, "512M")
@@ -66,7 +64,7 @@ func (b Benchmark) WithDefaults() Benchmark {
 	case BenchmarkIperf3:
 		b.Iperf3 = orNew(b.Iperf3)
 		b.Iperf3.Pairs = orPairs(b.Iperf3.Pairs)
-		b.Iperf3.Duration = orDuration(b.Iperf3.Duration, 10*time.Second)
+		b.Iperf3.Duration = orDuration(b.Iperf3.Duration, "10s")
 		if b.Iperf3.Parallel == 0 {
 			b.Iperf3.Parallel = 1
 		}
@@ -98,7 +96,7 @@ func (b Benchmark) WithDefaults() Benchmark {
 		if b.Fio.NumJobs == 0 {
 			b.Fio.NumJobs = 1
 		}
-		b.Fio.Runtime = orDuration(b.Fio.Runtime, 30*time.Second)
+		b.Fio.Runtime = orDuration(b.Fio.Runtime, "30s")
 		if b.Fio.Target == "" {
 			b.Fio.Target = StorageLocal
 		}
@@ -120,9 +118,10 @@ func orString(s, def string) string {
 	return s
 }
 
-func orDuration(d *metav1.Duration, def time.Duration) *metav1.Duration {
+// orDuration is d, or def written as the CRD's default marker writes it.
+func orDuration(d *Duration, def Duration) *Duration {
 	if d == nil {
-		return duration(def)
+		return &def
 	}
 	return d
 }
@@ -132,10 +131,6 @@ func orPairs(p []NodePair) []NodePair {
 		return []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}
 	}
 	return p
-}
-
-func duration(d time.Duration) *metav1.Duration {
-	return &metav1.Duration{Duration: d}
 }
 
 // MaxProblemSize is the largest HPL N the API accepts; a derived N is capped to it too.

@@ -7,11 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
-func dur(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+func dur(d time.Duration) *Duration { return DurationOf(d) }
+
+// def is a default as the CRD's markers write it, which WithDefaults writes alike.
+func def(s Duration) *Duration { return &s }
 
 func qty(s string) *resource.Quantity {
 	q := resource.MustParse(s)
@@ -26,25 +28,25 @@ func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 		want Benchmark
 	}{
 		{BenchmarkHPCC, Benchmark{HPCC: &HPCCParams{MemoryPercent: 80, NB: 192}}},
-		{BenchmarkSysbenchCPU, Benchmark{SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: dur(10 * time.Second)}}},
+		{BenchmarkSysbenchCPU, Benchmark{SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: def("10s")}}},
 		{BenchmarkSysbenchMemory, Benchmark{SysbenchMemory: &SysbenchMemoryParams{
 			BlockSizes: []string{"1K", "1M"}, TotalSize: "10G", Operation: "write"}}},
-		{BenchmarkStressNGCPU, Benchmark{StressNGCPU: &StressNGCPUParams{Method: "matrixprod", Duration: dur(60 * time.Second)}}},
-		{BenchmarkStressNGVM, Benchmark{StressNGVM: &StressNGVMParams{Bytes: "50%", Workers: 1, Duration: dur(60 * time.Second)}}},
+		{BenchmarkStressNGCPU, Benchmark{StressNGCPU: &StressNGCPUParams{Method: "matrixprod", Duration: def("60s")}}},
+		{BenchmarkStressNGVM, Benchmark{StressNGVM: &StressNGVMParams{Bytes: "50%", Workers: 1, Duration: def("60s")}}},
 		{BenchmarkIozone, Benchmark{Iozone: &IozoneParams{
 			FileSize: "512M", RecordSize: "64k", Tests: []IozoneTest{"write", "read", "random"}, Targets: []StorageTarget{StorageLocal}}}},
 		{BenchmarkIperf3, Benchmark{Iperf3: &Iperf3Params{
 			Pairs:    []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode},
-			Duration: dur(10 * time.Second), Parallel: 1, Protocol: "TCP", Port: 5201, ServerPort: 5201}}},
+			Duration: def("10s"), Parallel: 1, Protocol: "TCP", Port: 5201, ServerPort: 5201}}},
 		{BenchmarkPing, Benchmark{Ping: &PingParams{Count: 10, Pairs: []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}}}},
 		{BenchmarkFio, Benchmark{Fio: &FioParams{
 			RW: "randread", BlockSize: "4k", Size: "256m", IODepth: 16, IOEngine: "libaio",
-			Direct: ptr.To(true), NumJobs: 1, Runtime: dur(30 * time.Second), Target: StorageLocal}}},
+			Direct: ptr.To(true), NumJobs: 1, Runtime: def("30s"), Target: StorageLocal}}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.typ), func(t *testing.T) {
 			want := tt.want
-			want.Name, want.Type, want.Timeout = "b", tt.typ, dur(30*time.Minute)
+			want.Name, want.Type, want.Timeout = "b", tt.typ, def("30m")
 			got := Benchmark{Name: "b", Type: tt.typ}.WithDefaults()
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("WithDefaults() mismatch (-want +got):\n%s", diff)
@@ -63,69 +65,69 @@ func TestWithDefaultsKeepsUserValues(t *testing.T) {
 			name: "timeout",
 			in:   Benchmark{Type: BenchmarkSysbenchCPU, Timeout: dur(time.Minute)},
 			want: Benchmark{Type: BenchmarkSysbenchCPU, Timeout: dur(time.Minute),
-				SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: dur(10 * time.Second)}},
+				SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: def("10s")}},
 		},
 		{
 			name: "hpcc",
 			in: Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{N: ptr.To[int32](1000), MemoryPercent: 50, NB: 64,
 				P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2)}},
-			want: Benchmark{Type: BenchmarkHPCC, Timeout: dur(30 * time.Minute), HPCC: &HPCCParams{N: ptr.To[int32](1000),
+			want: Benchmark{Type: BenchmarkHPCC, Timeout: def("30m"), HPCC: &HPCCParams{N: ptr.To[int32](1000),
 				MemoryPercent: 50, NB: 64, P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2)}},
 		},
 		{
 			name: "hpcc partly set",
 			in:   Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{NB: 256}},
-			want: Benchmark{Type: BenchmarkHPCC, Timeout: dur(30 * time.Minute), HPCC: &HPCCParams{MemoryPercent: 80, NB: 256}},
+			want: Benchmark{Type: BenchmarkHPCC, Timeout: def("30m"), HPCC: &HPCCParams{MemoryPercent: 80, NB: 256}},
 		},
 		{
 			name: "sysbench-cpu",
 			in:   Benchmark{Type: BenchmarkSysbenchCPU, SysbenchCPU: &SysbenchCPUParams{MaxPrime: 5, Threads: 3, Duration: dur(time.Second)}},
-			want: Benchmark{Type: BenchmarkSysbenchCPU, Timeout: dur(30 * time.Minute),
+			want: Benchmark{Type: BenchmarkSysbenchCPU, Timeout: def("30m"),
 				SysbenchCPU: &SysbenchCPUParams{MaxPrime: 5, Threads: 3, Duration: dur(time.Second)}},
 		},
 		{
 			name: "sysbench-memory",
 			in: Benchmark{Type: BenchmarkSysbenchMemory, SysbenchMemory: &SysbenchMemoryParams{
 				BlockSizes: []string{"4K"}, TotalSize: "1G", Operation: "read", Threads: 2}},
-			want: Benchmark{Type: BenchmarkSysbenchMemory, Timeout: dur(30 * time.Minute), SysbenchMemory: &SysbenchMemoryParams{
+			want: Benchmark{Type: BenchmarkSysbenchMemory, Timeout: def("30m"), SysbenchMemory: &SysbenchMemoryParams{
 				BlockSizes: []string{"4K"}, TotalSize: "1G", Operation: "read", Threads: 2}},
 		},
 		{
 			name: "stress-ng-cpu",
 			in:   Benchmark{Type: BenchmarkStressNGCPU, StressNGCPU: &StressNGCPUParams{Method: "fft", Workers: 4, Duration: dur(time.Second)}},
-			want: Benchmark{Type: BenchmarkStressNGCPU, Timeout: dur(30 * time.Minute),
+			want: Benchmark{Type: BenchmarkStressNGCPU, Timeout: def("30m"),
 				StressNGCPU: &StressNGCPUParams{Method: "fft", Workers: 4, Duration: dur(time.Second)}},
 		},
 		{
 			name: "stress-ng-vm",
 			in:   Benchmark{Type: BenchmarkStressNGVM, StressNGVM: &StressNGVMParams{Bytes: "256M", Workers: 3, Duration: dur(time.Second)}},
-			want: Benchmark{Type: BenchmarkStressNGVM, Timeout: dur(30 * time.Minute),
+			want: Benchmark{Type: BenchmarkStressNGVM, Timeout: def("30m"),
 				StressNGVM: &StressNGVMParams{Bytes: "256M", Workers: 3, Duration: dur(time.Second)}},
 		},
 		{
 			name: "iozone",
 			in: Benchmark{Type: BenchmarkIozone, Iozone: &IozoneParams{FileSize: "1G", RecordSize: "1m",
 				Tests: []IozoneTest{"read"}, Targets: []StorageTarget{StorageShared}, DirectIO: true}},
-			want: Benchmark{Type: BenchmarkIozone, Timeout: dur(30 * time.Minute), Iozone: &IozoneParams{FileSize: "1G", RecordSize: "1m",
+			want: Benchmark{Type: BenchmarkIozone, Timeout: def("30m"), Iozone: &IozoneParams{FileSize: "1G", RecordSize: "1m",
 				Tests: []IozoneTest{"read"}, Targets: []StorageTarget{StorageShared}, DirectIO: true}},
 		},
 		{
 			name: "iperf3",
 			in: Benchmark{Type: BenchmarkIperf3, Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode}, Duration: dur(time.Second),
 				Parallel: 4, Protocol: "UDP", Port: 6000, ServerPort: 6001}},
-			want: Benchmark{Type: BenchmarkIperf3, Timeout: dur(30 * time.Minute), Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode},
+			want: Benchmark{Type: BenchmarkIperf3, Timeout: def("30m"), Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode},
 				Duration: dur(time.Second), Parallel: 4, Protocol: "UDP", Port: 6000, ServerPort: 6001}},
 		},
 		{
 			name: "ping",
 			in:   Benchmark{Type: BenchmarkPing, Ping: &PingParams{Count: 3, Pairs: []NodePair{PairMasterToNode}}},
-			want: Benchmark{Type: BenchmarkPing, Timeout: dur(30 * time.Minute), Ping: &PingParams{Count: 3, Pairs: []NodePair{PairMasterToNode}}},
+			want: Benchmark{Type: BenchmarkPing, Timeout: def("30m"), Ping: &PingParams{Count: 3, Pairs: []NodePair{PairMasterToNode}}},
 		},
 		{
 			name: "fio, direct false is kept",
 			in: Benchmark{Type: BenchmarkFio, Fio: &FioParams{RW: "write", BlockSize: "1m", Size: "1g", IODepth: 4, IOEngine: "psync",
 				Direct: ptr.To(false), NumJobs: 2, Runtime: dur(time.Second), Target: StorageShared}},
-			want: Benchmark{Type: BenchmarkFio, Timeout: dur(30 * time.Minute), Fio: &FioParams{RW: "write", BlockSize: "1m", Size: "1g",
+			want: Benchmark{Type: BenchmarkFio, Timeout: def("30m"), Fio: &FioParams{RW: "write", BlockSize: "1m", Size: "1g",
 				IODepth: 4, IOEngine: "psync", Direct: ptr.To(false), NumJobs: 2, Runtime: dur(time.Second), Target: StorageShared}},
 		},
 	}
@@ -169,14 +171,14 @@ func TestWithDefaultsDoesNotTouchItsReceiver(t *testing.T) {
 
 // scribble overwrites everything a Benchmark points to.
 func scribble(b *Benchmark) {
-	b.Timeout.Duration = 42
+	*b.Timeout = "42s"
 	switch {
 	case b.HPCC != nil:
 		*b.HPCC.N = 42
 		b.HPCC.NB = 42
 	case b.SysbenchCPU != nil:
 		b.SysbenchCPU.Threads = 42
-		b.SysbenchCPU.Duration.Duration = 42
+		*b.SysbenchCPU.Duration = "42s"
 	case b.SysbenchMemory != nil:
 		b.SysbenchMemory.Threads = 42
 		b.SysbenchMemory.BlockSizes[0] = "42"
@@ -191,7 +193,7 @@ func scribble(b *Benchmark) {
 	case b.Ping != nil:
 		b.Ping.Count = 42
 	case b.Fio != nil:
-		b.Fio.Runtime.Duration = 42
+		*b.Fio.Runtime = "42s"
 		*b.Fio.Direct = false
 	}
 }

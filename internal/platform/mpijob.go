@@ -151,7 +151,7 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool) corev1.PodTe
 	pod := corev1.PodSpec{
 		Containers:                    []corev1.Container{container},
 		Volumes:                       volumes,
-		NodeSelector:                  spec.Placement.NodeSelector,
+		NodeSelector:                  spec.Placement.NodeSelectorLabels(),
 		Tolerations:                   spec.Placement.Tolerations,
 		RuntimeClassName:              run.Platform.RuntimeClassName,
 		HostNetwork:                   run.Platform.Type == vmbenchv1.PlatformHost,

@@ -45,7 +45,7 @@ func testRun(p vmbenchv1.Platform, benchmarks ...vmbenchv1.Benchmark) Run {
 			Benchmarks:  benchmarks,
 			Repetitions: 3,
 			Placement: vmbenchv1.Placement{
-				NodeSelector: map[string]string{"vmbench.io/pool": "bench"},
+				NodeSelector: map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "bench"},
 				Tolerations:  testTolerations,
 			},
 			SharedStorage: &vmbenchv1.SharedStorage{StorageClassName: "nfs", Size: quantity("4Gi")},

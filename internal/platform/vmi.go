@@ -159,7 +159,7 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 		Spec: kubevirtv1.VirtualMachineInstanceSpec{
 			Hostname:                      node,
 			Subdomain:                     run.Name,
-			NodeSelector:                  spec.Placement.NodeSelector,
+			NodeSelector:                  spec.Placement.NodeSelectorLabels(),
 			Tolerations:                   spec.Placement.Tolerations,
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 			Domain: kubevirtv1.DomainSpec{

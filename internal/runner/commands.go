@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
@@ -169,10 +167,10 @@ func Iperf3ClientArgv(p *vmbenchv1.Iperf3Params, address string) []string {
 }
 
 // seconds is d in whole seconds, rounded up and at least 1, as the tools take integers.
-func seconds(d *metav1.Duration, def time.Duration) int32 {
+func seconds(d *vmbenchv1.Duration, def time.Duration) int32 {
 	v := def
-	if d != nil && d.Duration > 0 {
-		v = d.Duration
+	if d != nil && d.Duration() > 0 {
+		v = d.Duration()
 	}
 	return int32(max(math.Ceil(v.Seconds()), 1))
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -189,6 +187,6 @@ func testRunner(t *testing.T) (*Runner, *fakeExec, *[]runplan.Message) {
 	return r, exec, &msgs
 }
 
-func dur(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+func dur(d time.Duration) *vmbenchv1.Duration { return vmbenchv1.DurationOf(d) }
 
 func ptr[T any](v T) *T { return &v }

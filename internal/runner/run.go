@@ -145,8 +145,8 @@ func ValidatePlan(plan runplan.Plan) error {
 // execute runs one execution under the benchmark's timeout and turns it into a Result.
 func (r *Runner) execute(ctx context.Context, b vmbenchv1.Benchmark, e execution) runplan.Message {
 	timeout := DefaultBenchmarkTimeout
-	if b.Timeout != nil && b.Timeout.Duration > 0 {
-		timeout = b.Timeout.Duration
+	if b.Timeout != nil && b.Timeout.Duration() > 0 {
+		timeout = b.Timeout.Duration()
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	start := r.now()

@@ -14,7 +14,6 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -131,7 +130,7 @@ func TestPrometheusHasTheSuiteAndEveryDashboardQuery(t *testing.T) {
 			CPURequest: ptr.To(resource.MustParse("100m")), MemoryRequest: ptr.To(resource.MustParse("256Mi")),
 		},
 		Benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU,
-			SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: &metav1.Duration{Duration: 3 * time.Second}}}},
+			SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: vmbenchv1.DurationOf(3 * time.Second)}}},
 	}
 	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
 	s := e.waitEnded(name, 20*time.Minute)

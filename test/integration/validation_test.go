@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,6 +82,92 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 		}, "the node-node pair needs two workers: set spec.cluster.nodes to 3 or more"},
 		{"VM with more than 64 CPUs", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.CPU = 65 },
 			"spec.cluster.cpu in body should be less than or equal to 64"},
+		{"suite timeout in days", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Timeout = ptr.To[vmbenchv1.Duration]("1d") },
+			"spec.timeout: Invalid value: \"1d\": must be a duration such as 90s, 45m or 1h30m: a number and a unit h, m or s, without a sign (write a day as 24h)"},
+		{"negative benchmark timeout", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Timeout = ptr.To[vmbenchv1.Duration]("-1h") },
+			"spec.benchmarks[0].timeout: Invalid value: \"-1h\": must be a duration such as 90s"},
+		{"duration longer than 16 characters", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Timeout = ptr.To[vmbenchv1.Duration]("1h1m1s1ms1us1ns1h") },
+			"spec.timeout: Too long: may not be more than 16 bytes"},
+		{"suite timeout above 720h", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Timeout = ptr.To[vmbenchv1.Duration]("721h") },
+			"spec.timeout: Invalid value: \"721h\": set spec.timeout between 1m and 720h (30 days)"},
+		{"benchmark timeout below 10s", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Timeout = ptr.To[vmbenchv1.Duration]("5s") },
+			"spec.benchmarks[0].timeout: Invalid value: \"5s\": set timeout between 10s and 24h, the longest one execution of this benchmark may take"},
+		{"tool duration above 1h", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks[0].SysbenchCPU = &vmbenchv1.SysbenchCPUParams{Duration: ptr.To[vmbenchv1.Duration]("2h")}
+		}, "spec.benchmarks[0].sysbenchCPU.duration: Invalid value: \"2h\": set duration between 1s and 1h"},
+		{"tool duration not below the benchmark's timeout", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks[0].SysbenchCPU = &vmbenchv1.SysbenchCPUParams{Duration: ptr.To[vmbenchv1.Duration]("45m")}
+		}, "spec.benchmarks[0].sysbenchCPU.duration: Invalid value: sysbenchCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower sysbenchCPU.duration or raise timeout"},
+		{"suite name starting with a digit", func(s *vmbenchv1.BenchmarkSuite) { s.Name = "1abc" },
+			"metadata.name must be a DNS-1035 label, because it names the suite's Services and MPIJobs"},
+		{"suite name with a dot", func(s *vmbenchv1.BenchmarkSuite) { s.Name = "a.b" },
+			"metadata.name must be a DNS-1035 label"},
+		{"platform name with a dash", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm-container", Type: vmbenchv1.PlatformContainer}}
+			s.Spec.Baseline = "vm-container"
+		}, "spec.platforms[0].name: Invalid value: \"vm-container\": a platform name is lowercase letters and digits, starting with a letter, without '-': run names are <suite>-<platform>-<repetition>"},
+		{"runtime class that is no name", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer, RuntimeClassName: ptr.To("Kata")}}
+		}, "spec.platforms[0].runtimeClassName: Invalid value: \"Kata\": runtimeClassName must name a RuntimeClass"},
+		{"cluster memory below 256Mi", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.Memory = ptr.To(resource.MustParse("100Mi")) },
+			"spec.cluster.memory: Invalid value: \"100Mi\": set cluster.memory between 256Mi and 256Gi"},
+		{"cluster memory above 256Gi", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.Memory = ptr.To(resource.MustParse("1Ti")) },
+			"set cluster.memory between 256Mi and 256Gi"},
+		{"zero CPU request", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.CPURequest = ptr.To(resource.MustParse("0")) },
+			"spec.cluster.cpuRequest: Invalid value: \"0\": set cluster.cpuRequest above 0, for example 500m, or remove it"},
+		{"negative memory request", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("-1Gi")) },
+			"spec.cluster.memoryRequest: Invalid value: \"-1Gi\": set cluster.memoryRequest above 0, for example 1Gi, or remove it"},
+		{"shared storage above 1Ti", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs", Size: ptr.To(resource.MustParse("2Ti"))}
+		}, "spec.sharedStorage.size: Invalid value: \"2Ti\": set sharedStorage.size above 0 and at most 1Ti"},
+		{"storage class that is no name", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "NFS_client"}
+		}, "spec.sharedStorage.storageClassName: Invalid value: \"NFS_client\": storageClassName must name a StorageClass"},
+		{"iozone file above 16G", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{FileSize: "32G"}})
+		}, "spec.benchmarks[1].iozone.fileSize: Invalid value: \"32G\": fileSize must be at most 16G, written to the node's disk: lower it, for example to 1G"},
+		{"iozone record above 16M", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{RecordSize: "1g"}})
+		}, "spec.benchmarks[1].iozone.recordSize: Invalid value: \"1g\": recordSize must be at most 16M (a number without a unit counts KiB): lower it, for example to 64k"},
+		{"fio file above 16G", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Size: "17g"}})
+		}, "spec.benchmarks[1].fio.size: Invalid value: \"17g\": size must be at most 16G, written to the node's disk"},
+		{"fio block above 16M", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{BlockSize: "32m"}})
+		}, "spec.benchmarks[1].fio.blockSize: Invalid value: \"32m\": blockSize must be at most 16M: lower it, for example to 4k"},
+		{"stress-ng vm bytes above 64G", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "vm", Type: vmbenchv1.BenchmarkStressNGVM, StressNGVM: &vmbenchv1.StressNGVMParams{Bytes: "65G"}})
+		}, "spec.benchmarks[1].stressNGVM.bytes: Invalid value: \"65G\": bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"},
+		{"memory traffic above 1T", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "mem", Type: vmbenchv1.BenchmarkSysbenchMemory, SysbenchMemory: &vmbenchv1.SysbenchMemoryParams{TotalSize: "2T"}})
+		}, "spec.benchmarks[1].sysbenchMemory.totalSize: Invalid value: \"2T\": totalSize must be at most 1T of memory traffic per execution: lower it, for example to 10G"},
+		{"toleration without a key", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+		}, "spec.placement.tolerations[0].key: Invalid value: a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate"},
+		{"toleration operator", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Operator: "In"}}
+		}, "spec.placement.tolerations[0].operator: Invalid value: set operator to Exists or Equal"},
+		{"toleration effect", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Effect: "NoExec"}}
+		}, "spec.placement.tolerations[0].effect: Invalid value: set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect"},
+		{"toleration Exists with a value", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Operator: corev1.TolerationOpExists, Value: "bench"}}
+		}, "spec.placement.tolerations[0].value: Invalid value: operator Exists matches any value: remove value, or set operator to Equal"},
+		{"tolerationSeconds without NoExecute", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](60)}}
+		}, "spec.placement.tolerations[0].tolerationSeconds: Invalid value: tolerationSeconds applies only to effect NoExecute"},
+		{"node selector key that is no label name", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"vmbench.io/my pool": "bench"}
+		}, "spec.placement.nodeSelector: Invalid value: every nodeSelector key must be a label name such as vmbench.io/pool"},
+		{"node selector value that is no label value", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "-bench"}
+		}, "spec.placement.nodeSelector[vmbench.io/pool]: Invalid value: \"-bench\": a nodeSelector value must be a label value"},
+		{"more than 16 node selector entries", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{}
+			for i := range 17 {
+				s.Spec.Placement.NodeSelector[fmt.Sprintf("vmbench.io/l%d", i)] = "x"
+			}
+		}, "spec.placement.nodeSelector: Too many: 17: must have at most 16 items"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +211,7 @@ func TestServerDefaultsMatchGoDefaults(t *testing.T) {
 	h.g.Expect(spec.Cluster.Nodes).To(Equal(spec.Cluster.NodeCount()))
 	h.g.Expect(spec.Cluster.CPU).To(Equal(spec.Cluster.CPULimit()))
 	h.g.Expect(spec.Cluster.Memory.Cmp(vmbenchv1.DefaultMemory)).To(Equal(0))
-	h.g.Expect(spec.Timeout.Duration).To(Equal(vmbenchv1.BenchmarkSuiteSpec{}.SuiteTimeout()))
+	h.g.Expect(spec.Timeout.Duration()).To(Equal(vmbenchv1.BenchmarkSuiteSpec{}.SuiteTimeout()))
 }
 
 // A spec the CRD cannot judge gets an InvalidSpec condition; fixing the spec lets the suite start,

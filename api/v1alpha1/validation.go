@@ -1,0 +1,287 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// The bounds below are the ones the CRD's rules state; FirstInvalidValue applies them again in Go,
+// for suites stored before the rules existed.
+
+// Bounds of the durations.
+const (
+	MinSuiteTimeout     = time.Minute
+	MaxSuiteTimeout     = 720 * time.Hour
+	MinBenchmarkTimeout = 10 * time.Second
+	MaxBenchmarkTimeout = 24 * time.Hour
+	MinToolDuration     = time.Second
+	MaxToolDuration     = time.Hour
+)
+
+// Bounds of the sizes a benchmark writes to a node's disk or moves through its memory, in bytes.
+const (
+	MaxFileSize   = 16 << 30
+	MaxRecordSize = 16 << 20
+	MaxVMBytes    = 64 << 30
+	MaxTotalSize  = 1 << 40
+)
+
+// MaxNodeSelectorEntries bounds spec.placement.nodeSelector.
+const MaxNodeSelectorEntries = 16
+
+// Bounds of the quantities.
+var (
+	MinClusterMemory     = resource.MustParse("256Mi")
+	MaxClusterMemory     = resource.MustParse("256Gi")
+	MaxSharedStorageSize = resource.MustParse("1Ti")
+)
+
+var (
+	dns1035Label  = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+	platformName  = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	ioSize        = regexp.MustCompile(`^[1-9][0-9]{0,6}[kmgKMG]?$`)
+	vmBytes       = regexp.MustCompile(`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`)
+	memoryTraffic = regexp.MustCompile(`^[1-9][0-9]{0,6}[KMGT]?$`)
+)
+
+// FirstInvalidValue returns the first value of the suite that the controller cannot use, or nil.
+// The CRD refuses every such value at admission; this catches the ones stored before its rules
+// existed, so that such a suite fails on its own instead of with an error in the controller. The
+// message names the field and says what to change.
+func FirstInvalidValue(s *BenchmarkSuite) error {
+	if err := nameProblem(s.Name); err != nil {
+		return err
+	}
+	spec := &s.Spec
+	if spec.Timeout != nil {
+		if err := durationProblem("spec.timeout", *spec.Timeout, MinSuiteTimeout, MaxSuiteTimeout); err != nil {
+			return err
+		}
+	}
+	for i, p := range spec.Platforms {
+		if err := platformProblem(fmt.Sprintf("spec.platforms[%d]", i), p); err != nil {
+			return err
+		}
+	}
+	if err := clusterProblem(spec.Cluster); err != nil {
+		return err
+	}
+	for i, b := range spec.Benchmarks {
+		if err := benchmarkProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b); err != nil {
+			return err
+		}
+	}
+	if err := placementProblem(spec.Placement); err != nil {
+		return err
+	}
+	if st := spec.SharedStorage; st != nil {
+		if msgs := validation.IsDNS1123Subdomain(st.StorageClassName); len(msgs) > 0 {
+			return fmt.Errorf("spec.sharedStorage.storageClassName: %q is not the name of a StorageClass (%s): name an existing StorageClass",
+				st.StorageClassName, strings.Join(msgs, "; "))
+		}
+		if st.Size != nil && (st.Size.Sign() <= 0 || st.Size.Cmp(MaxSharedStorageSize) > 0) {
+			return fmt.Errorf("spec.sharedStorage.size: %s is not above 0 and at most %s: set a size in that range", st.Size.String(), MaxSharedStorageSize.String())
+		}
+	}
+	return nil
+}
+
+func nameProblem(name string) error {
+	if !dns1035Label.MatchString(name) {
+		return fmt.Errorf("metadata.name: %q is not a DNS-1035 label, which the suite's Services and MPIJobs need: use lowercase letters, digits and '-', starting with a letter and ending with a letter or digit", name)
+	}
+	if len(name) > MaxSuiteNameLength {
+		return fmt.Errorf("metadata.name: %q is longer than %d characters, which the names of the suite's pods and VMs need: shorten it", name, MaxSuiteNameLength)
+	}
+	return nil
+}
+
+func platformProblem(path string, p Platform) error {
+	if !platformName.MatchString(p.Name) || len(p.Name) > MaxPlatformNameLength {
+		return fmt.Errorf("%s.name: %q is not lowercase letters and digits, starting with a letter, at most %d characters: rename it without '-', as run names are <suite>-<platform>-<repetition>",
+			path, p.Name, MaxPlatformNameLength)
+	}
+	if p.RuntimeClassName != nil {
+		name := *p.RuntimeClassName
+		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 || len(name) > 63 {
+			return fmt.Errorf("%s.runtimeClassName: %q is not the name of a RuntimeClass: name an existing RuntimeClass, at most 63 characters", path, name)
+		}
+	}
+	return nil
+}
+
+func clusterProblem(c ClusterShape) error {
+	if m := c.Memory; m != nil && (m.Cmp(MinClusterMemory) < 0 || m.Cmp(MaxClusterMemory) > 0) {
+		return fmt.Errorf("spec.cluster.memory: %s is not between %s and %s: set a value in that range", m.String(), MinClusterMemory.String(), MaxClusterMemory.String())
+	}
+	if q := c.CPURequest; q != nil && q.Sign() <= 0 {
+		return fmt.Errorf("spec.cluster.cpuRequest: %s is not above 0: set it above 0, for example 500m, or remove it", q.String())
+	}
+	if q := c.MemoryRequest; q != nil && q.Sign() <= 0 {
+		return fmt.Errorf("spec.cluster.memoryRequest: %s is not above 0: set it above 0, for example 1Gi, or remove it", q.String())
+	}
+	return nil
+}
+
+func benchmarkProblem(path string, b Benchmark) error {
+	timeout := 30 * time.Minute
+	if b.Timeout != nil {
+		if err := durationProblem(path+".timeout", *b.Timeout, MinBenchmarkTimeout, MaxBenchmarkTimeout); err != nil {
+			return err
+		}
+		timeout = b.Timeout.Duration()
+	}
+	tool := func(field string, d *Duration) error {
+		if d == nil {
+			return nil
+		}
+		if err := durationProblem(path+"."+field, *d, MinToolDuration, MaxToolDuration); err != nil {
+			return err
+		}
+		if d.Duration() >= timeout {
+			return fmt.Errorf("%s.%s: %q is not shorter than the benchmark's timeout %s, which bounds each execution: lower it or raise %s.timeout",
+				path, field, string(*d), shortDuration(timeout), path)
+		}
+		return nil
+	}
+	size := func(field, value string, syntax *regexp.Regexp, unit, limit int64, limitText string) error {
+		if value == "" {
+			return nil
+		}
+		n, ok := sizeBytes(value, syntax, unit)
+		if !ok {
+			return fmt.Errorf("%s.%s: %q is not a size: write a number and a unit letter, such as 512M", path, field, value)
+		}
+		if n > limit {
+			return fmt.Errorf("%s.%s: %q is more than %s: lower it", path, field, value, limitText)
+		}
+		return nil
+	}
+	var errs []error
+	if p := b.SysbenchCPU; p != nil {
+		errs = append(errs, tool("sysbenchCPU.duration", p.Duration))
+	}
+	if p := b.SysbenchMemory; p != nil {
+		errs = append(errs, size("sysbenchMemory.totalSize", p.TotalSize, memoryTraffic, 1, MaxTotalSize, "1T"))
+	}
+	if p := b.StressNGCPU; p != nil {
+		errs = append(errs, tool("stressNGCPU.duration", p.Duration))
+	}
+	if p := b.StressNGVM; p != nil {
+		errs = append(errs, tool("stressNGVM.duration", p.Duration),
+			size("stressNGVM.bytes", p.Bytes, vmBytes, 1, MaxVMBytes, "64G"))
+	}
+	if p := b.Iozone; p != nil {
+		// iozone counts a number without a unit in KiB.
+		errs = append(errs, size("iozone.fileSize", p.FileSize, ioSize, 1<<10, MaxFileSize, "16G"),
+			size("iozone.recordSize", p.RecordSize, ioSize, 1<<10, MaxRecordSize, "16M"))
+	}
+	if p := b.Iperf3; p != nil {
+		errs = append(errs, tool("iperf3.duration", p.Duration))
+	}
+	if p := b.Fio; p != nil {
+		errs = append(errs, tool("fio.runtime", p.Runtime),
+			size("fio.size", p.Size, ioSize, 1, MaxFileSize, "16G"),
+			size("fio.blockSize", p.BlockSize, ioSize, 1, MaxRecordSize, "16M"))
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func placementProblem(p Placement) error {
+	if len(p.NodeSelector) > MaxNodeSelectorEntries {
+		return fmt.Errorf("spec.placement.nodeSelector: %d entries: keep at most %d", len(p.NodeSelector), MaxNodeSelectorEntries)
+	}
+	for k, v := range p.NodeSelector {
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			return fmt.Errorf("spec.placement.nodeSelector: key %q is not a label name (%s): write it like vmbench.io/pool", k, strings.Join(msgs, "; "))
+		}
+		if msgs := validation.IsValidLabelValue(string(v)); len(msgs) > 0 {
+			return fmt.Errorf("spec.placement.nodeSelector[%s]: %q is not a label value (%s): change it", k, string(v), strings.Join(msgs, "; "))
+		}
+	}
+	for i, t := range p.Tolerations {
+		path := fmt.Sprintf("spec.placement.tolerations[%d]", i)
+		switch {
+		case t.Key == "":
+			return fmt.Errorf("%s.key: a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate", path)
+		case t.Operator != "" && t.Operator != corev1.TolerationOpExists && t.Operator != corev1.TolerationOpEqual:
+			return fmt.Errorf("%s.operator: %q: set operator to Exists or Equal", path, t.Operator)
+		case t.Effect != "" && t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectPreferNoSchedule && t.Effect != corev1.TaintEffectNoExecute:
+			return fmt.Errorf("%s.effect: %q: set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect", path, t.Effect)
+		case t.Operator == corev1.TolerationOpExists && t.Value != "":
+			return fmt.Errorf("%s.value: operator Exists matches any value: remove value %q, or set operator to Equal", path, t.Value)
+		case t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute:
+			return fmt.Errorf("%s.tolerationSeconds: applies only to effect NoExecute: set effect to NoExecute or remove tolerationSeconds", path)
+		}
+	}
+	return nil
+}
+
+// durationProblem says what is wrong with d at path: not a duration, or outside [lo, hi].
+func durationProblem(path string, d Duration, lo, hi time.Duration) error {
+	v, err := d.Parse()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: %q is not between %s and %s: set it in that range", path, string(d), shortDuration(lo), shortDuration(hi))
+	}
+	return nil
+}
+
+// shortDuration writes 1h rather than time.Duration's 1h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// sizeBytes is a size such as 512M in bytes, when it matches syntax. The unit letters K, M, G and T
+// (either case) are powers of 1024; a number without one counts unit bytes. A share such as 50% is
+// 0 bytes: it is a share of the node's memory, which the CRD bounds to 99%. A size beyond int64
+// is math.MaxInt64.
+func sizeBytes(s string, syntax *regexp.Regexp, unit int64) (int64, bool) {
+	if !syntax.MatchString(s) {
+		return 0, false
+	}
+	if strings.HasSuffix(s, "%") {
+		return 0, true
+	}
+	digits := strings.TrimRight(s, "kmgtKMGT")
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	switch strings.ToUpper(s[len(digits):]) {
+	case "K":
+		unit = 1 << 10
+	case "M":
+		unit = 1 << 20
+	case "G":
+		unit = 1 << 30
+	case "T":
+		unit = 1 << 40
+	}
+	if n > math.MaxInt64/unit {
+		return math.MaxInt64, true
+	}
+	return n * unit, true
+}
