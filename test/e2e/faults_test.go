@@ -76,7 +76,7 @@ func TestStartupFailuresNameTheirCause(t *testing.T) {
 	}
 	noImage := tiny("noimage")
 	nowhere := tiny("nowhere")
-	nowhere.Spec.Placement.NodeSelector = map[string]string{"vmbench.io/no-such-node": "true"}
+	nowhere.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"vmbench.io/no-such-node": "true"}
 	e.g.Expect(k8s.Create(e.ctx, noImage)).To(Succeed())
 	e.g.Expect(k8s.Create(e.ctx, nowhere)).To(Succeed())
 

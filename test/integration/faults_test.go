@@ -75,7 +75,7 @@ func TestRejectedChildIsNamedAtOnceAndTheSuiteStillTimesOut(t *testing.T) {
 	h.denyMPIJobs()
 	h.startManager(allKinds())
 	suite := containerOnly(h.suite("refused", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU)))
-	suite.Spec.Timeout = &metav1.Duration{Duration: time.Hour}
+	suite.Spec.Timeout = vmbenchv1.DurationOf(time.Hour)
 	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
 
 	s := h.eventuallySuite("refused", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
