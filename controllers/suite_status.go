@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"sort"
 	"strings"
@@ -130,7 +131,11 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				continue
 			}
 			for _, metric := range m.Metrics {
-				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: m.Node, Value: metric.Value})
+				metric = fitMetric(metric)
+				if findMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= maxMetricsPerEntry {
+					continue // warnings() says that the benchmark reached the limit
+				}
+				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value})
 			}
 		}
 		if !reported {
@@ -237,6 +242,29 @@ func resultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName strin
 	}
 	st.Results = append(st.Results, vmbenchv1.BenchmarkResult{Benchmark: benchmark, Platform: platformName})
 	return &st.Results[len(st.Results)-1]
+}
+
+// Limits of the status schema (api/v1alpha1): a status beyond them is refused by the API server, and
+// every later status write of the suite with it.
+const (
+	maxMetricName      = 64
+	maxMetricUnit      = 16
+	maxSampleNode      = 40
+	maxMetricsPerEntry = 48
+)
+
+// fitMetric shortens what the status schema cannot hold: a name past its limit keeps its start and a
+// hash of the whole, so that the same long name always gives the same short one.
+func fitMetric(m results.Metric) results.Metric {
+	if len(m.Name) > maxMetricName {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(m.Name))
+		m.Name = fmt.Sprintf("%s_%08x", m.Name[:maxMetricName-9], h.Sum32())
+	}
+	if len(m.Unit) > maxMetricUnit {
+		m.Unit = m.Unit[:maxMetricUnit]
+	}
+	return m
 }
 
 // addSample adds one value to a metric's statistics, and to its samples while the metric has room.
@@ -497,6 +525,11 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 // warnings name what makes the comparison less fair than the defaults would.
 func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteStatus, vmNetwork platform.VMNetwork) []string {
 	var out []string
+	for _, r := range st.Results {
+		if len(r.Metrics) >= maxMetricsPerEntry {
+			out = append(out, fmt.Sprintf("%s on %s reported more metrics than status holds (%d): the rest are only in the raw outputs", r.Benchmark, r.Platform, maxMetricsPerEntry))
+		}
+	}
 	if samplesTrimmed(st) {
 		out = append(out, "some metrics keep only their statistics, not every sample, so that the status stays small")
 	}
@@ -519,6 +552,10 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 			out = append(out, "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster")
 			break
 		}
+	}
+	// The schema holds 8 warnings; the first ones are the most general.
+	if len(out) > 8 {
+		out = out[:8]
 	}
 	return out
 }

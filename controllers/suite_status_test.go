@@ -1539,3 +1539,40 @@ func TestLatestResultsKeepsVariantsApart(t *testing.T) {
 		t.Errorf("latestResults() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// A parser may report more metrics, or longer names, than the status schema holds (stress-ng with
+// several stressors, iozone's auto mode): those are left out and named, the rest is kept, and the
+// status stays one the API server accepts.
+func TestFinishRunKeepsStatusWithinItsSchema(t *testing.T) {
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
+	var ms []results.Metric
+	for i := 0; i < 60; i++ {
+		ms = append(ms, results.Metric{Name: fmt.Sprintf("m%02d", i), Unit: "MB/s", Direction: results.HigherIsBetter, Value: 1})
+	}
+	ms = append(ms[:10:10], append([]results.Metric{{Name: strings.Repeat("a_stressor_", 7), Unit: "ops/s", Direction: results.HigherIsBetter, Value: 1}}, ms[10:]...)...)
+	finishRun(st, run, vmbenchv1.PlatformContainer, []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}, runCompletion{
+		Report: runReport{Done: &runplan.Message{Kind: runplan.KindDone},
+			Results: []runplan.Message{{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Metrics: ms}}},
+		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+	})
+	if got := len(st.Results[0].Metrics); got != maxMetricsPerEntry {
+		t.Errorf("kept %d metrics, want %d", got, maxMetricsPerEntry)
+	}
+	long := st.Results[0].Metrics[10].Name
+	if len(long) != maxMetricName || !strings.HasPrefix(long, "a_stressor_a_stressor_") {
+		t.Errorf("the long name became %q, want its start and a hash in %d characters", long, maxMetricName)
+	}
+	for _, m := range st.Results[0].Metrics {
+		if len(m.Name) > maxMetricName {
+			t.Errorf("kept metric %q, longer than the schema's %d", m.Name, maxMetricName)
+		}
+	}
+	if run.Phase != vmbenchv1.RunSucceeded || run.Message != "" {
+		t.Errorf("run %s %q: metrics that do not fit are not a failure", run.Phase, run.Message)
+	}
+	w := warnings(vmbenchv1.BenchmarkSuiteSpec{}, st, "")
+	if len(w) == 0 || !strings.Contains(w[0], "cpu on container reported more metrics than status holds (48)") {
+		t.Errorf("warnings %q do not say that metrics were left out", w)
+	}
+}
