@@ -525,11 +525,6 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 // warnings name what makes the comparison less fair than the defaults would.
 func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteStatus, vmNetwork platform.VMNetwork) []string {
 	var out []string
-	for _, r := range st.Results {
-		if len(r.Metrics) >= maxMetricsPerEntry {
-			out = append(out, fmt.Sprintf("%s on %s reported more metrics than status holds (%d): the rest are only in the raw outputs", r.Benchmark, r.Platform, maxMetricsPerEntry))
-		}
-	}
 	if samplesTrimmed(st) {
 		out = append(out, "some metrics keep only their statistics, not every sample, so that the status stays small")
 	}
@@ -551,6 +546,11 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 		if p.Type == vmbenchv1.PlatformVM && vmNetwork == platform.VMNetworkMasquerade {
 			out = append(out, "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster")
 			break
+		}
+	}
+	for _, r := range st.Results {
+		if len(r.Metrics) >= maxMetricsPerEntry {
+			out = append(out, fmt.Sprintf("%s on %s reported more metrics than status holds (%d): the rest are only in the raw outputs", r.Benchmark, r.Platform, maxMetricsPerEntry))
 		}
 	}
 	// The schema holds 8 warnings; the first ones are the most general.
