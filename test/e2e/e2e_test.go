@@ -72,8 +72,8 @@ type env struct {
 type envOption func(*corev1.Namespace)
 
 // podSecurityRestricted makes the namespace enforce Pod Security's restricted profile, as platform
-// teams do for tenants: the runner pods of container runs must be admitted there. VM runs cannot
-// be, since KubeVirt's virt-launcher pods need more.
+// teams do for tenants: the runner pods of container runs must be admitted there. VM runs are not
+// tested there: KubeVirt's virt-launcher pods are KubeVirt's own.
 func podSecurityRestricted(ns *corev1.Namespace) {
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
