@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,11 +65,15 @@ type SuiteReconciler struct {
 	// Available lists the child kinds whose APIs are installed; runs on a platform whose kind is
 	// missing fail with a message that names what to install.
 	Available map[schema.GroupVersionKind]bool
+	// NetworkPolicy gives every container and VM run a NetworkPolicy that admits connections to its
+	// pods only from its own pods.
+	NetworkPolicy bool
 }
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
 func childKinds() []client.ObjectList {
-	return []client.ObjectList{&corev1.ConfigMapList{}, &corev1.SecretList{}, &corev1.ServiceList{}, &corev1.PersistentVolumeClaimList{}}
+	return []client.ObjectList{&corev1.ConfigMapList{}, &corev1.SecretList{}, &corev1.ServiceList{}, &corev1.PersistentVolumeClaimList{},
+		&networkingv1.NetworkPolicyList{}}
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;update;patch
@@ -77,6 +82,7 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubevirt.io,resources=kubevirts,verbs=get;list
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets;services;persistentvolumeclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
@@ -482,7 +488,7 @@ func (r *SuiteReconciler) platformRun(ctx context.Context, suite *vmbenchv1.Benc
 		Suite: suite, Name: planned.Name, Platform: planned.Platform, Repetition: planned.Repetition,
 		Benchmarks: benchmarks, AuthSecret: authSecretName(suite), Auth: auth, Images: r.Images,
 		Deadline:  runDeadline(startup, benchmarks, suite.Spec.Cluster.NodeCount()),
-		VMNetwork: r.VMNetwork,
+		VMNetwork: r.VMNetwork, NetworkPolicy: r.NetworkPolicy,
 	}, held, nil
 }
 
@@ -604,7 +610,7 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("benchmarksuite")
-	owned := []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}}
+	owned := []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{}}
 	for _, gvk := range optionalKinds() {
 		if !r.Available[gvk] {
 			continue

@@ -9,6 +9,7 @@ import (
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -40,6 +41,7 @@ type options struct {
 	pullPolicy, vmNetwork   string
 	emulation               string
 	containerStart, vmStart time.Duration
+	networkPolicy           bool
 }
 
 func parseFlags() options {
@@ -56,6 +58,8 @@ func parseFlags() options {
 		"VM runs under software emulation: allow (figures are marked emulated) or forbid (VM runs fail on such a cluster).")
 	flag.DurationVar(&o.containerStart, "container-startup", 10*time.Minute, "Time a container run's pods may take to start.")
 	flag.DurationVar(&o.vmStart, "vm-startup", 20*time.Minute, "Time a VM run's VMs may take to boot.")
+	flag.BoolVar(&o.networkPolicy, "network-policy", true,
+		"Give every container and VM run a NetworkPolicy that admits connections to its pods only from the run's own pods.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -90,7 +94,7 @@ func run() error {
 	scheme := controllers.NewScheme()
 	cfg := ctrl.GetConfigOrDie()
 	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Secrets, Services,
-	// claims, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
+	// claims, NetworkPolicies, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -103,7 +107,7 @@ func run() error {
 		LeaderElectionReleaseOnCancel: true,
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.ConfigMap{}: owned, &corev1.Secret{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
-			&corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
+			&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
 		}},
 	})
 	if err != nil {
@@ -131,6 +135,7 @@ func run() error {
 		ContainerStartup: o.containerStart,
 		VMStartup:        o.vmStart,
 		Available:        available,
+		NetworkPolicy:    o.networkPolicy,
 	}
 	ctx := ctrl.SetupSignalHandler()
 	if err := r.SetupWithManager(ctx, mgr); err != nil {

@@ -207,7 +207,9 @@ write_files:
     content: |
       Port 22
       Port 2222
-      PermitRootLogin prohibit-password
+      PermitRootLogin no
+      Match LocalPort 2222
+        PermitRootLogin prohibit-password
   - path: /root/.ssh/config
     permissions: "0600"
     content: |
@@ -257,6 +259,7 @@ say "listening: $(ss -ltnH | awk '{print $4}' | sort | tr '\n' ' ')"
 say "blas: $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)"
 say "mpirun as root, no flag: $(mpirun -np 2 hostname 2>&1 | tr '\n' ' ')"
 say "ssh root@localhost (port from ~/.ssh/config): $(ssh localhost runner version 2>&1)"
+say "ssh root@localhost port 22 (refused): $(ssh -p 22 -o BatchMode=yes localhost true 2>&1 | tail -n 1)"
 say "sysbench: $(sysbench cpu --threads=2 --time=2 run | grep 'events per second')"
 say "runner run starts"
 runner run --plan /etc/vmbench/plan.json --output /dev/ttyS0 --repeat 2 2>/var/log/vmbench-runner.log

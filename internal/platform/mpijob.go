@@ -75,6 +75,14 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 	if shared != "" {
 		objs = append(objs, sharedClaim(run))
 	}
+	// hostNetwork pods are outside any NetworkPolicy's reach.
+	if run.NetworkPolicy && run.Platform.Type != vmbenchv1.PlatformHost {
+		objs = append(objs, runNetworkPolicy(run))
+	}
+	storage, err := runnerStorage(run.Benchmarks)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", run.Name, err)
+	}
 
 	workers := run.Suite.Spec.Cluster.NodeCount() - 1
 	job := &mpiv2.MPIJob{
@@ -100,7 +108,7 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 				mpiv2.MPIReplicaTypeLauncher: {
 					Replicas:      ptr.To[int32](1),
 					RestartPolicy: mpiv2.RestartPolicyNever,
-					Template:      a.podTemplate(run, vmbenchv1.RoleMaster, shared != ""),
+					Template:      a.podTemplate(run, vmbenchv1.RoleMaster, shared != "", storage),
 				},
 			},
 		},
@@ -109,28 +117,31 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 		job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker] = &mpiv2.ReplicaSpec{
 			Replicas:      ptr.To(workers),
 			RestartPolicy: mpiv2.RestartPolicyNever,
-			Template:      a.podTemplate(run, vmbenchv1.RoleNode, shared != ""),
+			Template:      a.podTemplate(run, vmbenchv1.RoleNode, shared != "", storage),
 		}
 	}
 	return append(objs, job), nil
 }
 
-func (MPIJobAdapter) podTemplate(run Run, role string, shared bool) corev1.PodTemplateSpec {
+func (MPIJobAdapter) podTemplate(run Run, role string, shared bool, storage podStorage) corev1.PodTemplateSpec {
 	spec := run.Suite.Spec
+	hostNetwork := run.Platform.Type == vmbenchv1.PlatformHost
+	res := resources(spec.Cluster)
+	res.Requests[corev1.ResourceEphemeralStorage] = storage.Container
+	res.Limits[corev1.ResourceEphemeralStorage] = storage.Container
 	container := corev1.Container{
 		Name:            workerName,
 		Image:           run.Images.Runner,
 		ImagePullPolicy: run.Images.PullPolicy,
 		Command:         []string{"/usr/sbin/sshd", "-De", "-f", sshdConfig},
-		Resources:       resources(spec.Cluster),
+		Resources:       res,
 		Env:             []corev1.EnvVar{{Name: "LC_ALL", Value: "C"}, {Name: "OPENBLAS_NUM_THREADS", Value: "1"}},
 		VolumeMounts:    []corev1.VolumeMount{{Name: scratchVolume, MountPath: podLocalDir}},
-		SecurityContext: &corev1.SecurityContext{
-			// ping needs raw sockets; nothing else is added.
-			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_RAW"}},
-		},
+		SecurityContext: containerSecurity(hostNetwork),
 	}
-	volumes := []corev1.Volume{{Name: scratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	volumes := []corev1.Volume{{Name: scratchVolume, VolumeSource: corev1.VolumeSource{
+		EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(storage.Scratch)},
+	}}}
 	if shared {
 		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: sharedVolume, MountPath: podSharedDir})
 		volumes = append(volumes, corev1.Volume{Name: sharedVolume, VolumeSource: corev1.VolumeSource{
@@ -154,14 +165,11 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool) corev1.PodTe
 		NodeSelector:                  spec.Placement.NodeSelectorLabels(),
 		Tolerations:                   spec.Placement.Tolerations,
 		RuntimeClassName:              run.Platform.RuntimeClassName,
-		HostNetwork:                   run.Platform.Type == vmbenchv1.PlatformHost,
+		HostNetwork:                   hostNetwork,
 		EnableServiceLinks:            ptr.To(false),
+		AutomountServiceAccountToken:  ptr.To(false),
 		TerminationGracePeriodSeconds: ptr.To[int64](5),
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsUser:  ptr.To[int64](mpiUserID),
-			RunAsGroup: ptr.To[int64](mpiUserID),
-			FSGroup:    ptr.To[int64](mpiUserID),
-		},
+		SecurityContext:               podSecurity(hostNetwork),
 	}
 	if pod.HostNetwork {
 		pod.DNSPolicy = corev1.DNSClusterFirstWithHostNet
@@ -169,6 +177,47 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool) corev1.PodTe
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1ObjectMetaLabels(withRole(runLabels(run), role)),
 		Spec:       pod,
+	}
+}
+
+// pingGroupRange lets the runner's group, and only it, open ICMP datagram sockets: iputils' ping
+// tries one before a raw socket, so it needs no capability. The sysctl is namespaced and on Pod
+// Security's list of safe sysctls, which every kubelet allows.
+var pingGroupRange = corev1.Sysctl{Name: "net.ipv4.ping_group_range", Value: fmt.Sprintf("%d %d", mpiUserID, mpiUserID)}
+
+// podSecurity is the pod's part of what Pod Security's restricted profile asks for: a non-root
+// user (the image's mpiuser, whose sshd listens on 2222) and the runtime's default seccomp profile.
+// A hostNetwork pod shares its node's network namespace, in which no pod may set a net.* sysctl:
+// Host pods ping as the node's ping_group_range allows, or else through a raw socket (see
+// containerSecurity).
+func podSecurity(hostNetwork bool) *corev1.PodSecurityContext {
+	sc := &corev1.PodSecurityContext{
+		RunAsUser:      ptr.To[int64](mpiUserID),
+		RunAsGroup:     ptr.To[int64](mpiUserID),
+		FSGroup:        ptr.To[int64](mpiUserID),
+		RunAsNonRoot:   ptr.To(true),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+	if !hostNetwork {
+		sc.Sysctls = []corev1.Sysctl{pingGroupRange}
+	}
+	return sc
+}
+
+// containerSecurity drops every capability and, except on Host, privilege escalation. sshd runs as
+// mpiuser on an unprivileged port and serves only that user, so it needs neither. Host pods keep
+// NET_RAW and privilege escalation for the image's setuid ping, since their node's network may not
+// admit ICMP datagram sockets: Host is a privileged platform that only an admin allows.
+func containerSecurity(hostNetwork bool) *corev1.SecurityContext {
+	if hostNetwork {
+		return &corev1.SecurityContext{Capabilities: &corev1.Capabilities{
+			Drop: []corev1.Capability{"ALL"},
+			Add:  []corev1.Capability{"NET_RAW"},
+		}}
+	}
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
 }
 

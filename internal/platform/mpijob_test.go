@@ -240,6 +240,8 @@ func TestMPIJobReplicas(t *testing.T) {
 	}
 }
 
+// The runs of TestMPIJobResources have no storage benchmark: their pods get the ephemeral storage
+// of the runner's own files (TestMPIJobScratchStorage covers the rest).
 func TestMPIJobResources(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -250,26 +252,26 @@ func TestMPIJobResources(t *testing.T) {
 		{
 			name:         "requests equal limits by default",
 			shape:        vmbenchv1.ClusterShape{Nodes: 3, CPU: 4, Memory: quantity("8Gi")},
-			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi"},
-			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi"},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi", corev1.ResourceEphemeralStorage: "768Mi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "4", corev1.ResourceMemory: "8Gi", corev1.ResourceEphemeralStorage: "768Mi"},
 		},
 		{
 			name:         "a shape built in Go takes the defaults",
 			shape:        vmbenchv1.ClusterShape{},
-			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
-			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi", corev1.ResourceEphemeralStorage: "768Mi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi", corev1.ResourceEphemeralStorage: "768Mi"},
 		},
 		{
 			name:         "lowered requests",
 			shape:        vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi"), CPURequest: quantity("500m"), MemoryRequest: quantity("1Gi")},
-			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
-			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "500m", corev1.ResourceMemory: "1Gi"},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi", corev1.ResourceEphemeralStorage: "768Mi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "500m", corev1.ResourceMemory: "1Gi", corev1.ResourceEphemeralStorage: "768Mi"},
 		},
 		{
 			name:         "only the cpu request lowered",
 			shape:        vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi"), CPURequest: quantity("1")},
-			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi"},
-			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "1", corev1.ResourceMemory: "2Gi"},
+			wantLimits:   map[corev1.ResourceName]string{corev1.ResourceCPU: "2", corev1.ResourceMemory: "2Gi", corev1.ResourceEphemeralStorage: "768Mi"},
+			wantRequests: map[corev1.ResourceName]string{corev1.ResourceCPU: "1", corev1.ResourceMemory: "2Gi", corev1.ResourceEphemeralStorage: "768Mi"},
 		},
 	}
 	for _, tt := range tests {
@@ -399,6 +401,149 @@ func TestMPIJobLauncherAndWorker(t *testing.T) {
 	}
 	if len(wc.Command) == 0 || wc.Command[0] != "/usr/sbin/sshd" {
 		t.Errorf("worker command = %v, want sshd", wc.Command)
+	}
+}
+
+// everyBenchmark is one benchmark of each type, storage on both targets, so that the pods get every
+// volume, mount and setting they can have.
+func everyBenchmark() []vmbenchv1.Benchmark {
+	both := []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageShared}
+	return []vmbenchv1.Benchmark{
+		{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC},
+		{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
+		{Name: "mem", Type: vmbenchv1.BenchmarkSysbenchMemory},
+		{Name: "stress-cpu", Type: vmbenchv1.BenchmarkStressNGCPU},
+		{Name: "stress-vm", Type: vmbenchv1.BenchmarkStressNGVM},
+		{Name: "io", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{Targets: both}},
+		{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageShared}},
+		{Name: "net", Type: vmbenchv1.BenchmarkIperf3},
+		{Name: "ping", Type: vmbenchv1.BenchmarkPing},
+	}
+}
+
+// Container pods pass Pod Security's restricted profile, launcher and workers alike, with or
+// without a RuntimeClass, and mount no service account token.
+func TestMPIJobPodsMeetPodSecurityRestricted(t *testing.T) {
+	for _, p := range []vmbenchv1.Platform{
+		containerPlatform,
+		{Name: "kata", Type: vmbenchv1.PlatformContainer, RuntimeClassName: ptr.To("kata")},
+	} {
+		_, _, job := buildMPIJob(t, testRun(p, everyBenchmark()...))
+		for _, role := range []mpiv2.MPIReplicaType{mpiv2.MPIReplicaTypeLauncher, mpiv2.MPIReplicaTypeWorker} {
+			spec := job.Spec.MPIReplicaSpecs[role]
+			if spec == nil {
+				t.Fatalf("%s: no %s", p.Name, role)
+			}
+			if v := restrictedViolations(spec.Template.Spec); len(v) != 0 {
+				t.Errorf("%s %s fails Pod Security restricted:\n%s", p.Name, role, strings.Join(v, "\n"))
+			}
+			if got := spec.Template.Spec.AutomountServiceAccountToken; !ptr.Equal(got, ptr.To(false)) {
+				t.Errorf("%s %s automountServiceAccountToken = %v, want false", p.Name, role, ptr.Deref(got, true))
+			}
+		}
+	}
+}
+
+// Host pods stay privileged where Host needs it and nowhere else: the node's network, and NET_RAW
+// with privilege escalation for the setuid ping. Only an admin allows the Host platform.
+func TestMPIJobHostPodsDeviateFromRestrictedOnlyForTheNodesNetwork(t *testing.T) {
+	_, _, job := buildMPIJob(t, testRun(vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost}, everyBenchmark()...))
+	for role, name := range map[mpiv2.MPIReplicaType]string{mpiv2.MPIReplicaTypeLauncher: launcherName, mpiv2.MPIReplicaTypeWorker: workerName} {
+		want := []string{
+			"host namespaces: hostNetwork=true hostPID=false hostIPC=false",
+			name + ": allowPrivilegeEscalation is not false",
+			name + ": adds capability NET_RAW",
+		}
+		pod := job.Spec.MPIReplicaSpecs[role].Template.Spec
+		if diff := cmp.Diff(want, restrictedViolations(pod)); diff != "" {
+			t.Errorf("%s violations mismatch (-want +got):\n%s", role, diff)
+		}
+		if !ptr.Equal(pod.AutomountServiceAccountToken, ptr.To(false)) {
+			t.Errorf("%s mounts a service account token", role)
+		}
+	}
+}
+
+// Ping needs no capability in container pods: their group may open ICMP datagram sockets. A
+// hostNetwork pod may not set a net.* sysctl (the kubelet refuses it), so Host pods have none.
+func TestMPIJobPingGroupRange(t *testing.T) {
+	_, _, job := buildMPIJob(t, testRun(containerPlatform, vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing}))
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		psc := spec.Template.Spec.SecurityContext
+		var lo, hi int64
+		if len(psc.Sysctls) != 1 || psc.Sysctls[0].Name != "net.ipv4.ping_group_range" {
+			t.Fatalf("%s sysctls = %v, want net.ipv4.ping_group_range only", role, psc.Sysctls)
+		}
+		if _, err := fmt.Sscanf(psc.Sysctls[0].Value, "%d %d", &lo, &hi); err != nil {
+			t.Fatalf("%s ping_group_range %q: %v", role, psc.Sysctls[0].Value, err)
+		}
+		if gid := ptr.Deref(psc.RunAsGroup, -1); gid < lo || gid > hi {
+			t.Errorf("%s ping_group_range %q leaves out the runner's group %d", role, psc.Sysctls[0].Value, gid)
+		}
+	}
+	_, _, job = buildMPIJob(t, testRun(vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost}))
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		if got := spec.Template.Spec.SecurityContext.Sysctls; len(got) != 0 {
+			t.Errorf("host %s sets sysctls %v, which a hostNetwork pod may not", role, got)
+		}
+	}
+}
+
+// The scratch volume is as large as the largest file a storage benchmark writes there, plus room
+// for the runner's own files; the container's ephemeral storage adds room for its log and
+// writable layer.
+func TestMPIJobScratchStorage(t *testing.T) {
+	local, shared := vmbenchv1.StorageLocal, vmbenchv1.StorageShared
+	iozone := func(size string, targets ...vmbenchv1.StorageTarget) vmbenchv1.Benchmark {
+		return vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{FileSize: size, Targets: targets}}
+	}
+	fio := func(size string, jobs int32, target vmbenchv1.StorageTarget) vmbenchv1.Benchmark {
+		return vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Size: size, NumJobs: jobs, Target: target}}
+	}
+	tests := []struct {
+		name                       string
+		benchmarks                 []vmbenchv1.Benchmark
+		wantScratch, wantContainer string
+	}{
+		{"no storage benchmark", []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}, "256Mi", "768Mi"},
+		{"iozone's default file", []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone}}, "768Mi", "1280Mi"},
+		{"fio's default file", []vmbenchv1.Benchmark{{Name: "fio", Type: vmbenchv1.BenchmarkFio}}, "512Mi", "1Gi"},
+		{"an iozone size without a unit is in KiB", []vmbenchv1.Benchmark{iozone("1048576")}, "1280Mi", "1792Mi"},
+		{"fio's size times its jobs", []vmbenchv1.Benchmark{fio("1g", 4, local)}, "4352Mi", "4864Mi"},
+		{"the largest file, as each is removed after its execution", []vmbenchv1.Benchmark{iozone("2G"), fio("256m", 1, local)}, "2304Mi", "2816Mi"},
+		{"the shared target is not scratch", []vmbenchv1.Benchmark{iozone("8g", shared), fio("8g", 8, shared)}, "256Mi", "768Mi"},
+		{"iozone on both targets", []vmbenchv1.Benchmark{iozone("1g", local, shared)}, "1280Mi", "1792Mi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, job := buildMPIJob(t, testRun(containerPlatform, tt.benchmarks...))
+			for role, spec := range job.Spec.MPIReplicaSpecs {
+				pod := spec.Template.Spec
+				var scratch *resource.Quantity
+				for _, v := range pod.Volumes {
+					if v.Name == scratchVolume && v.EmptyDir != nil {
+						scratch = v.EmptyDir.SizeLimit
+					}
+				}
+				if scratch == nil || scratch.String() != tt.wantScratch {
+					t.Errorf("%s scratch sizeLimit = %v, want %s", role, scratch, tt.wantScratch)
+				}
+				res := pod.Containers[0].Resources
+				for what, l := range map[string]corev1.ResourceList{"request": res.Requests, "limit": res.Limits} {
+					if got := l[corev1.ResourceEphemeralStorage]; got.String() != tt.wantContainer {
+						t.Errorf("%s ephemeral-storage %s = %s, want %s", role, what, got.String(), tt.wantContainer)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestMPIJobBuildRefusesAnUnreadableSize(t *testing.T) {
+	run := testRun(containerPlatform, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Size: "lots"}})
+	_, err := MPIJobAdapter{}.Build(run)
+	if err == nil || !strings.Contains(err.Error(), "benchmark fio: fio size") {
+		t.Errorf("Build() error = %v, want one naming benchmark fio's size", err)
 	}
 }
 

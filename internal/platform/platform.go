@@ -74,6 +74,10 @@ type Run struct {
 	Deadline time.Duration
 	// VMNetwork is the VM interface binding chosen for this cluster.
 	VMNetwork VMNetwork
+	// NetworkPolicy adds a NetworkPolicy that admits connections to the run's pods only from the
+	// run's own pods. Host runs get none: they share their nodes' network, which no NetworkPolicy
+	// governs.
+	NetworkPolicy bool
 }
 
 // Children are the objects that exist for one run, as listed by the controller.

@@ -118,6 +118,9 @@ func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
 		},
 	}
 	objs := []client.Object{svc}
+	if run.NetworkPolicy {
+		objs = append(objs, runNetworkPolicy(run))
+	}
 	for i, node := range nodes {
 		master := i == 0
 		userData, err := cloudInit(run, node.Name, master, planJSON)
@@ -193,8 +196,10 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 	}
 }
 
-// vmPorts are the guest ports that passt forwards: sshd, OpenMPI's pinned ranges and every iperf3
-// server port of the suite.
+// vmPorts are the guest ports that passt forwards from the pod's address, and the only ones reachable
+// from the pod network under passt: sshd's 2222 (not 22), OpenMPI's pinned ranges and every iperf3
+// server port of the suite. With the bridge binding every guest port is on the pod network, and the
+// run's NetworkPolicy is what keeps other pods out.
 func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 	ports := []kubevirtv1.Port{{Name: "ssh", Protocol: "TCP", Port: runplan.DefaultSSHPort}}
 	for i := int32(0); i < vmMPIPortCount; i++ {
@@ -229,6 +234,12 @@ type cloudConfig struct {
 	RunCmd            [][]string        `json:"runcmd"`
 }
 
+// vmSSHDConfig lets root in with a key on the runner's port only, where the other nodes' runner and
+// mpirun connect; port 22 stays open for people, and refuses root. The file is included before the
+// rest of Debian's sshd_config, and its Match block ends with the file.
+var vmSSHDConfig = fmt.Sprintf("Port 22\nPort %d\nPermitRootLogin no\nMatch LocalPort %d\n  PermitRootLogin prohibit-password\n",
+	runplan.DefaultSSHPort, runplan.DefaultSSHPort)
+
 // cloudInit is the user data of one VM. Every VM accepts the suite's key for root on port 2222 (the
 // port the pods use too, and one passt forwards); only the master holds the private key, the plan and
 // the frame token, and runs the runner, which writes to the serial console and then powers off.
@@ -237,8 +248,7 @@ func cloudInit(run Run, node string, master bool, planJSON []byte) ([]byte, erro
 		Hostname:          node,
 		SSHAuthorizedKeys: []string{strings.TrimSpace(string(run.Auth.SSHPublicKey))},
 		WriteFiles: []cloudConfigFile{
-			{Path: "/etc/ssh/sshd_config.d/vmbench.conf", Permissions: "0644",
-				Content: fmt.Sprintf("Port 22\nPort %d\nPermitRootLogin prohibit-password\n", runplan.DefaultSSHPort)},
+			{Path: "/etc/ssh/sshd_config.d/vmbench.conf", Permissions: "0644", Content: vmSSHDConfig},
 			{Path: "/root/.ssh/config", Permissions: "0600",
 				Content: fmt.Sprintf("Host *\n  Port %d\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n", runplan.DefaultSSHPort)},
 		},

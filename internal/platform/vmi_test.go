@@ -357,6 +357,81 @@ func TestVMICloudInit(t *testing.T) {
 	}
 }
 
+// sshdSettings reads an sshd_config fragment as sshd does for a connection to port: the ports it
+// listens on, and PermitRootLogin, where outside Match blocks the first value wins and a matching
+// "Match LocalPort" block overrides it (sshd_config(5)). Only what vmbench writes is understood.
+func sshdSettings(t *testing.T, conf string, port int) (ports []int, permitRoot string) {
+	t.Helper()
+	global, matched := "", ""
+	inMatch, matches := false, false
+	for _, line := range strings.Split(conf, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		switch strings.ToLower(fields[0]) {
+		case "port":
+			if inMatch {
+				t.Fatalf("Port inside a Match block: %q", conf)
+			}
+			var p int
+			if _, err := fmt.Sscan(fields[1], &p); err != nil {
+				t.Fatalf("port of %q: %v", line, err)
+			}
+			ports = append(ports, p)
+		case "match":
+			if len(fields) != 3 || !strings.EqualFold(fields[1], "LocalPort") {
+				t.Fatalf("unexpected Match line %q", line)
+			}
+			inMatch, matches = true, fields[2] == fmt.Sprint(port)
+		case "permitrootlogin":
+			switch {
+			case !inMatch && global == "":
+				global = fields[1]
+			case inMatch && matches && matched == "":
+				matched = fields[1]
+			}
+		default:
+			t.Fatalf("unexpected sshd line %q", line)
+		}
+	}
+	if matched != "" {
+		return ports, matched
+	}
+	if global == "" {
+		return ports, "prohibit-password" // sshd's default
+	}
+	return ports, global
+}
+
+// In VMs root logs in with the key on the runner's port only, which the nodes use between them;
+// port 22 refuses root.
+func TestVMSSHDLetsRootInOnTheRunnersPortOnly(t *testing.T) {
+	vms := buildVMs(t, vmRun())
+	for node, secret := range vms.secrets {
+		cfg, _ := decodeCloudInit(t, secret)
+		files := map[string]string{}
+		for _, f := range cfg.WriteFiles {
+			files[f.Path] = f.Content
+		}
+		conf := files["/etc/ssh/sshd_config.d/vmbench.conf"]
+		ports, root22 := sshdSettings(t, conf, 22)
+		_, rootRunner := sshdSettings(t, conf, runplan.DefaultSSHPort)
+		if diff := cmp.Diff([]int{22, runplan.DefaultSSHPort}, ports); diff != "" {
+			t.Errorf("%s sshd ports mismatch (-want +got):\n%s", node, diff)
+		}
+		if root22 != "no" {
+			t.Errorf("%s: PermitRootLogin on port 22 = %s, want no", node, root22)
+		}
+		if rootRunner != "prohibit-password" {
+			t.Errorf("%s: PermitRootLogin on port %d = %s, want prohibit-password (keys only)", node, runplan.DefaultSSHPort, rootRunner)
+		}
+		if !strings.Contains(files["/root/.ssh/config"], fmt.Sprintf("Port %d\n", runplan.DefaultSSHPort)) {
+			t.Errorf("%s: root's ssh does not connect to port %d: %q", node, runplan.DefaultSSHPort, files["/root/.ssh/config"])
+		}
+	}
+}
+
 func TestVMIBuildNeedsAuth(t *testing.T) {
 	tests := []struct {
 		name string

@@ -372,6 +372,7 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 	for _, want := range []string{
 		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
 		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
+		"--network-policy=true",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("defaults: no %s in %v", want, c.Args)
@@ -385,10 +386,11 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--set", "runnerImage=registry.example/runner:1", "--set", "vmDiskImage=registry.example/disk:1",
 		"--set", "imagePullPolicy=Always", "--set", "vmNetwork=passt", "--set", "emulation=forbid",
 		"--set", "containerStartup=5m", "--set", "vmStartup=1h30m", "--set", "image.tag=v1", "--set", "image.pullPolicy=Always",
-		"--set", "extraArgs[0]=--zap-devel"))
+		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel"))
 	for _, want := range []string{
 		"--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
 		"--vm-network=passt", "--emulation=forbid", "--container-startup=5m", "--vm-startup=1h30m", "--zap-devel",
+		"--network-policy=false",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("set: no %s in %v", want, c.Args)
@@ -399,9 +401,9 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 	}
 
 	// null leaves the manager's own default.
-	_, c = manager(t, render(t, "--set", "vmNetwork=null", "--set", "emulation=null"))
+	_, c = manager(t, render(t, "--set", "vmNetwork=null", "--set", "emulation=null", "--set", "networkPolicy=null"))
 	for _, a := range c.Args {
-		if strings.HasPrefix(a, "--vm-network") || strings.HasPrefix(a, "--emulation") {
+		if strings.HasPrefix(a, "--vm-network") || strings.HasPrefix(a, "--emulation") || strings.HasPrefix(a, "--network-policy") {
 			t.Errorf("null still passes %s", a)
 		}
 	}
@@ -586,6 +588,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"runnerImg=vmbench/runner:dev", "runnerImg"},
 		{"dashboards.label=not a label", "label"},
 		{"logLevel=chatty", "logLevel"},
+		{"networkPolicy=maybe", "networkPolicy"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)

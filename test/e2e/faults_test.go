@@ -64,7 +64,7 @@ func (e *env) waitRolledOut(key client.ObjectKey) {
 // node matches, each fail their run at the manager's --container-startup with the cause Kubernetes
 // gave, and say it in the Progressing condition before that. Container platform, one tiny benchmark.
 func TestStartupFailuresNameTheirCause(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, podSecurityRestricted)
 	const image = "vmbench/runner:does-not-exist"
 	e.managerArgs(map[string]string{"--runner-image": image, "--container-startup": "100s"})
 

@@ -109,7 +109,7 @@ var labelValues = regexp.MustCompile(`^label_values\((.*),\s*(\w+)\)$`)
 // suite's values, every dashboard query returns data for them, and the suite's series go stale once
 // the suite is deleted.
 func TestPrometheusHasTheSuiteAndEveryDashboardQuery(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, podSecurityRestricted)
 	t.Cleanup(func() {
 		if t.Failed() {
 			e.dumpPrometheus()

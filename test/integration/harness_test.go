@@ -140,6 +140,7 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		ContainerStartup: 10 * time.Minute,
 		VMStartup:        20 * time.Minute,
 		Available:        available,
+		NetworkPolicy:    true,
 	}
 	if h.configure != nil {
 		h.configure(r)
