@@ -249,9 +249,9 @@ func nodeRow(needs Needs, v nodeView, kv KubeVirtConfig) Check {
 		case p.VM() && v.usableForVMs(kv) != "":
 			facts = append(facts, "no VMs: "+v.usableForVMs(kv))
 		case p.VM():
-			facts = append(facts, fmt.Sprintf("room for %d VMs", v.room(cpu, memory)))
+			facts = append(facts, "room for "+plural(v.room(cpu, memory), "VM"))
 		default:
-			facts = append(facts, fmt.Sprintf("room for %d pods", v.room(cpu, memory)))
+			facts = append(facts, "room for "+plural(v.room(cpu, memory), "pod"))
 		}
 		if v.room(cpu, memory) == 0 {
 			problems = append(problems, fmt.Sprintf("too small for one %s member (%s, %s)", p.Platform.Name, cpusText(cpu), memText(memory)))
