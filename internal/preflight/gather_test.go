@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -161,6 +163,19 @@ func TestPullImagesCleansUp(t *testing.T) {
 	if deletes != 4 {
 		t.Errorf("%d pods deleted, want 4", deletes)
 	}
+
+	// A namespace made a moment ago has no default service account yet.
+	young := newFakeCluster(t)
+	young.pulls["reg.example/runner:v1"] = ""
+	attempts := 0
+	young.kube.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if attempts++; attempts < 3 {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "x",
+				errors.New(`error looking up service account bench/default: serviceaccount "default" not found`))
+		}
+		return false, nil, nil
+	})
+	expect(t, PullImages(context.Background(), young.kube, needs, ImagesOf(needs)[:1], time.Second, time.Millisecond)[0], Pass, "pulled")
 
 	refused := newFakeCluster(t)
 	refused.kube.PrependReactor("create", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, errForbidden })

@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -159,13 +161,32 @@ func PullImages(ctx context.Context, kube kubernetes.Interface, needs Needs, ima
 	return out
 }
 
+// saWait is how long a pod's creation is retried while the namespace's default service account does
+// not exist yet: a namespace created a moment ago gets it from the controller manager shortly after.
+const saWait = 10 * time.Second
+
+func createPod(ctx context.Context, pods typedcorev1.PodInterface, pod *corev1.Pod, poll time.Duration) (*corev1.Pod, error) {
+	deadline := time.Now().Add(saWait)
+	for {
+		created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+		if err == nil || !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "serviceaccount") || time.Now().After(deadline) {
+			return created, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(max(poll, 100*time.Millisecond)):
+		}
+	}
+}
+
 func pullImage(ctx context.Context, kube kubernetes.Interface, needs Needs, img Image, timeout, poll time.Duration) Check {
 	name := "image/" + img.Role
 	if img.Ref == "" {
 		return fail(name, "the manager is configured with no image for "+img.Role, "set the manager's --runner-image and --vm-disk-image")
 	}
 	pods := kube.CoreV1().Pods(needs.Namespace)
-	created, err := pods.Create(ctx, ImagePod(needs, img, timeout), metav1.CreateOptions{})
+	created, err := createPod(ctx, pods, ImagePod(needs, img, timeout), poll)
 	if err != nil {
 		if apierrors.IsForbidden(err) {
 			return warn(name, fmt.Sprintf("cannot create a pod to pull %s: %s", img.Ref, firstLine(err)),
