@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/vmbench/vmbench/internal/preflight"
 )
@@ -68,6 +70,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "%s: unknown command %q\n", programName(), args[0])
 	printUsage(stderr)
 	return exitUsage
+}
+
+// invokedAs is the name the program was started under; tests replace it.
+var invokedAs = func() string { return os.Args[0] }
+
+// programName is "kubectl vmbench" when the binary runs as a kubectl plugin (installed on PATH as
+// kubectl-vmbench), for the usage texts; nothing else changes.
+func programName() string {
+	if strings.HasPrefix(filepath.Base(invokedAs()), "kubectl-") {
+		return "kubectl vmbench"
+	}
+	return "vmbench"
 }
 
 func printUsage(w io.Writer) {

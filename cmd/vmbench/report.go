@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,7 +26,7 @@ import (
 // symlink), `kubectl vmbench report demo -n bench` runs it with the arguments after "vmbench", which
 // main already takes from os.Args[1:]; only the usage text changes its program name.
 
-const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
+const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
 
 // exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
 const exitRegression = 3
@@ -69,14 +68,6 @@ exit status: 0 ok, 1 error, 2 usage error, 3 regression against the baseline sui
 As a kubectl plugin: put the binary on PATH as kubectl-vmbench (a copy or a symlink), then
   kubectl vmbench report demo -n bench
 `, prog)
-}
-
-// programName is "kubectl vmbench" when the binary runs as a kubectl plugin.
-func programName() string {
-	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
-		return "kubectl vmbench"
-	}
-	return "vmbench"
 }
 
 type reportOptions struct {
