@@ -61,10 +61,10 @@ func quantityText(name string, q resource.Quantity) string {
 	return q.String()
 }
 
-// list joins names as a sentence's list, at most max of them, with "and N more".
-func list(items []string, max int) string {
-	if len(items) > max {
-		return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
+// list joins names as a sentence's list, at most limit of them, with "and N more".
+func list(items []string, limit int) string {
+	if len(items) > limit {
+		return strings.Join(items[:limit], ", ") + fmt.Sprintf(" and %d more", len(items)-limit)
 	}
 	return strings.Join(items, ", ")
 }

@@ -288,25 +288,25 @@ func limitProblems(kind corev1.LimitType, r corev1.ResourceRequirements, lr core
 			continue
 		}
 		for _, res := range sortedResourceNames(item.Min) {
-			min := item.Min[res]
-			if req, ok := r.Requests[res]; ok && req.Cmp(min) < 0 {
-				out = append(out, fmt.Sprintf("%s request %s below the min %s", res, quantityText(string(res), req), quantityText(string(res), min)))
+			lowest := item.Min[res]
+			if req, ok := r.Requests[res]; ok && req.Cmp(lowest) < 0 {
+				out = append(out, fmt.Sprintf("%s request %s below the min %s", res, quantityText(string(res), req), quantityText(string(res), lowest)))
 			}
-			if lim, ok := r.Limits[res]; ok && lim.Cmp(min) < 0 {
-				out = append(out, fmt.Sprintf("%s limit %s below the min %s", res, quantityText(string(res), lim), quantityText(string(res), min)))
+			if lim, ok := r.Limits[res]; ok && lim.Cmp(lowest) < 0 {
+				out = append(out, fmt.Sprintf("%s limit %s below the min %s", res, quantityText(string(res), lim), quantityText(string(res), lowest)))
 			}
 		}
 		for _, res := range sortedResourceNames(item.Max) {
-			max := item.Max[res]
+			highest := item.Max[res]
 			lim, ok := r.Limits[res]
 			if kind == corev1.LimitTypePersistentVolumeClaim {
 				lim, ok = r.Requests[res]
 			}
 			switch {
 			case !ok:
-				out = append(out, fmt.Sprintf("%s has a max of %s and no limit is set", res, quantityText(string(res), max)))
-			case lim.Cmp(max) > 0:
-				out = append(out, fmt.Sprintf("%s %s above the max %s", res, quantityText(string(res), lim), quantityText(string(res), max)))
+				out = append(out, fmt.Sprintf("%s has a max of %s and no limit is set", res, quantityText(string(res), highest)))
+			case lim.Cmp(highest) > 0:
+				out = append(out, fmt.Sprintf("%s %s above the max %s", res, quantityText(string(res), lim), quantityText(string(res), highest)))
 			}
 		}
 		for _, res := range sortedResourceNames(item.MaxLimitRequestRatio) {
