@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -199,9 +200,9 @@ func imageChecks(ctx context.Context, o Options, clients Clients, needs Needs, c
 		for _, img := range images {
 			out = append(out, skip("image/"+img.Role, img.Ref+": --skip-image-check"))
 		}
-	case cluster.NamespaceErr != nil:
+	case apierrors.IsNotFound(cluster.NamespaceErr):
 		for _, img := range images {
-			out = append(out, skip("image/"+img.Role, img.Ref+": no pod can be created in a namespace that cannot be read"))
+			out = append(out, skip("image/"+img.Role, img.Ref+": the namespace does not exist"))
 		}
 	case cluster.Manager == nil:
 		for _, img := range images {

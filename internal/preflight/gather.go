@@ -198,7 +198,12 @@ func Run(needs Needs, cl Cluster) Report {
 	if cl.NodesErr != nil {
 		r = append(r, warn("nodes", "cannot list nodes: "+firstLine(cl.NodesErr), "the fit, KVM and CPU manager checks need get/list on nodes"))
 	} else {
-		r = append(r, CheckNodes(needs, cl.Nodes, cl.KubeVirt)...)
+		kv := cl.KubeVirt
+		if cl.KubeVirtErr != nil {
+			// Unreadable, not absent: the VMs' fit is checked as if KubeVirt ran without emulation.
+			kv.Found = true
+		}
+		r = append(r, CheckNodes(needs, cl.Nodes, kv)...)
 		forbid := cl.Manager != nil && cl.Manager.Emulation == "forbid"
 		vmiServed := slices.Contains(cl.APIs[apiKey(VMIAPI)], VMIAPI.Version)
 		r = append(r, CheckVirtualization(needs, cl.Nodes, cl.KubeVirt, cl.KubeVirtErr, vmiServed, forbid))

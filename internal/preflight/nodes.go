@@ -162,7 +162,11 @@ func CheckNodes(needs Needs, nodes []corev1.Node, kv KubeVirtConfig) []Check {
 			continue
 		}
 		seen[kind] = true
-		out = append(out, fitCheck(kind, p, views, kv))
+		if p.VM() && !kv.Found {
+			out = append(out, skip("fit/"+kind, "KubeVirt is not deployed (see api/virtualmachineinstances and kvm)"))
+			continue
+		}
+		out = append(out, fitCheck(kind, p, views, kv, needs.severity()))
 	}
 	for i, v := range views {
 		if i == maxNodeRows {
@@ -174,7 +178,9 @@ func CheckNodes(needs Needs, nodes []corev1.Node, kv KubeVirtConfig) []Check {
 	return out
 }
 
-func fitCheck(kind string, p PlatformNeeds, views []nodeView, kv KubeVirtConfig) Check {
+// fitCheck is the fit of one platform kind's run; vmSeverity is the result when only the VM
+// platforms cannot run.
+func fitCheck(kind string, p PlatformNeeds, views []nodeView, kv KubeVirtConfig, vmSeverity Result) Check {
 	name := "fit/" + kind
 	cpu, memory := largest(p)
 	members := int64(len(p.Members))
@@ -201,6 +207,13 @@ func fitCheck(kind string, p PlatformNeeds, views []nodeView, kv KubeVirtConfig)
 	}
 	action := "lower spec.cluster (cpu, memory, or cpuRequest/memoryRequest), or add larger nodes"
 	if len(candidates) == 0 {
+		for _, v := range views {
+			if v.excluded == "" {
+				// Nodes are there, only not for VMs: a problem of the VM platforms alone.
+				return Check{Name: name, Result: vmSeverity, Detail: "no node can take the run's " + what + notCounted,
+					Action: "run KubeVirt's virt-handler on the nodes (kubevirt.io/schedulable=true), with /dev/kvm or useEmulation"}
+			}
+		}
 		return fail(name, "no node can take the run's "+what+notCounted,
 			"uncordon or add nodes, or tolerate their taints and match their labels under spec.placement")
 	}
@@ -240,7 +253,7 @@ func nodeRow(needs Needs, v nodeView, kv KubeVirtConfig) Check {
 	var facts, problems []string
 	seen := map[bool]bool{}
 	for _, p := range needs.Platforms {
-		if seen[p.VM()] || len(p.Members) == 0 {
+		if seen[p.VM()] || len(p.Members) == 0 || (p.VM() && !kv.Found) {
 			continue
 		}
 		seen[p.VM()] = true
@@ -257,7 +270,7 @@ func nodeRow(needs Needs, v nodeView, kv KubeVirtConfig) Check {
 			problems = append(problems, fmt.Sprintf("too small for one %s member (%s, %s)", p.Platform.Name, cpusText(cpu), memText(memory)))
 		}
 	}
-	if needs.UsesVMI() {
+	if needs.UsesVMI() && kv.Found {
 		switch {
 		case v.kvm > 0:
 			facts = append(facts, fmt.Sprintf("KVM (%s %d)", KVMDevice, v.kvm))

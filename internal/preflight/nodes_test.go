@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -173,4 +174,21 @@ func TestCPUManagerPolicy(t *testing.T) {
 	if _, err := CPUManagerPolicy([]byte(`<html>`)); err == nil {
 		t.Error("garbage: no error")
 	}
+}
+
+func TestFitOfVMsWithoutKubeVirt(t *testing.T) {
+	nodes := []corev1.Node{node("a", "8", "8Gi"), node("b", "8", "8Gi")}
+	// No KubeVirt at all: the API check says so, the VMs' fit is not checked, the nodes do not speak of VMs.
+	checks := CheckNodes(needsOf(t, quick(t), true), nodes, KubeVirtConfig{})
+	expect(t, byName(checks, "fit/vm"), Skip, "KubeVirt is not deployed")
+	expect(t, byName(checks, "fit/container"), Pass)
+	expect(t, byName(checks, "node/a"), Pass, "allocatable 8 CPUs, 8Gi: room for 8 pods")
+	if d := byName(checks, "node/a").Detail; strings.Contains(d, "VM") {
+		t.Errorf("node row speaks of VMs: %s", d)
+	}
+	// KubeVirt deployed, but virt-handler on none of the nodes: only the VM platforms cannot run.
+	kv := KubeVirtConfig{Found: true}
+	expect(t, byName(CheckNodes(needsOf(t, quick(t), true), nodes, kv), "fit/vm"), Fail,
+		"no node can take the run's 3 VMs", "a (not kubevirt.io/schedulable=true)")
+	expect(t, byName(CheckNodes(needsOf(t, quick(t), false), nodes, kv), "fit/vm"), Warn)
 }
