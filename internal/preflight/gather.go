@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -61,8 +62,12 @@ type Cluster struct {
 	ManagerErr       error
 }
 
-// maxKubeletReads bounds how many kubelets are asked for their configuration.
-const maxKubeletReads = 16
+// maxKubeletReads bounds how many kubelets are asked for their configuration, and kubeletTimeout how
+// long each may take.
+const (
+	maxKubeletReads = 16
+	kubeletTimeout  = 5 * time.Second
+)
 
 // Gather reads what the checks need. It never fails as a whole: each source's error is kept.
 func Gather(ctx context.Context, c Clients, namespace, managerNamespace string) Cluster {
@@ -103,13 +108,13 @@ func Gather(ctx context.Context, c Clients, namespace, managerNamespace string) 
 			out.KubeVirt = KubeVirtConfigOf(list.Items)
 		}
 	}
-	out.CPUManager, out.CPUManagerErr = cpuManagerPolicies(ctx, c.KubeletConfig, out.Nodes)
-
 	if deployments, err := c.Kube.AppsV1().Deployments(managerNamespace).List(ctx, metav1.ListOptions{}); err != nil {
 		out.ManagerErr = err
 	} else {
 		out.Manager = ManagerFrom(deployments.Items)
 	}
+	// Last, as a kubelet behind the API server's proxy may answer slowly or not at all.
+	out.CPUManager, out.CPUManagerErr = cpuManagerPolicies(ctx, c.KubeletConfig, out.Nodes)
 	return out
 }
 
@@ -156,7 +161,9 @@ func cpuManagerPolicies(ctx context.Context, read func(context.Context, string) 
 			continue
 		}
 		reads++
-		raw, err := read(ctx, n.Name)
+		readCtx, cancel := context.WithTimeout(ctx, kubeletTimeout)
+		raw, err := read(readCtx, n.Name)
+		cancel()
 		if err != nil {
 			return out, fmt.Errorf("reading node %s's kubelet configuration (nodes/proxy): %w", n.Name, err)
 		}
