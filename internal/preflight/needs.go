@@ -186,8 +186,8 @@ var mpiOperatorObjects = map[corev1.ResourceName]int64{
 
 // Quota names of the object counts that preflight checks.
 const (
-	quotaMPIJobs = corev1.ResourceName("count/" + "mpijobs.kubeflow.org")
-	quotaVMIs    = corev1.ResourceName("count/" + "virtualmachineinstances.kubevirt.io")
+	quotaMPIJobs = corev1.ResourceName("count/mpijobs.kubeflow.org")
+	quotaVMIs    = corev1.ResourceName("count/virtualmachineinstances.kubevirt.io")
 )
 
 func platformNeeds(p vmbenchv1.Platform, shape vmbenchv1.ClusterShape, objs []client.Object) PlatformNeeds {
