@@ -115,9 +115,17 @@ test-chaos: ## The manager's pod deleted every 8-25 s during a container suite o
 
 ##@ Build
 
+# VERSION is what `vmbench version` prints: the checkout's tag or commit, unless given.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
 .PHONY: build
 build: ## Build the manager, runner and vmbench CLI into bin/.
-	CGO_ENABLED=0 go build -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+.PHONY: kubectl-plugin
+kubectl-plugin: ## Build the CLI as bin/kubectl-vmbench: put it on PATH to run `kubectl vmbench preflight`, `kubectl vmbench report ...`.
+	CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-vmbench ./cmd/vmbench
 
 $(CONTROLLER_GEN):
 	mkdir -p $(TOOLS)

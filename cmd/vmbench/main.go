@@ -2,12 +2,20 @@
 // works on benchmark outputs collected from VMs and containers, e.g.
 //
 //	vmbench parse fio fio-output.json
+//
+// and on the cluster (report, preflight). Installed on PATH as kubectl-vmbench
+// (make kubectl-plugin), it also runs as `kubectl vmbench ...`; kubectl passes
+// the arguments after "vmbench", so only the usage text changes.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/vmbench/vmbench/internal/preflight"
 )
 
 // Exit codes shared by all subcommands.
@@ -34,6 +42,8 @@ var subcommands = []subcommand{
 	{name: "parse", synopsis: parseSynopsis, summary: "print the metrics in a benchmark tool's output as JSON", run: runParse},
 	{name: "host", synopsis: hostSynopsis, summary: "run a suite's benchmarks on this machine, outside Kubernetes, and compare a saved suite's platforms with it", run: runHost},
 	{name: "report", synopsis: reportSynopsis, summary: "compare a BenchmarkSuite's platforms (95% CIs, Welch's test), write CSV/JSON/plots, gate on regressions", run: runReport},
+	{name: "preflight", synopsis: preflight.Synopsis, summary: "check that the cluster can run a suite: APIs, nodes, KVM, namespace, quotas, storage, images", run: runPreflight},
+	{name: "version", synopsis: versionSynopsis, summary: "print the version and the API versions it speaks", run: runVersion},
 }
 
 func main() {
@@ -57,15 +67,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return sc.run(args[1:], stdin, stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "vmbench: unknown command %q\n", args[0])
+	fmt.Fprintf(stderr, "%s: unknown command %q\n", programName(), args[0])
 	printUsage(stderr)
 	return exitUsage
 }
 
+// invokedAs is the name the program was started under; tests replace it.
+var invokedAs = func() string { return os.Args[0] }
+
+// programName is "kubectl vmbench" when the binary runs as a kubectl plugin (installed on PATH as
+// kubectl-vmbench), for the usage texts; nothing else changes.
+func programName() string {
+	if strings.HasPrefix(filepath.Base(invokedAs()), "kubectl-") {
+		return "kubectl vmbench"
+	}
+	return "vmbench"
+}
+
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: vmbench <command> [arguments]")
+	prog := programName()
+	fmt.Fprintf(w, "usage: %s <command> [arguments]\n", prog)
 	fmt.Fprintln(w, "commands:")
 	for _, sc := range subcommands {
-		fmt.Fprintf(w, "  vmbench %s\n      %s\n", sc.synopsis, sc.summary)
+		fmt.Fprintf(w, "  %s %s\n      %s\n", prog, sc.synopsis, sc.summary)
 	}
+	fmt.Fprintln(w, "verbs that read the cluster take --kubeconfig, --context and -n/--namespace")
 }

@@ -7,27 +7,26 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/kubeconfig"
 	"github.com/vmbench/vmbench/internal/report"
+	"github.com/vmbench/vmbench/internal/suitefile"
 )
 
 // The report command doubles as a kubectl plugin: installed on PATH as kubectl-vmbench (a copy or a
 // symlink), `kubectl vmbench report demo -n bench` runs it with the arguments after "vmbench", which
 // main already takes from os.Args[1:]; only the usage text changes its program name.
 
-const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
+const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
 
 // exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
 const exitRegression = 3
@@ -69,14 +68,6 @@ exit status: 0 ok, 1 error, 2 usage error, 3 regression against the baseline sui
 As a kubectl plugin: put the binary on PATH as kubectl-vmbench (a copy or a symlink), then
   kubectl vmbench report demo -n bench
 `, prog)
-}
-
-// programName is "kubectl vmbench" when the binary runs as a kubectl plugin.
-func programName() string {
-	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
-		return "kubectl vmbench"
-	}
-	return "vmbench"
 }
 
 type reportOptions struct {
@@ -245,68 +236,7 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 // readSuiteFile decodes a saved suite: one BenchmarkSuite, or a list (kubectl get -o yaml without a
 // name) from which name picks one.
 func readSuiteFile(path, name string, stdin io.Reader) (*vmbenchv1.BenchmarkSuite, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	suite, err := decodeSuite(data, name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return suite, nil
-}
-
-func decodeSuite(data []byte, name string) (*vmbenchv1.BenchmarkSuite, error) {
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	if err := yaml.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("not YAML or JSON: %v", firstLine(err))
-	}
-	group := vmbenchv1.GroupVersion.Group + "/"
-	switch {
-	case head.Kind == "BenchmarkSuite" && strings.HasPrefix(head.APIVersion, group):
-		var suite vmbenchv1.BenchmarkSuite
-		if err := yaml.Unmarshal(data, &suite); err != nil {
-			return nil, fmt.Errorf("not a valid BenchmarkSuite: %v", firstLine(err))
-		}
-		if name != "" && suite.Name != name {
-			return nil, fmt.Errorf("holds suite %q, not %q", suite.Name, name)
-		}
-		return &suite, nil
-	case head.Kind == "List" || head.Kind == "BenchmarkSuiteList":
-		var list struct {
-			Items []vmbenchv1.BenchmarkSuite `json:"items"`
-		}
-		if err := yaml.Unmarshal(data, &list); err != nil {
-			return nil, fmt.Errorf("not a list of BenchmarkSuites: %v", firstLine(err))
-		}
-		var names []string
-		for i := range list.Items {
-			item := &list.Items[i]
-			if item.Kind != "" && item.Kind != "BenchmarkSuite" {
-				return nil, fmt.Errorf("list item %d is a %s, not a BenchmarkSuite", i, item.Kind)
-			}
-			if name == item.Name || (name == "" && len(list.Items) == 1) {
-				return item, nil
-			}
-			names = append(names, item.Name)
-		}
-		if name == "" {
-			return nil, fmt.Errorf("holds %d suites (%s); name the one to report", len(list.Items), strings.Join(names, ", "))
-		}
-		return nil, fmt.Errorf("holds no suite named %q (it has: %s)", name, strings.Join(names, ", "))
-	case head.Kind == "":
-		return nil, errors.New("not a BenchmarkSuite: no kind field (save one with kubectl get benchmarksuite NAME -o yaml)")
-	}
-	return nil, fmt.Errorf("not a BenchmarkSuite: kind %q, apiVersion %q", head.Kind, head.APIVersion)
+	return suitefile.Read(path, name, stdin)
 }
 
 func firstLine(err error) string {
@@ -336,18 +266,10 @@ type clusterReader struct {
 }
 
 // newClusterReader is replaced by tests with a fake client.
-var newClusterReader = func(kubeconfig, kubeContext, namespace string) (*clusterReader, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: kubeContext})
-	cfg, err := loader.ClientConfig()
+var newClusterReader = func(kubeconfigPath, kubeContext, namespace string) (*clusterReader, error) {
+	cfg, namespace, err := kubeconfig.Load(kubeconfigPath, kubeContext, namespace)
 	if err != nil {
 		return nil, fmt.Errorf("no cluster to read the suite from (use --kubeconfig, KUBECONFIG, or -f to read a file): %v", firstLine(err))
-	}
-	if namespace == "" {
-		if namespace, _, err = loader.Namespace(); err != nil {
-			return nil, err
-		}
 	}
 	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
 	if err != nil {

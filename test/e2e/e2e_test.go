@@ -37,6 +37,8 @@ import (
 var (
 	k8s       client.Client
 	clientset *kubernetes.Clientset
+	// kubeconfigPath is the cluster's kubeconfig, for the CLI's verbs run in-process.
+	kubeconfigPath string
 )
 
 func TestMain(m *testing.M) {
@@ -44,6 +46,7 @@ func TestMain(m *testing.M) {
 	if kubeconfig == "" {
 		kubeconfig = filepath.Join("..", "..", "bin", "kind", "vmbench.kubeconfig")
 	}
+	kubeconfigPath = kubeconfig
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "no cluster (%v): run `make test-e2e`, which starts one\n", err)
