@@ -58,3 +58,11 @@ const MaxSuiteNameLength = 30
 
 // MaxPlatformNameLength is the longest platform name; see MaxSuiteNameLength.
 const MaxPlatformNameLength = 12
+
+// AnnotationKeys on a run's children says how its runner signs its results; KeysPerRun is the key
+// derived for the run alone. Children without it were made by an earlier vmbench, which signed with
+// the suite's key.
+const (
+	AnnotationKeys = "vmbench.io/keys"
+	KeysPerRun     = "run"
+)

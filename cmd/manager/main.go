@@ -2,13 +2,17 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -40,6 +44,8 @@ type options struct {
 	pullPolicy, vmNetwork   string
 	emulation               string
 	containerStart, vmStart time.Duration
+	masterKeySecret         string
+	watchNamespaces         string
 }
 
 func parseFlags() options {
@@ -56,6 +62,11 @@ func parseFlags() options {
 		"VM runs under software emulation: allow (figures are marked emulated) or forbid (VM runs fail on such a cluster).")
 	flag.DurationVar(&o.containerStart, "container-startup", 10*time.Minute, "Time a container run's pods may take to start.")
 	flag.DurationVar(&o.vmStart, "vm-startup", 20*time.Minute, "Time a VM run's VMs may take to boot.")
+	flag.StringVar(&o.masterKeySecret, "master-key-secret", "vmbench-system/vmbench-master-key",
+		"namespace/name of the Secret holding the master key that every run's keys derive from; created with a random key when missing. "+
+			"Keep it in the manager's own namespace.")
+	flag.StringVar(&o.watchNamespaces, "watch-namespaces", "",
+		"Comma-separated namespaces whose suites the manager runs; empty for every namespace.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -79,7 +90,38 @@ func (o options) validate() error {
 	default:
 		return fmt.Errorf("--emulation=%q: use allow or forbid", o.emulation)
 	}
+	if _, err := o.masterKey(); err != nil {
+		return err
+	}
+	if _, err := o.namespaces(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// masterKey is where the master key Secret is.
+func (o options) masterKey() (types.NamespacedName, error) {
+	ns, name, ok := strings.Cut(o.masterKeySecret, "/")
+	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return types.NamespacedName{}, fmt.Errorf("--master-key-secret=%q: use <namespace>/<name>, the manager's own namespace", o.masterKeySecret)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// namespaces are the namespaces the cache is restricted to; nil means every namespace.
+func (o options) namespaces() (map[string]cache.Config, error) {
+	if strings.TrimSpace(o.watchNamespaces) == "" {
+		return nil, nil
+	}
+	out := map[string]cache.Config{}
+	for _, ns := range strings.Split(o.watchNamespaces, ",") {
+		ns = strings.TrimSpace(ns)
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return nil, fmt.Errorf("--watch-namespaces=%q: %q is no namespace name: %s", o.watchNamespaces, ns, strings.Join(errs, "; "))
+		}
+		out[ns] = cache.Config{}
+	}
+	return out, nil
 }
 
 func run() error {
@@ -87,10 +129,27 @@ func run() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	masterKeyRef, _ := o.masterKey()
+	namespaces, _ := o.namespaces()
 	scheme := controllers.NewScheme()
-	cfg := ctrl.GetConfigOrDie()
-	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Secrets, Services,
-	// claims, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	ctx := ctrl.SetupSignalHandler()
+	loadCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	masterKey, err := controllers.LoadMasterKey(loadCtx, direct, masterKeyRef)
+	cancel()
+	if err != nil {
+		return err
+	}
+	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Services, claims,
+	// MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them. Secrets are never
+	// read, so never cached. With --watch-namespaces, only those namespaces are.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -98,8 +157,8 @@ func run() error {
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "vmbench.io",
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: owned, &corev1.Secret{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
+		Cache: cache.Options{DefaultNamespaces: namespaces, ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
 			&corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
 		}},
 	})
@@ -112,7 +171,7 @@ func run() error {
 	}
 	metrics.Register(ctrlmetrics.Registry)
 	available := controllers.AvailableKinds(mgr.GetRESTMapper())
-	ctrl.Log.Info("child kinds", "available", fmt.Sprint(available))
+	ctrl.Log.Info("child kinds", "available", fmt.Sprint(available), "watchNamespaces", o.watchNamespaces)
 	r := &controllers.SuiteReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -128,8 +187,8 @@ func run() error {
 		ContainerStartup: o.containerStart,
 		VMStartup:        o.vmStart,
 		Available:        available,
+		MasterKey:        masterKey,
 	}
-	ctx := ctrl.SetupSignalHandler()
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the controller: %w", err)
 	}

@@ -37,6 +37,13 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 	if len(key) == 0 {
 		return nil, errors.New("frame: empty key")
 	}
+	return ScanKeys(r, func(string) []byte { return key })
+}
+
+// ScanKeys is Scan with the key of each message chosen by its ID, so that a reader that knows whose
+// keys an ID claims can tell a message of another writer from a forged one. A message whose key is
+// empty fails authentication.
+func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
 	log, readErr := io.ReadAll(r)
 	if readErr != nil {
 		readErr = fmt.Errorf("frame: reading log: %w", readErr)
@@ -57,6 +64,11 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 	var out []Decoded
 	errs := []error{readErr}
 	for _, m := range ordered {
+		key := keyFor(m.id)
+		if len(key) == 0 {
+			errs = append(errs, fmt.Errorf("frame %s: no key", m.id))
+			continue
+		}
 		payload, err := m.decode(key)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("frame %s: %w", m.id, err))
