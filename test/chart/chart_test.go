@@ -96,7 +96,8 @@ func trackInputs(t *testing.T) {
 	})
 }
 
-// rendered is one `helm template` output, by kind and name.
+// rendered is one `helm template` output, by kind and name; objects outside the release namespace
+// are named <namespace>/<name>.
 type rendered map[string]map[string][]byte
 
 // render runs helm template with the given extra arguments and fails the test when helm does.
@@ -126,10 +127,14 @@ func render(t *testing.T, args ...string) rendered {
 		if objs[u.GetKind()] == nil {
 			objs[u.GetKind()] = map[string][]byte{}
 		}
-		if _, dup := objs[u.GetKind()][u.GetName()]; dup {
-			t.Fatalf("%s %s is rendered twice", u.GetKind(), u.GetName())
+		key := u.GetName()
+		if ns := u.GetNamespace(); ns != "" && ns != namespace {
+			key = ns + "/" + key
 		}
-		objs[u.GetKind()][u.GetName()] = doc
+		if _, dup := objs[u.GetKind()][key]; dup {
+			t.Fatalf("%s %s is rendered twice", u.GetKind(), key)
+		}
+		objs[u.GetKind()][key] = doc
 	}
 	return objs
 }
@@ -242,13 +247,184 @@ func TestLeaderElectionRoleIsNamespaced(t *testing.T) {
 	expectBoundToManager(t, objs, binding.Subjects)
 
 	without := render(t, "--set", "leaderElection=false")
-	if len(without["Role"]) != 0 || len(without["RoleBinding"]) != 0 {
-		t.Errorf("leaderElection=false still renders %v %v", without.names("Role"), without.names("RoleBinding"))
+	if _, ok := without["Role"]["vmbench-leader-election"]; ok {
+		t.Errorf("leaderElection=false still renders the Role: %v", without.names("Role"))
+	}
+	if _, ok := without["RoleBinding"]["vmbench-leader-election"]; ok {
+		t.Errorf("leaderElection=false still renders the RoleBinding: %v", without.names("RoleBinding"))
 	}
 	d := &appsv1.Deployment{}
 	without.get(t, "Deployment", "vmbench-manager", d)
 	if slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "--leader-elect") {
 		t.Errorf("leaderElection=false still passes --leader-elect")
+	}
+}
+
+// The master key is the one Secret the manager may read: get on that name alone, in the release
+// namespace, as config/rbac has it; and the manager is told where it is.
+func TestMasterKeyRoleReadsOneSecret(t *testing.T) {
+	var want rbacv1.Role
+	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "master_key_role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := bytes.Cut(raw, []byte("\n---\n"))
+	if err := yaml.UnmarshalStrict(doc, &want); err != nil || want.Kind != "Role" {
+		t.Fatalf("config/rbac/master_key_role.yaml does not start with the Role (%v)", err)
+	}
+	for _, args := range [][]string{nil, {"--set", "watchNamespaces={team-a}"}, {"--set", "leaderElection=false"}} {
+		objs := render(t, args...)
+		role := &rbacv1.Role{}
+		objs.get(t, "Role", "vmbench-master-key", role)
+		if role.Namespace != namespace {
+			t.Errorf("%v: master key Role in %q, want the release namespace", args, role.Namespace)
+		}
+		if diff := cmp.Diff(want.Rules, role.Rules); diff != "" {
+			t.Errorf("%v: master key rules differ from config/rbac (-config +chart):\n%s", args, diff)
+		}
+		binding := &rbacv1.RoleBinding{}
+		objs.get(t, "RoleBinding", "vmbench-master-key", binding)
+		if binding.Namespace != namespace || binding.RoleRef.Kind != "Role" || binding.RoleRef.Name != role.Name {
+			t.Errorf("%v: RoleBinding %s/%s refers to %+v", args, binding.Namespace, binding.Name, binding.RoleRef)
+		}
+		expectBoundToManager(t, objs, binding.Subjects)
+		_, c := manager(t, objs)
+		flag := "--master-key-secret=" + namespace + "/" + role.Rules[0].ResourceNames[0]
+		if !slices.Contains(c.Args, flag) {
+			t.Errorf("%v: the manager is not told %s: %v", args, flag, c.Args)
+		}
+	}
+}
+
+// readsSecrets reports whether a rule lets its holder get, list or watch Secrets.
+func readsSecrets(rule rbacv1.PolicyRule) bool {
+	return (slices.Contains(rule.APIGroups, "") || slices.Contains(rule.APIGroups, "*")) &&
+		(slices.Contains(rule.Resources, "secrets") || slices.Contains(rule.Resources, "*")) &&
+		slices.ContainsFunc(rule.Verbs, func(v string) bool { return v == "get" || v == "list" || v == "watch" || v == "*" })
+}
+
+func clusterRoles(t *testing.T, objs rendered) []*rbacv1.ClusterRole {
+	t.Helper()
+	var out []*rbacv1.ClusterRole
+	for _, name := range objs.names("ClusterRole") {
+		cr := &rbacv1.ClusterRole{}
+		objs.get(t, "ClusterRole", name, cr)
+		out = append(out, cr)
+	}
+	return out
+}
+
+func roles(t *testing.T, objs rendered) []*rbacv1.Role {
+	t.Helper()
+	var out []*rbacv1.Role
+	for _, name := range objs.names("Role") {
+		r := &rbacv1.Role{}
+		objs.get(t, "Role", name, r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// Whatever the install, no rule anywhere lets the manager read Secrets but the master key's.
+func TestNoSecretReadButTheMasterKey(t *testing.T) {
+	for _, args := range [][]string{nil, {"--set", "watchNamespaces={team-a,team-b}"}} {
+		objs := render(t, args...)
+		for _, cr := range clusterRoles(t, objs) {
+			for _, rule := range cr.Rules {
+				if readsSecrets(rule) {
+					t.Errorf("%v: ClusterRole %s reads Secrets cluster-wide: %+v", args, cr.Name, rule)
+				}
+			}
+		}
+		for _, r := range roles(t, objs) {
+			for _, rule := range r.Rules {
+				if !readsSecrets(rule) {
+					continue
+				}
+				if r.Namespace != namespace || !slices.Equal(rule.Verbs, []string{"get"}) || !slices.Equal(rule.ResourceNames, []string{"vmbench-master-key"}) {
+					t.Errorf("%v: Role %s/%s reads Secrets beyond the master key: %+v", args, r.Namespace, r.Name, rule)
+				}
+			}
+		}
+	}
+}
+
+// With watchNamespaces, the manager's rules are Roles in those namespaces only; the ClusterRole
+// keeps the KubeVirt CR read alone, and the manager's cache is told the namespaces.
+func TestNamespacedInstall(t *testing.T) {
+	generated := &rbacv1.ClusterRole{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "role.yaml"), generated)
+	var wantNamespaced, wantCluster []rbacv1.PolicyRule
+	for _, rule := range generated.Rules {
+		if slices.Equal(rule.Resources, []string{"kubevirts"}) {
+			wantCluster = append(wantCluster, rule)
+		} else {
+			wantNamespaced = append(wantNamespaced, rule)
+		}
+	}
+	if len(wantCluster) != 1 {
+		t.Fatalf("config/rbac/role.yaml has %d rules for kubevirts alone, want 1: %+v", len(wantCluster), generated.Rules)
+	}
+
+	objs := render(t, "--set", "watchNamespaces={team-a,team-b}")
+	crs := clusterRoles(t, objs)
+	if len(crs) != 1 {
+		t.Fatalf("ClusterRoles %v, want the manager's only", objs.names("ClusterRole"))
+	}
+	if diff := cmp.Diff(wantCluster, crs[0].Rules); diff != "" {
+		t.Errorf("the namespaced install's ClusterRole (-kubevirts read +chart):\n%s", diff)
+	}
+	for _, rule := range crs[0].Rules {
+		if slices.Contains(rule.Resources, "pods/log") || slices.Contains(rule.Resources, "pods") || slices.Contains(rule.Resources, "*") {
+			t.Errorf("the ClusterRole grants pods or their logs: %+v", rule)
+		}
+	}
+	binding := &rbacv1.ClusterRoleBinding{}
+	objs.get(t, "ClusterRoleBinding", "vmbench-manager", binding)
+	if binding.RoleRef.Name != crs[0].Name {
+		t.Errorf("ClusterRoleBinding refers to %+v", binding.RoleRef)
+	}
+	expectBoundToManager(t, objs, binding.Subjects)
+
+	managerRoles := map[string]bool{}
+	for _, r := range roles(t, objs) {
+		if r.Name != "vmbench-manager" {
+			if r.Namespace != namespace {
+				t.Errorf("Role %s in %s: only the manager's Roles go outside the release namespace", r.Name, r.Namespace)
+			}
+			continue
+		}
+		managerRoles[r.Namespace] = true
+		if diff := cmp.Diff(wantNamespaced, r.Rules); diff != "" {
+			t.Errorf("Role in %s differs from the generated rules without kubevirts (-want +chart):\n%s", r.Namespace, diff)
+		}
+		rb := &rbacv1.RoleBinding{}
+		objs.get(t, "RoleBinding", r.Namespace+"/vmbench-manager", rb)
+		if rb.Namespace != r.Namespace || rb.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name}) {
+			t.Errorf("RoleBinding %s/%s refers to %+v", rb.Namespace, rb.Name, rb.RoleRef)
+		}
+		expectBoundToManager(t, objs, rb.Subjects)
+	}
+	if diff := cmp.Diff(map[string]bool{"team-a": true, "team-b": true}, managerRoles); diff != "" {
+		t.Errorf("the manager's Roles are in other namespaces than the watched ones (-want +got):\n%s", diff)
+	}
+	_, c := manager(t, objs)
+	if !slices.Contains(c.Args, "--watch-namespaces=team-a,team-b") {
+		t.Errorf("the manager is not told the namespaces: %v", c.Args)
+	}
+
+	// Cluster-wide by default: no Roles of the manager's, no namespaces for its cache.
+	objs = render(t)
+	for _, r := range roles(t, objs) {
+		if r.Namespace != namespace {
+			t.Errorf("the cluster-wide install renders Role %s in %s", r.Name, r.Namespace)
+		}
+	}
+	_, c = manager(t, objs)
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--watch-namespaces") {
+			t.Errorf("the cluster-wide install passes %s", a)
+		}
 	}
 }
 
@@ -372,6 +548,7 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 	for _, want := range []string{
 		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
 		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
+		"--master-key-secret=vmbench-system/vmbench-master-key",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("defaults: no %s in %v", want, c.Args)
@@ -586,6 +763,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"runnerImg=vmbench/runner:dev", "runnerImg"},
 		{"dashboards.label=not a label", "label"},
 		{"logLevel=chatty", "logLevel"},
+		{"watchNamespaces={Team_A}", "watchNamespaces"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)
