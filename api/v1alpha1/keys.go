@@ -66,3 +66,8 @@ const (
 	AnnotationKeys = "vmbench.io/keys"
 	KeysPerRun     = "run"
 )
+
+// LabelPrivilegedPlatforms, set to "true" on a namespace by a cluster admin, lets suites there use
+// platforms of type Host and the RuntimeClasses the admin allowed. The chart's
+// ValidatingAdmissionPolicy refuses them elsewhere.
+const LabelPrivilegedPlatforms = "vmbench.io/privileged-platforms"

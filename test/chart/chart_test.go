@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -428,6 +429,95 @@ func TestNamespacedInstall(t *testing.T) {
 	}
 }
 
+// The admission policy for privileged platforms is on by default, bound with Deny, and renders
+// the allow-list of RuntimeClasses into its expressions; config/admission holds the same policy with
+// the defaults.
+func TestPrivilegedPlatformsPolicy(t *testing.T) {
+	policyOf := func(objs rendered) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+		t.Helper()
+		policy := &admissionv1.ValidatingAdmissionPolicy{}
+		objs.get(t, "ValidatingAdmissionPolicy", "vmbench-privileged-platforms", policy)
+		binding := &admissionv1.ValidatingAdmissionPolicyBinding{}
+		objs.get(t, "ValidatingAdmissionPolicyBinding", "vmbench-privileged-platforms", binding)
+		return policy, binding
+	}
+	policy, binding := policyOf(render(t))
+	if binding.Spec.PolicyName != policy.Name || !slices.Equal(binding.Spec.ValidationActions, []admissionv1.ValidationAction{admissionv1.Deny}) ||
+		binding.Spec.ParamRef != nil || binding.Spec.MatchResources != nil {
+		t.Errorf("binding %+v, want a Deny binding of %s for every namespace, without params", binding.Spec, policy.Name)
+	}
+	if policy.Spec.FailurePolicy == nil || *policy.Spec.FailurePolicy != admissionv1.Fail {
+		t.Errorf("failurePolicy %v, want Fail: a policy that cannot be evaluated must not let Host through", policy.Spec.FailurePolicy)
+	}
+	rules := policy.Spec.MatchConstraints.ResourceRules
+	if len(rules) != 1 || !slices.Equal(rules[0].APIGroups, []string{"vmbench.io"}) || !slices.Equal(rules[0].Resources, []string{"benchmarksuites"}) ||
+		!slices.Equal(rules[0].Operations, []admissionv1.OperationType{admissionv1.Create, admissionv1.Update}) {
+		t.Errorf("the policy matches %+v, want creates and updates of benchmarksuites", rules)
+	}
+	variable := func(p *admissionv1.ValidatingAdmissionPolicy, name string) string {
+		for _, v := range p.Spec.Variables {
+			if v.Name == name {
+				return v.Expression
+			}
+		}
+		t.Fatalf("no variable %s", name)
+		return ""
+	}
+	allText := func(p *admissionv1.ValidatingAdmissionPolicy) string {
+		var b strings.Builder
+		for _, v := range p.Spec.Validations {
+			b.WriteString(v.Expression + "\n" + v.MessageExpression + "\n")
+		}
+		return b.String()
+	}
+	if got := variable(policy, "allowedRuntimeClasses"); got != "[]" {
+		t.Errorf("default allowedRuntimeClasses expression %q, want []", got)
+	}
+	for _, want := range []string{"p.type == 'Host'", "has(p.runtimeClassName)", "kubectl label namespace ' + request.namespace + ' vmbench.io/privileged-platforms=true", "(now: none)"} {
+		if !strings.Contains(allText(policy), want) {
+			t.Errorf("the policy's validations do not contain %q", want)
+		}
+	}
+	if !strings.Contains(variable(policy, "namespaceAllows"), "namespaceObject.metadata.labels['vmbench.io/privileged-platforms'] == 'true'") {
+		t.Errorf("namespaceAllows does not read the admin's label: %s", variable(policy, "namespaceAllows"))
+	}
+
+	listed, _ := policyOf(render(t, "--set", "allowedRuntimeClasses={kata,gvisor}"))
+	if got := variable(listed, "allowedRuntimeClasses"); got != `["kata","gvisor"]` {
+		t.Errorf("allowedRuntimeClasses expression %q, want the list", got)
+	}
+	if !strings.Contains(allText(listed), "(now: kata, gvisor)") {
+		t.Error("the messages do not name the allowed RuntimeClasses")
+	}
+
+	off := render(t, "--set", "admissionPolicy.enabled=false")
+	if len(off["ValidatingAdmissionPolicy"]) != 0 || len(off["ValidatingAdmissionPolicyBinding"]) != 0 {
+		t.Errorf("admissionPolicy.enabled=false still renders %v %v", off.names("ValidatingAdmissionPolicy"), off.names("ValidatingAdmissionPolicyBinding"))
+	}
+
+	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", "privileged_platforms.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(raw), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("config/admission/privileged_platforms.yaml has %d documents, want the policy and its binding", len(docs))
+	}
+	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
+		t.Errorf("config/admission's policy differs from the chart's (-chart +config):\n%s", diff)
+	}
+	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
+		t.Errorf("config/admission's binding differs from the chart's (-chart +config):\n%s", diff)
+	}
+}
+
 // expectBoundToManager checks that subjects is exactly the ServiceAccount the manager runs as.
 func expectBoundToManager(t *testing.T, objs rendered, subjects []rbacv1.Subject) {
 	t.Helper()
@@ -764,6 +854,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"dashboards.label=not a label", "label"},
 		{"logLevel=chatty", "logLevel"},
 		{"watchNamespaces={Team_A}", "watchNamespaces"},
+		{"allowedRuntimeClasses={Kata_1}", "allowedRuntimeClasses"},
+		{"admissionPolicy.enabled=maybe", "enabled"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)
