@@ -88,6 +88,9 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// The metrics endpoint asks the API server who a scraper is and whether it may read /metrics.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // Reconcile moves one suite forward: it starts the next run, or collects the running one, and
 // writes the status once.

@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
@@ -46,11 +45,15 @@ type options struct {
 	containerStart, vmStart time.Duration
 	masterKeySecret         string
 	watchNamespaces         string
+	metricsSecure           bool
 }
 
 func parseFlags() options {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint (0 disables it).")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true,
+		"Serve metrics over HTTPS to clients whose bearer token may get the non-resource URL /metrics (checked with TokenReview and SubjectAccessReview); "+
+			"false serves plain HTTP to anyone who reaches the port.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
 	flag.StringVar(&o.runnerImage, "runner-image", "vmbench/runner:dev", "Image of MPIJob launchers and workers.")
@@ -153,7 +156,7 @@ func run() error {
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                metrics.ServerOptions(o.metricsAddr, o.metricsSecure),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "vmbench.io",

@@ -351,20 +351,24 @@ func TestNoSecretReadButTheMasterKey(t *testing.T) {
 }
 
 // With watchNamespaces, the manager's rules are Roles in those namespaces only; the ClusterRole
-// keeps the KubeVirt CR read alone, and the manager's cache is told the namespaces.
+// keeps the KubeVirt CR read and the metrics endpoint's reviews, and the manager's cache is told the
+// namespaces.
 func TestNamespacedInstall(t *testing.T) {
 	generated := &rbacv1.ClusterRole{}
 	readYAML(t, filepath.Join(root, "config", "rbac", "role.yaml"), generated)
+	// Cluster-wide by nature: the KubeVirt CR, read across namespaces, and the reviews the metrics
+	// endpoint asks for.
+	clusterWide := []string{"kubevirts", "tokenreviews", "subjectaccessreviews"}
 	var wantNamespaced, wantCluster []rbacv1.PolicyRule
 	for _, rule := range generated.Rules {
-		if slices.Equal(rule.Resources, []string{"kubevirts"}) {
+		if !slices.ContainsFunc(rule.Resources, func(r string) bool { return !slices.Contains(clusterWide, r) }) {
 			wantCluster = append(wantCluster, rule)
 		} else {
 			wantNamespaced = append(wantNamespaced, rule)
 		}
 	}
-	if len(wantCluster) != 1 {
-		t.Fatalf("config/rbac/role.yaml has %d rules for kubevirts alone, want 1: %+v", len(wantCluster), generated.Rules)
+	if len(wantCluster) != 3 {
+		t.Fatalf("config/rbac/role.yaml has %d rules for %v alone, want 3: %+v", len(wantCluster), clusterWide, generated.Rules)
 	}
 
 	objs := render(t, "--set", "watchNamespaces={team-a,team-b}")
@@ -373,7 +377,7 @@ func TestNamespacedInstall(t *testing.T) {
 		t.Fatalf("ClusterRoles %v, want the manager's only", objs.names("ClusterRole"))
 	}
 	if diff := cmp.Diff(wantCluster, crs[0].Rules); diff != "" {
-		t.Errorf("the namespaced install's ClusterRole (-kubevirts read +chart):\n%s", diff)
+		t.Errorf("the namespaced install's ClusterRole (-want +chart):\n%s", diff)
 	}
 	for _, rule := range crs[0].Rules {
 		if slices.Contains(rule.Resources, "pods/log") || slices.Contains(rule.Resources, "pods") || slices.Contains(rule.Resources, "*") {
@@ -638,7 +642,7 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 	for _, want := range []string{
 		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
 		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
-		"--master-key-secret=vmbench-system/vmbench-master-key",
+		"--master-key-secret=vmbench-system/vmbench-master-key", "--metrics-secure=true",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("defaults: no %s in %v", want, c.Args)
@@ -652,9 +656,9 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--set", "runnerImage=registry.example/runner:1", "--set", "vmDiskImage=registry.example/disk:1",
 		"--set", "imagePullPolicy=Always", "--set", "vmNetwork=passt", "--set", "emulation=forbid",
 		"--set", "containerStartup=5m", "--set", "vmStartup=1h30m", "--set", "image.tag=v1", "--set", "image.pullPolicy=Always",
-		"--set", "extraArgs[0]=--zap-devel"))
+		"--set", "extraArgs[0]=--zap-devel", "--set", "metrics.secure=false"))
 	for _, want := range []string{
-		"--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
+		"--metrics-secure=false", "--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
 		"--vm-network=passt", "--emulation=forbid", "--container-startup=5m", "--vm-startup=1h30m", "--zap-devel",
 	} {
 		if !slices.Contains(c.Args, want) {
@@ -753,11 +757,16 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 				MatchLabels map[string]string `json:"matchLabels"`
 			} `json:"selector"`
 			Endpoints []struct {
-				Port          string `json:"port"`
-				Path          string `json:"path"`
-				Interval      string `json:"interval"`
-				ScrapeTimeout string `json:"scrapeTimeout"`
-				HonorLabels   bool   `json:"honorLabels"`
+				Port            string `json:"port"`
+				Path            string `json:"path"`
+				Interval        string `json:"interval"`
+				ScrapeTimeout   string `json:"scrapeTimeout"`
+				HonorLabels     bool   `json:"honorLabels"`
+				Scheme          string `json:"scheme"`
+				BearerTokenFile string `json:"bearerTokenFile"`
+				TLSConfig       *struct {
+					InsecureSkipVerify bool `json:"insecureSkipVerify"`
+				} `json:"tlsConfig"`
 			} `json:"endpoints"`
 		} `json:"spec"`
 	}
@@ -787,6 +796,19 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 	// exported_namespace, and every dashboard query selects nothing.
 	if !sm.Spec.Endpoints[0].HonorLabels {
 		t.Error("honorLabels is not true")
+	}
+	// Secure metrics by default: HTTPS with the scraper's own token, which the manager reviews.
+	if e := sm.Spec.Endpoints[0]; e.Scheme != "https" || e.BearerTokenFile != "/var/run/secrets/kubernetes.io/serviceaccount/token" ||
+		e.TLSConfig == nil || !e.TLSConfig.InsecureSkipVerify {
+		t.Errorf("endpoint %+v, want https with the service account token (the manager's certificate is self-signed)", e)
+	}
+	plain := render(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.secure=false")
+	sm.Spec.Endpoints = nil
+	if err := yaml.UnmarshalStrict(plain["ServiceMonitor"]["vmbench"], &sm); err != nil {
+		t.Fatal(err)
+	}
+	if e := sm.Spec.Endpoints[0]; e.Scheme == "https" || e.BearerTokenFile != "" {
+		t.Errorf("metrics.secure=false: endpoint %+v still asks for https or a token", e)
 	}
 }
 
@@ -856,6 +878,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"watchNamespaces={Team_A}", "watchNamespaces"},
 		{"allowedRuntimeClasses={Kata_1}", "allowedRuntimeClasses"},
 		{"admissionPolicy.enabled=maybe", "enabled"},
+		{"metrics.secure=maybe", "secure"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)
