@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // optionalKinds are child kinds that come with another operator and may be missing from a cluster.
@@ -102,34 +101,70 @@ func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	return r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
 }
 
-// applyChild applies one child of a run, unless an object of that name belongs to another suite
-// (an earlier suite of the same name whose children are still being deleted, say): acting on it
-// would adopt it. A refusal that will not heal by retrying (any 4xx but conflict and throttling)
-// comes back as a cause, not an error, so that it reaches the suite's status and events.
-func (r *SuiteReconciler) applyChild(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) (*cause, error) {
+// applyChildren applies the children of a run in order, unless an object of one of their names
+// belongs to another suite (an earlier suite of the same name whose children are still being
+// deleted, say): acting on it would adopt it. Every child but the Secrets is checked around the
+// cache before anything is applied; Secrets, which the manager may not read, are checked as they
+// are written (applySecret). A refusal that will not heal by retrying (any 4xx but conflict and
+// throttling) comes back as a cause, not an error, so that it reaches the suite's status and events.
+func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, objs []client.Object) (*cause, error) {
+	for _, obj := range objs {
+		if _, ok := obj.(*corev1.Secret); ok {
+			continue
+		}
+		if held, err := r.checkOwner(ctx, suite, obj); held != nil || err != nil {
+			return held, err
+		}
+	}
+	for _, obj := range objs {
+		kind := obj.GetObjectKind().GroupVersionKind().Kind
+		if secret, ok := obj.(*corev1.Secret); ok {
+			held, err := r.applySecret(ctx, suite, secret)
+			if held != nil || err != nil {
+				return held, wrapApply(err, kind, obj)
+			}
+			continue
+		}
+		err := r.apply(ctx, suite, obj)
+		if err != nil && refusedForGood(err) {
+			return &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind, obj.GetName(), oneLineString(err.Error()))}, nil
+		}
+		if err != nil {
+			return nil, wrapApply(err, kind, obj)
+		}
+	}
+	return nil, nil
+}
+
+func wrapApply(err error, kind string, obj client.Object) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("applying %s %s: %w", kind, obj.GetName(), err)
+}
+
+// checkOwner reads a child around the cache and says whether it is another suite's, or still
+// being deleted.
+func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) (*cause, error) {
 	kind := obj.GetObjectKind().GroupVersionKind()
 	existing := &unstructured.Unstructured{}
 	existing.SetGroupVersionKind(kind)
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), existing)
 	switch {
 	case apierrors.IsNotFound(err):
+		return nil, nil
 	case err != nil:
-		return nil, err
-	default:
-		if owner := metav1.GetControllerOf(existing); owner == nil || owner.UID != suite.UID {
-			return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
-				"vmbench waits until it is deleted, or delete it yourself", kind.Kind, obj.GetName(), controllerOf(existing))}, nil
-		}
-		if existing.GetDeletionTimestamp() != nil {
-			return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
-				kind.Kind, obj.GetName())}, nil
-		}
+		return nil, fmt.Errorf("reading %s %s: %w", kind.Kind, obj.GetName(), err)
 	}
-	err = r.apply(ctx, suite, obj)
-	if err == nil || !refusedForGood(err) {
-		return nil, err
+	if owner := metav1.GetControllerOf(existing); owner == nil || owner.UID != suite.UID {
+		return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
+			"vmbench waits until it is deleted, or delete it yourself", kind.Kind, obj.GetName(), controllerOf(existing))}, nil
 	}
-	return &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind.Kind, obj.GetName(), oneLineString(err.Error()))}, nil
+	if existing.GetDeletionTimestamp() != nil {
+		return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
+			kind.Kind, obj.GetName())}, nil
+	}
+	return nil, nil
 }
 
 // refusedForGood reports whether an API error will come back on a retry: a 4xx that is not a
@@ -149,47 +184,4 @@ func controllerOf(obj client.Object) string {
 		return "it has no controller"
 	}
 	return fmt.Sprintf("its controller is %s %s, uid %s", owner.Kind, owner.Name, owner.UID)
-}
-
-func authSecretName(suite *vmbenchv1.BenchmarkSuite) string { return suite.Name + "-auth" }
-
-// ensureAuth reads the suite's auth Secret, creating it with fresh keys the first time. A Secret of
-// that name that is not the suite's is a cause to wait for (an earlier suite's, being deleted). It is created,
-// not applied: applying would replace the keys with new random ones. The cache holds it (it carries
-// the suite label); only a miss is checked around the cache, so that a Secret the cache has not seen
-// yet is never replaced by new keys.
-func (r *SuiteReconciler) ensureAuth(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) (platform.Auth, *cause, error) {
-	key := client.ObjectKey{Namespace: suite.Namespace, Name: authSecretName(suite)}
-	secret := &corev1.Secret{}
-	err := r.Get(ctx, key, secret)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, secret)
-	}
-	if err == nil {
-		if !metav1.IsControlledBy(secret, suite) {
-			return platform.Auth{}, &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("Secret %s exists and is not this suite's (%s); "+
-				"vmbench waits until it is deleted, or delete it yourself", key.Name, controllerOf(secret))}, nil
-		}
-		auth, err := platform.AuthFromData(secret.Data)
-		return auth, nil, err
-	}
-	if !apierrors.IsNotFound(err) {
-		return platform.Auth{}, nil, err
-	}
-	auth, err := platform.NewAuth()
-	if err != nil {
-		return platform.Auth{}, nil, err
-	}
-	secret = &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name}},
-		Type:       corev1.SecretTypeOpaque,
-		Data:       auth.Data(),
-	}
-	if err := ctrl.SetControllerReference(suite, secret, r.Scheme); err != nil {
-		return platform.Auth{}, nil, err
-	}
-	if err := r.Create(ctx, secret); err != nil {
-		return platform.Auth{}, nil, fmt.Errorf("creating the auth secret: %w", err)
-	}
-	return auth, nil, nil
 }

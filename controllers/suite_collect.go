@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,7 +53,7 @@ const logReadTimeout = 2 * time.Minute
 // readReport finds the run's log pod, reads its log and decodes the runner's authenticated frames.
 // A pod that is confirmed gone gives a report with the cause; an error means the log may still be
 // read later (an API or kubelet error) and nothing is concluded.
-func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource, token []byte) (runReport, error) {
+func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource, keys frameKeys) (runReport, error) {
 	pods := &corev1.PodList{}
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector)); err != nil {
 		return runReport{}, fmt.Errorf("listing the runner's pod: %w", err)
@@ -72,7 +75,7 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	defer func() { _ = stream.Close() }()
 	// The log is decoded as it streams in; a stream that breaks off is read again, not judged.
 	in := &readErrors{r: stream}
-	report := decodeReport(in, token)
+	report := decodeReport(in, keys)
 	if in.err != nil {
 		return runReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, src.Container, in.err)
 	}
@@ -93,24 +96,82 @@ func (e *readErrors) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// frameKeys are the tokens a run's log is checked under. A frame's ID starts with the name of the
+// run whose runner wrote it ("<run>-<session>-<sequence>"); a frame that names another run of the
+// suite is checked under that run's token, so that a frame copied from another run's log is told
+// as such, and refused, rather than taken for a forgery.
+type frameKeys struct {
+	// run is the run whose log is read.
+	run string
+	// tokens are the frame tokens of every run of the suite, by run name.
+	tokens map[string][]byte
+}
+
+// runOf is the run whose token checks the frame with this ID: the run it names, if that is one of
+// the suite's, else the run being read.
+func (k frameKeys) runOf(id string) string {
+	named := id
+	for range 2 {
+		if i := strings.LastIndexByte(named, '-'); i >= 0 {
+			named = named[:i]
+		}
+	}
+	if _, ok := k.tokens[named]; ok {
+		return named
+	}
+	return k.run
+}
+
+func (k frameKeys) tokenFor(id string) []byte { return k.tokens[k.runOf(id)] }
+
 // decodeReport turns a log into the runner's messages. Frames that fail authentication or arrive
-// incomplete are reported, and the good ones are still used.
-func decodeReport(log io.Reader, token []byte) runReport {
-	decoded, frameErr := frame.Scan(log, token)
+// incomplete are reported, and the good ones are still used. Authentic frames of another run (a
+// frame checked under another run's token, or whose message names another run) are reported and
+// never used.
+func decodeReport(log io.Reader, keys frameKeys) runReport {
+	decoded, frameErr := frame.ScanKeys(log, keys.tokenFor)
 	msgs := make([]runplan.Message, 0, len(decoded))
 	var errs []error
 	if frameErr != nil {
 		errs = append(errs, frameErr)
 	}
+	foreign := map[string]int{}
 	for _, d := range decoded {
 		var m runplan.Message
 		if err := json.Unmarshal(d.Payload, &m); err != nil {
 			errs = append(errs, fmt.Errorf("frame %s: not a runner message: %w", d.ID, err))
 			continue
 		}
+		if signer := keys.runOf(d.ID); signer != keys.run {
+			foreign[signer]++
+			continue
+		}
+		if m.Run != keys.run {
+			foreign[m.Run]++
+			continue
+		}
 		msgs = append(msgs, m)
 	}
-	return newRunReport(msgs, errors.Join(errs...))
+	report := newRunReport(msgs, errors.Join(errs...))
+	report.ForeignErr = foreignFrames(keys.run, foreign)
+	return report
+}
+
+// foreignFrames says which other runs' messages a run's log held.
+func foreignFrames(run string, counts map[string]int) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	parts := make([]string, 0, len(counts))
+	for _, other := range slices.Sorted(maps.Keys(counts)) {
+		name := other
+		if name == "" {
+			name = "with no run name"
+		}
+		parts = append(parts, fmt.Sprintf("%d of run %s", counts[other], name))
+	}
+	return fmt.Errorf("the log of run %s holds authentic messages of other runs (%s); they were refused, "+
+		"as a run's results come from its own runner only", run, strings.Join(parts, ", "))
 }
 
 // rawBudget bounds the raw outputs kept per run, well under a ConfigMap's 1 MiB.

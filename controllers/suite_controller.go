@@ -68,26 +68,35 @@ type SuiteReconciler struct {
 	// NetworkPolicy gives every container and VM run a NetworkPolicy that admits connections to its
 	// pods only from its own pods.
 	NetworkPolicy bool
+	// MasterKey derives every run's keys; it comes from a Secret in the manager's own namespace.
+	MasterKey platform.MasterKey
 }
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
+// Secrets are not among them: the manager creates a run's Secrets and never reads them back (see
+// run_keys.go); the run's cleanup deletes them by label, and garbage collection with the suite.
 func childKinds() []client.ObjectList {
-	return []client.ObjectList{&corev1.ConfigMapList{}, &corev1.SecretList{}, &corev1.ServiceList{}, &corev1.PersistentVolumeClaimList{},
+	return []client.ObjectList{&corev1.ConfigMapList{}, &corev1.ServiceList{}, &corev1.PersistentVolumeClaimList{},
 		&networkingv1.NetworkPolicyList{}}
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/finalizers,verbs=update
 // +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubevirt.io,resources=kubevirts,verbs=get;list
-// +kubebuilder:rbac:groups="",resources=configmaps;secrets;services;persistentvolumeclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps;services;persistentvolumeclaims,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create;patch;deletecollection
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// The metrics endpoint asks the API server who a scraper is and whether it may read /metrics.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // Reconcile moves one suite forward: it starts the next run, or collects the running one, and
 // writes the status once.
@@ -142,15 +151,22 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run.
 	for _, f := range next.finished {
-		if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
+		if err := r.deleteRun(ctx, suite, f.Status.Name, f.Children); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	return next.result, nil
 }
 
-// deleteRun deletes the children of a run whose results are in status.
-func (r *SuiteReconciler) deleteRun(ctx context.Context, run string, children []client.Object) error {
+// deleteRun deletes the children of a run whose results are in status. Its Secrets go first and by
+// label, as the manager does not cache them: children left over afterwards say that the cleanup
+// was cut short, and bring it back.
+func (r *SuiteReconciler) deleteRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string, children []client.Object) error {
+	err := r.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(suite.Namespace),
+		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run})
+	if err != nil {
+		return fmt.Errorf("deleting the Secrets of finished run %s: %w", run, err)
+	}
 	for _, obj := range children {
 		if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), run, err)
@@ -215,11 +231,11 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 	// cores with the previous one.
 	lingering := false
 	for _, run := range st.Runs {
-		if run.Phase != vmbenchv1.RunSucceeded && run.Phase != vmbenchv1.RunFailed {
+		if (run.Phase != vmbenchv1.RunSucceeded && run.Phase != vmbenchv1.RunFailed) || len(children[run.Name]) == 0 {
 			continue
 		}
-		lingering = lingering || len(children[run.Name]) > 0
-		if err := r.deleteRun(ctx, run.Name, children[run.Name]); err != nil {
+		lingering = true
+		if err := r.deleteRun(ctx, suite, run.Name, children[run.Name]); err != nil {
 			return step{}, err
 		}
 	}
@@ -234,16 +250,9 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		return step{}, err
 	}
 	startup := r.startupLimit(planned.Platform.Type)
-	run, held, err := r.platformRun(ctx, suite, planned, benchmarks)
+	run, err := r.platformRun(suite, planned, benchmarks)
 	if err != nil {
 		return step{}, err
-	}
-	if held != nil {
-		if active.Phase == vmbenchv1.RunPending && !timedOut {
-			return r.waitToStart(active, planned.Platform.Type, held, now, suiteEnd, startup)
-		}
-		// A running run whose keys are gone cannot be collected: its frames would not verify.
-		run.Auth = platform.Auth{}
 	}
 	run.VMNetwork = platform.VMNetwork(active.Network)
 
@@ -283,6 +292,10 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	st := &suite.Status
 	now := t.now
 	outcome := adapter.Observe(run, platform.Children{Objects: children})
+	retired := startedWithSuiteKeys(children, adapter.Kinds())
+	if retired {
+		outcome = keysRetired(suite, run.Name)
+	}
 	if outcome.Gone != nil && !outcome.Finished() {
 		// The cache may lag behind a run that just started, or behind this suite's own last write.
 		stale, err := r.staleCache(ctx, suite)
@@ -328,7 +341,14 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if active.EndTime == nil {
 		active.EndTime = &metav1.Time{Time: now}
 	}
-	report, err := r.readReport(ctx, suite, adapter.LogSource(run), run.Auth.Token)
+	keys, err := r.frameKeysOf(suite, run.Name)
+	if err != nil {
+		return step{}, err
+	}
+	var report runReport
+	if !retired {
+		report, err = r.readReport(ctx, suite, adapter.LogSource(run), keys)
+	}
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)
 		if now.Before(retryEnd) {
@@ -416,14 +436,15 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	if err != nil {
 		return step{}, fmt.Errorf("building run %s: %w", run.Name, err)
 	}
-	for _, obj := range objs {
-		held, err := r.applyChild(ctx, suite, obj)
-		if err != nil {
-			return step{}, fmt.Errorf("applying %s %s of run %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), run.Name, err)
-		}
-		if held != nil {
-			return r.waitToStart(active, run.Platform.Type, held, now, suiteEnd, startup)
-		}
+	markPerRunKeys(objs)
+	// The run's Secret first: its pods need it, and it is the one child that the manager cannot read.
+	objs = append([]client.Object{runAuthSecret(run)}, objs...)
+	held, err := r.applyChildren(ctx, suite, objs)
+	if err != nil {
+		return step{}, fmt.Errorf("run %s: %w", run.Name, err)
+	}
+	if held != nil {
+		return r.waitToStart(active, run.Platform.Type, held, now, suiteEnd, startup)
 	}
 	active.Phase = vmbenchv1.RunRunning
 	active.Message = ""
@@ -474,11 +495,10 @@ func (r *SuiteReconciler) childGone(ctx context.Context, namespace string, ref p
 }
 
 // platformRun gathers what an adapter needs for a run.
-func (r *SuiteReconciler) platformRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, planned plannedRun,
-	benchmarks []vmbenchv1.Benchmark) (platform.Run, *cause, error) {
-	auth, held, err := r.ensureAuth(ctx, suite)
+func (r *SuiteReconciler) platformRun(suite *vmbenchv1.BenchmarkSuite, planned plannedRun, benchmarks []vmbenchv1.Benchmark) (platform.Run, error) {
+	auth, err := r.runAuth(suite, planned)
 	if err != nil {
-		return platform.Run{}, nil, err
+		return platform.Run{}, fmt.Errorf("deriving the keys of run %s: %w", planned.Name, err)
 	}
 	startup := r.ContainerStartup
 	if planned.Platform.Type == vmbenchv1.PlatformVM {
@@ -486,10 +506,10 @@ func (r *SuiteReconciler) platformRun(ctx context.Context, suite *vmbenchv1.Benc
 	}
 	return platform.Run{
 		Suite: suite, Name: planned.Name, Platform: planned.Platform, Repetition: planned.Repetition,
-		Benchmarks: benchmarks, AuthSecret: authSecretName(suite), Auth: auth, Images: r.Images,
+		Benchmarks: benchmarks, AuthSecret: runAuthSecretName(planned.Name), Auth: auth, Images: r.Images,
 		Deadline:  runDeadline(startup, benchmarks, suite.Spec.Cluster.NodeCount()),
 		VMNetwork: r.VMNetwork, NetworkPolicy: r.NetworkPolicy,
-	}, held, nil
+	}, nil
 }
 
 func activeRun(st *vmbenchv1.BenchmarkSuiteStatus) *vmbenchv1.RunStatus {
@@ -610,7 +630,10 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("benchmarksuite")
-	owned := []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{}}
+	if err := r.MasterKey.Validate(); err != nil {
+		return err
+	}
+	owned := []client.Object{&corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{}}
 	for _, gvk := range optionalKinds() {
 		if !r.Available[gvk] {
 			continue

@@ -35,6 +35,9 @@ type runReport struct {
 	Done    *runplan.Message
 	// FrameErr is set when frames were corrupt or not authentic.
 	FrameErr error
+	// ForeignErr is set when authentic frames of another run were in this run's log: they were
+	// refused, as counting them would count another run's samples twice.
+	ForeignErr error
 	// LogErr is set when no log could be read.
 	LogErr error
 }
@@ -88,6 +91,9 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	}
 	if rep.FrameErr != nil {
 		causes = append(causes, "corrupt result frames: "+oneLine(rep.FrameErr))
+	}
+	if rep.ForeignErr != nil {
+		causes = append(causes, "frames of another run: "+oneLine(rep.ForeignErr))
 	}
 	// A result without a benchmark is the runner saying the run could not take place at all.
 	for _, m := range rep.Results {

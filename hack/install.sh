@@ -6,7 +6,9 @@
 # Helm chart (charts/vmbench, release vmbench), and a Prometheus that scrapes it
 # (hack/kind/prometheus.sh). KubeVirt comes before vmbench: the manager looks for the VMI API when
 # it starts.
-# VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt".
+# VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt". Metrics are served over
+# plain HTTP (metrics.secure=false): the Prometheus of hack/kind/prometheus.sh scrapes them without a
+# token, and the e2e reads them through the API server's service proxy, which sends none.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"
@@ -55,6 +57,7 @@ vmbench() {
   "${helm}" upgrade --install vmbench "${ROOT}/charts/vmbench" --namespace vmbench-system --create-namespace \
     --set image.repository=vmbench/manager --set image.tag=dev --set image.pullPolicy=IfNotPresent \
     --set runnerImage=vmbench/runner:dev --set vmDiskImage=vmbench/vm-disk:dev --set imagePullPolicy=IfNotPresent \
+    --set metrics.secure=false \
     "${args[@]}" >/dev/null
   # The image tag stays "dev": restart so that a freshly loaded image is the one that runs.
   "${kubectl}" -n vmbench-system rollout restart deployment/vmbench-manager >/dev/null

@@ -58,3 +58,16 @@ const MaxSuiteNameLength = 30
 
 // MaxPlatformNameLength is the longest platform name; see MaxSuiteNameLength.
 const MaxPlatformNameLength = 12
+
+// AnnotationKeys on a run's children says how its runner signs its results; KeysPerRun is the key
+// derived for the run alone. Children without it were made by an earlier vmbench, which signed with
+// the suite's key.
+const (
+	AnnotationKeys = "vmbench.io/keys"
+	KeysPerRun     = "run"
+)
+
+// LabelPrivilegedPlatforms, set to "true" on a namespace by a cluster admin, lets suites there use
+// platforms of type Host and the RuntimeClasses the admin allowed. The chart's
+// ValidatingAdmissionPolicy refuses them elsewhere.
+const LabelPrivilegedPlatforms = "vmbench.io/privileged-platforms"

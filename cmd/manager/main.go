@@ -2,14 +2,18 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -19,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
@@ -42,11 +45,17 @@ type options struct {
 	emulation               string
 	containerStart, vmStart time.Duration
 	networkPolicy           bool
+	masterKeySecret         string
+	watchNamespaces         string
+	metricsSecure           bool
 }
 
 func parseFlags() options {
 	var o options
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint (0 disables it).")
+	flag.BoolVar(&o.metricsSecure, "metrics-secure", true,
+		"Serve metrics over HTTPS to clients whose bearer token may get the non-resource URL /metrics (checked with TokenReview and SubjectAccessReview); "+
+			"false serves plain HTTP to anyone who reaches the port.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
 	flag.StringVar(&o.runnerImage, "runner-image", "vmbench/runner:dev", "Image of MPIJob launchers and workers.")
@@ -60,6 +69,11 @@ func parseFlags() options {
 	flag.DurationVar(&o.vmStart, "vm-startup", 20*time.Minute, "Time a VM run's VMs may take to boot.")
 	flag.BoolVar(&o.networkPolicy, "network-policy", true,
 		"Give every container and VM run a NetworkPolicy that admits connections to its pods only from the run's own pods.")
+	flag.StringVar(&o.masterKeySecret, "master-key-secret", "vmbench-system/vmbench-master-key",
+		"namespace/name of the Secret holding the master key that every run's keys derive from; created with a random key when missing. "+
+			"Keep it in the manager's own namespace.")
+	flag.StringVar(&o.watchNamespaces, "watch-namespaces", "",
+		"Comma-separated namespaces whose suites the manager runs; empty for every namespace.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -83,7 +97,38 @@ func (o options) validate() error {
 	default:
 		return fmt.Errorf("--emulation=%q: use allow or forbid", o.emulation)
 	}
+	if _, err := o.masterKey(); err != nil {
+		return err
+	}
+	if _, err := o.namespaces(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// masterKey is where the master key Secret is.
+func (o options) masterKey() (types.NamespacedName, error) {
+	ns, name, ok := strings.Cut(o.masterKeySecret, "/")
+	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return types.NamespacedName{}, fmt.Errorf("--master-key-secret=%q: use <namespace>/<name>, the manager's own namespace", o.masterKeySecret)
+	}
+	return types.NamespacedName{Namespace: ns, Name: name}, nil
+}
+
+// namespaces are the namespaces the cache is restricted to; nil means every namespace.
+func (o options) namespaces() (map[string]cache.Config, error) {
+	if strings.TrimSpace(o.watchNamespaces) == "" {
+		return nil, nil
+	}
+	out := map[string]cache.Config{}
+	for _, ns := range strings.Split(o.watchNamespaces, ",") {
+		ns = strings.TrimSpace(ns)
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return nil, fmt.Errorf("--watch-namespaces=%q: %q is no namespace name: %s", o.watchNamespaces, ns, strings.Join(errs, "; "))
+		}
+		out[ns] = cache.Config{}
+	}
+	return out, nil
 }
 
 func run() error {
@@ -91,22 +136,39 @@ func run() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	masterKeyRef, _ := o.masterKey()
+	namespaces, _ := o.namespaces()
 	scheme := controllers.NewScheme()
-	cfg := ctrl.GetConfigOrDie()
-	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Secrets, Services,
-	// claims, NetworkPolicies, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	ctx := ctrl.SetupSignalHandler()
+	loadCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	masterKey, err := controllers.LoadMasterKey(loadCtx, direct, masterKeyRef)
+	cancel()
+	if err != nil {
+		return err
+	}
+	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Services, claims,
+	// NetworkPolicies, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
+	// Secrets are never read, so never cached. With --watch-namespaces, only those namespaces are.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                metrics.ServerOptions(o.metricsAddr, o.metricsSecure),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "vmbench.io",
 		// The process exits as soon as the manager stops, so the lease can be handed over at once:
 		// a replaced pod's successor does not wait for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: owned, &corev1.Secret{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
+		Cache: cache.Options{DefaultNamespaces: namespaces, ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
 			&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
 		}},
 	})
@@ -119,7 +181,7 @@ func run() error {
 	}
 	metrics.Register(ctrlmetrics.Registry)
 	available := controllers.AvailableKinds(mgr.GetRESTMapper())
-	ctrl.Log.Info("child kinds", "available", fmt.Sprint(available))
+	ctrl.Log.Info("child kinds", "available", fmt.Sprint(available), "watchNamespaces", o.watchNamespaces)
 	r := &controllers.SuiteReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -136,8 +198,8 @@ func run() error {
 		VMStartup:        o.vmStart,
 		Available:        available,
 		NetworkPolicy:    o.networkPolicy,
+		MasterKey:        masterKey,
 	}
-	ctx := ctrl.SetupSignalHandler()
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the controller: %w", err)
 	}

@@ -205,6 +205,38 @@ func TestWrongKey(t *testing.T) {
 	}
 }
 
+// Each message is checked under the key its ID asks for: one writer's message verifies under its
+// own key only, and a message with no key is reported, not dropped silently.
+func TestScanKeysPerID(t *testing.T) {
+	other := []byte("another run's token")
+	var log bytes.Buffer
+	log.WriteString(write(t, "mine-1", []byte("a"), 1))
+	if err := Write(&log, other, "theirs-1", []byte("b"), 1); err != nil {
+		t.Fatal(err)
+	}
+	log.WriteString(write(t, "nobody-1", []byte("c"), 1))
+	keyFor := func(id string) []byte {
+		switch {
+		case strings.HasPrefix(id, "mine-"):
+			return testKey
+		case strings.HasPrefix(id, "theirs-"):
+			return other
+		}
+		return nil
+	}
+	got, err := ScanKeys(bytes.NewReader(log.Bytes()), keyFor)
+	wantMessages(t, got, Decoded{ID: "mine-1", Payload: []byte("a")}, Decoded{ID: "theirs-1", Payload: []byte("b")})
+	if err == nil || err.Error() != "frame nobody-1: no key" {
+		t.Errorf("err = %v, want frame nobody-1: no key", err)
+	}
+	// Under one key, the other writer's message fails.
+	got, err = Scan(bytes.NewReader(log.Bytes()), testKey)
+	wantMessages(t, got, Decoded{ID: "mine-1", Payload: []byte("a")}, Decoded{ID: "nobody-1", Payload: []byte("c")})
+	if err == nil || err.Error() != "frame theirs-1: checksum mismatch" {
+		t.Errorf("err = %v, want frame theirs-1: checksum mismatch", err)
+	}
+}
+
 func TestTamperedPayload(t *testing.T) {
 	ls := lines(write(t, "run-1", []byte(`{"value":1}`), 1))
 	f := strings.Fields(ls[1])

@@ -38,8 +38,14 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 	if len(key) == 0 {
 		return nil, errors.New("frame: empty key")
 	}
-	// The log is read line by line: only one line and the frames found so far are held, however
-	// long the log.
+	return ScanKeys(r, func(string) []byte { return key })
+}
+
+// ScanKeys is Scan with the key of each message chosen by its ID, so that a reader that knows whose
+// keys an ID claims can tell a message of another writer from a forged one. A message whose key is
+// empty fails authentication. The log is read line by line: only one line and the frames found so
+// far are held, however long the log.
+func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
 	s := scanner{messages: map[string]*message{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var readErr error
@@ -66,6 +72,11 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 	var out []Decoded
 	errs := []error{readErr}
 	for _, m := range ordered {
+		key := keyFor(m.id)
+		if len(key) == 0 {
+			errs = append(errs, fmt.Errorf("frame %s: no key", m.id))
+			continue
+		}
 		payload, err := m.decode(key)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("frame %s: %w", m.id, err))

@@ -2,15 +2,19 @@ package platform
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 
 	"golang.org/x/crypto/ssh"
+	"k8s.io/apimachinery/pkg/types"
 )
 
-// Keys of the suite's auth Secret.
+// Keys of a run's auth Secret.
 const (
 	// AuthTokenKey holds the key that authenticates the runner's result frames.
 	AuthTokenKey = "token"
@@ -20,50 +24,106 @@ const (
 	AuthSSHPublicKey  = "ssh-publickey"
 )
 
-// Auth is the content of a suite's auth Secret.
+// MasterKeySize is the size of a master key in bytes, and the least a master key may have.
+const MasterKeySize = 32
+
+// Auth is what one run needs to authenticate: the token of its frames and, for VM runs, the SSH key
+// pair of its master.
 type Auth struct {
 	Token         []byte
 	SSHPrivateKey []byte
 	SSHPublicKey  []byte
 }
 
-// NewAuth makes a fresh frame token and an ed25519 SSH key pair.
-func NewAuth() (Auth, error) {
-	token := make([]byte, 32)
-	if _, err := rand.Read(token); err != nil {
-		return Auth{}, fmt.Errorf("generating the frame token: %w", err)
+// Data is the Secret data of an Auth: the keys it has.
+func (a Auth) Data() map[string][]byte {
+	out := map[string][]byte{AuthTokenKey: a.Token}
+	if len(a.SSHPrivateKey) > 0 {
+		out[AuthSSHPrivateKey] = a.SSHPrivateKey
+		out[AuthSSHPublicKey] = a.SSHPublicKey
 	}
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		return Auth{}, fmt.Errorf("generating the SSH key pair: %w", err)
+	return out
+}
+
+// MasterKey is the one secret the manager holds, in its own namespace. Every run's keys are derived
+// from it, so the manager never has to read them back from the run's namespace: a suite's key is
+// HMAC-SHA256(master, suite UID) and a run's is HMAC-SHA256(suite key, run name). The suite's UID
+// makes a suite re-created under the same name get new keys, and the run's name makes a frame of one
+// run fail authentication in any other.
+type MasterKey []byte
+
+// Validate refuses a master key too short to derive keys from.
+func (m MasterKey) Validate() error {
+	if len(m) < MasterKeySize {
+		return fmt.Errorf("the master key has %d bytes, want at least %d", len(m), MasterKeySize)
 	}
-	block, err := ssh.MarshalPrivateKey(priv, "vmbench")
-	if err != nil {
-		return Auth{}, fmt.Errorf("encoding the SSH private key: %w", err)
+	return nil
+}
+
+// RunAuth derives a run's keys: its frame token, and with ssh its SSH key pair too.
+func (m MasterKey) RunAuth(suite types.UID, run string, withSSH bool) (Auth, error) {
+	if err := m.Validate(); err != nil {
+		return Auth{}, err
 	}
-	sshPub, err := ssh.NewPublicKey(pub)
+	if suite == "" || run == "" {
+		return Auth{}, errors.New("deriving run keys: the suite's UID and the run's name must be known")
+	}
+	suiteKey := mac(m, "suite", string(suite))
+	runKey := mac(suiteKey, "run", run)
+	a := Auth{Token: []byte(hex.EncodeToString(mac(runKey, "frame token")))}
+	if !withSSH {
+		return a, nil
+	}
+	priv := ed25519.NewKeyFromSeed(mac(runKey, "ssh ed25519 seed")[:ed25519.SeedSize])
+	check := binary.BigEndian.Uint32(mac(runKey, "ssh check"))
+	sshPub, err := ssh.NewPublicKey(priv.Public())
 	if err != nil {
 		return Auth{}, fmt.Errorf("encoding the SSH public key: %w", err)
 	}
-	return Auth{
-		Token:         []byte(hex.EncodeToString(token)),
-		SSHPrivateKey: pem.EncodeToMemory(block),
-		SSHPublicKey:  ssh.MarshalAuthorizedKey(sshPub),
-	}, nil
-}
-
-// AuthFromData reads an auth Secret's data, failing when a key is missing.
-func AuthFromData(data map[string][]byte) (Auth, error) {
-	a := Auth{Token: data[AuthTokenKey], SSHPrivateKey: data[AuthSSHPrivateKey], SSHPublicKey: data[AuthSSHPublicKey]}
-	for key, v := range map[string][]byte{AuthTokenKey: a.Token, AuthSSHPrivateKey: a.SSHPrivateKey, AuthSSHPublicKey: a.SSHPublicKey} {
-		if len(v) == 0 {
-			return Auth{}, fmt.Errorf("the auth Secret has no %q key", key)
-		}
-	}
+	a.SSHPrivateKey = pem.EncodeToMemory(openSSHPrivateKey(priv, "vmbench "+run, check))
+	a.SSHPublicKey = ssh.MarshalAuthorizedKey(sshPub)
 	return a, nil
 }
 
-// Data is the Secret data of an Auth.
-func (a Auth) Data() map[string][]byte {
-	return map[string][]byte{AuthTokenKey: a.Token, AuthSSHPrivateKey: a.SSHPrivateKey, AuthSSHPublicKey: a.SSHPublicKey}
+// mac is HMAC-SHA256 under key of the fields, each preceded by its length, so that no two lists of
+// fields give the same input.
+func mac(key []byte, fields ...string) []byte {
+	h := hmac.New(sha256.New, key)
+	for _, f := range fields {
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], uint32(len(f)))
+		h.Write(n[:])
+		h.Write([]byte(f))
+	}
+	return h.Sum(nil)
+}
+
+// openSSHPrivateKey encodes an ed25519 key in OpenSSH's own format (PROTOCOL.key in OpenSSH's
+// sources), unencrypted. x/crypto/ssh writes the same format with random check bytes; here they are
+// given, so that the same key always gives the same bytes and re-applying a run's Secret changes
+// nothing.
+func openSSHPrivateKey(priv ed25519.PrivateKey, comment string, check uint32) *pem.Block {
+	pub := priv.Public().(ed25519.PublicKey)
+	pubBlob := ssh.Marshal(struct {
+		KeyType string
+		Pub     []byte
+	}{ssh.KeyAlgoED25519, pub})
+	secret := ssh.Marshal(struct {
+		Check1, Check2 uint32
+		KeyType        string
+		Pub            []byte
+		Priv           []byte
+		Comment        string
+	}{check, check, ssh.KeyAlgoED25519, pub, priv, comment})
+	// Unencrypted keys are padded to a multiple of 8 with 1, 2, 3, ...
+	for i := byte(1); len(secret)%8 != 0; i++ {
+		secret = append(secret, i)
+	}
+	body := ssh.Marshal(struct {
+		CipherName, KDFName, KDFOptions string
+		NumKeys                         uint32
+		PubKey                          []byte
+		Secret                          []byte
+	}{"none", "none", "", 1, pubBlob, secret})
+	return &pem.Block{Type: "OPENSSH PRIVATE KEY", Bytes: append([]byte("openssh-key-v1\x00"), body...)}
 }

@@ -2,8 +2,12 @@ package platform
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/rand"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,20 +15,28 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/crypto/ssh"
+	"k8s.io/apimachinery/pkg/types"
 )
 
-func TestNewAuth(t *testing.T) {
-	a, err := NewAuth()
+var testMaster = MasterKey(bytes.Repeat([]byte{7}, MasterKeySize))
+
+func mustRunAuth(t *testing.T, m MasterKey, suite types.UID, run string, withSSH bool) Auth {
+	t.Helper()
+	a, err := m.RunAuth(suite, run, withSSH)
 	if err != nil {
-		t.Fatalf("NewAuth() error: %v", err)
+		t.Fatalf("RunAuth(%s, %s) error: %v", suite, run, err)
 	}
+	return a
+}
+
+func TestRunAuthKeyPairWorks(t *testing.T) {
+	a := mustRunAuth(t, testMaster, "uid-1", "demo-vm-1", true)
 	if !regexp.MustCompile(`^[0-9a-f]{64}$`).Match(a.Token) {
 		t.Errorf("token = %q, want 64 lower-case hex characters", a.Token)
 	}
-
 	signer, err := ssh.ParsePrivateKey(a.SSHPrivateKey)
 	if err != nil {
-		t.Fatalf("ssh.ParsePrivateKey: %v", err)
+		t.Fatalf("ssh.ParsePrivateKey: %v\n%s", err, a.SSHPrivateKey)
 	}
 	pub, comment, _, rest, err := ssh.ParseAuthorizedKey(a.SSHPublicKey)
 	if err != nil {
@@ -40,7 +52,6 @@ func TestNewAuth(t *testing.T) {
 		t.Errorf("the private key's public key %q is not the authorized key %q (comment %q)",
 			ssh.MarshalAuthorizedKey(signer.PublicKey()), a.SSHPublicKey, comment)
 	}
-
 	// The pair works: what the private key signs, the authorized key verifies.
 	data := []byte("vmbench")
 	sig, err := signer.Sign(rand.Reader, data)
@@ -50,84 +61,92 @@ func TestNewAuth(t *testing.T) {
 	if err := pub.Verify(data, sig); err != nil {
 		t.Errorf("the authorized key does not verify the private key's signature: %v", err)
 	}
-}
-
-func TestNewAuthIsFresh(t *testing.T) {
-	a, err := NewAuth()
+	// x/crypto reads the encoding back to the same key, comment included.
+	raw, err := ssh.ParseRawPrivateKey(a.SSHPrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewAuth()
-	if err != nil {
-		t.Fatal(err)
+	key, ok := raw.(*ed25519.PrivateKey)
+	if !ok {
+		t.Fatalf("ParseRawPrivateKey gives %T, want *ed25519.PrivateKey", raw)
 	}
-	if bytes.Equal(a.Token, b.Token) || bytes.Equal(a.SSHPrivateKey, b.SSHPrivateKey) || bytes.Equal(a.SSHPublicKey, b.SSHPublicKey) {
-		t.Error("two calls of NewAuth() share a token or a key")
+	if !bytes.Equal(key.Public().(ed25519.PublicKey), pub.(ssh.CryptoPublicKey).CryptoPublicKey().(ed25519.PublicKey)) {
+		t.Error("ParseRawPrivateKey gives another key")
 	}
 }
 
-func TestAuthFromData(t *testing.T) {
-	full := map[string][]byte{AuthTokenKey: []byte("tok"), AuthSSHPrivateKey: []byte("priv"), AuthSSHPublicKey: []byte("pub")}
-	without := func(key string, empty bool) map[string][]byte {
-		out := map[string][]byte{}
-		for k, v := range full {
-			out[k] = v
-		}
-		if empty {
-			out[key] = []byte{}
-		} else {
-			delete(out, key)
-		}
-		return out
+// Keys are a function of the master key, the suite's UID and the run's name: the same inputs give
+// the same bytes (re-applying a run's Secret changes nothing), and changing any input changes every key.
+func TestRunAuthIsDerived(t *testing.T) {
+	a := mustRunAuth(t, testMaster, "uid-1", "demo-vm-1", true)
+	if diff := cmp.Diff(a, mustRunAuth(t, testMaster, "uid-1", "demo-vm-1", true)); diff != "" {
+		t.Errorf("the same inputs give other keys:\n%s", diff)
 	}
-	tests := []struct {
-		name    string
-		data    map[string][]byte
-		want    Auth
-		wantErr string
+	other := MasterKey(bytes.Repeat([]byte{8}, MasterKeySize))
+	for name, b := range map[string]Auth{
+		"another run":        mustRunAuth(t, testMaster, "uid-1", "demo-vm-2", true),
+		"another suite UID":  mustRunAuth(t, testMaster, "uid-2", "demo-vm-1", true),
+		"another master key": mustRunAuth(t, other, "uid-1", "demo-vm-1", true),
+		// Without length prefixes, ("uid-1", "x") and ("uid-1x", "") could meet; here the run
+		// name moves one character into the UID.
+		"shifted fields": mustRunAuth(t, testMaster, "uid-1d", "emo-vm-1", true),
+	} {
+		if bytes.Equal(a.Token, b.Token) || bytes.Equal(a.SSHPrivateKey, b.SSHPrivateKey) || bytes.Equal(a.SSHPublicKey, b.SSHPublicKey) {
+			t.Errorf("%s shares a token or a key", name)
+		}
+	}
+	tokenOnly := mustRunAuth(t, testMaster, "uid-1", "demo-vm-1", false)
+	if !bytes.Equal(tokenOnly.Token, a.Token) || tokenOnly.SSHPrivateKey != nil || tokenOnly.SSHPublicKey != nil {
+		t.Errorf("without SSH: %+v, want the same token and no keys", tokenOnly)
+	}
+}
+
+func TestRunAuthRefusesWeakInput(t *testing.T) {
+	for name, tc := range map[string]struct {
+		master MasterKey
+		suite  types.UID
+		run    string
 	}{
-		{name: "complete", data: full, want: Auth{Token: []byte("tok"), SSHPrivateKey: []byte("priv"), SSHPublicKey: []byte("pub")}},
-		{name: "no token", data: without(AuthTokenKey, false), wantErr: `the auth Secret has no "token" key`},
-		{name: "empty token", data: without(AuthTokenKey, true), wantErr: `the auth Secret has no "token" key`},
-		{name: "no private key", data: without(AuthSSHPrivateKey, false), wantErr: `the auth Secret has no "ssh-privatekey" key`},
-		{name: "no public key", data: without(AuthSSHPublicKey, false), wantErr: `the auth Secret has no "ssh-publickey" key`},
-		{name: "no data", data: nil, wantErr: "the auth Secret has no "},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := AuthFromData(tt.data)
-			if tt.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
-					t.Fatalf("AuthFromData() error = %v, want %q", err, tt.wantErr)
-				}
-				if diff := cmp.Diff(Auth{}, got); diff != "" {
-					t.Errorf("AuthFromData() returned a partial Auth on error:\n%s", diff)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("AuthFromData() error: %v", err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("AuthFromData() mismatch (-want +got):\n%s", diff)
-			}
-		})
+		"short master key": {MasterKey("0123456789"), "uid", "run"},
+		"no master key":    {nil, "uid", "run"},
+		"no suite UID":     {testMaster, "", "run"},
+		"no run":           {testMaster, "uid", ""},
+	} {
+		if a, err := tc.master.RunAuth(tc.suite, tc.run, true); err == nil {
+			t.Errorf("%s: RunAuth() = %+v, want an error", name, a)
+		}
 	}
 }
 
-func TestAuthDataRoundTrip(t *testing.T) {
-	a, err := NewAuth()
+func TestAuthData(t *testing.T) {
+	vm := mustRunAuth(t, testMaster, "uid", "demo-vm-1", true)
+	if diff := cmp.Diff([]string{AuthSSHPrivateKey, AuthSSHPublicKey, AuthTokenKey}, slices.Sorted(maps.Keys(vm.Data()))); diff != "" {
+		t.Errorf("VM run's Data() keys mismatch (-want +got):\n%s", diff)
+	}
+	container := mustRunAuth(t, testMaster, "uid", "demo-container-1", false)
+	if diff := cmp.Diff([]string{AuthTokenKey}, slices.Sorted(maps.Keys(container.Data()))); diff != "" {
+		t.Errorf("container run's Data() keys mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// OpenSSH itself, where installed, reads the private key and finds the authorized key in it: the
+// VMs' ssh client is OpenSSH, not x/crypto.
+func TestRunAuthKeyReadsInOpenSSH(t *testing.T) {
+	keygen, err := exec.LookPath("ssh-keygen")
 	if err != nil {
+		t.Skip("no ssh-keygen here")
+	}
+	a := mustRunAuth(t, testMaster, "uid-1", "demo-vm-1", true)
+	file := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(file, a.SSHPrivateKey, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := AuthFromData(a.Data())
+	out, err := exec.Command(keygen, "-y", "-f", file).CombinedOutput()
 	if err != nil {
-		t.Fatalf("AuthFromData(Data()) error: %v", err)
+		t.Fatalf("ssh-keygen -y: %v\n%s", err, out)
 	}
-	if diff := cmp.Diff(a, got); diff != "" {
-		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{AuthSSHPrivateKey, AuthSSHPublicKey, AuthTokenKey}, slices.Sorted(maps.Keys(a.Data()))); diff != "" {
-		t.Errorf("Data() keys mismatch (-want +got):\n%s", diff)
+	got, want := strings.Fields(string(out)), strings.Fields(string(a.SSHPublicKey))
+	if len(got) < 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("ssh-keygen -y gives %q, want %q", out, a.SSHPublicKey)
 	}
 }

@@ -159,6 +159,7 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool, storage podS
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: run.Name + "-plan"}},
 		}})
 	}
+	container.Ports = hostPorts(run)
 	pod := corev1.PodSpec{
 		Containers:                    []corev1.Container{container},
 		Volumes:                       volumes,
@@ -283,4 +284,25 @@ func (MPIJobAdapter) LogSource(run Run) LogSource {
 		},
 		Container: launcherName,
 	}
+}
+
+// hostPorts are the node ports a Host pod listens on, sshd's and every iperf3 server's, declared so
+// that the scheduler never puts two pods that listen on one of them on the same node (two Host
+// runs, or two pods of one run). Other pods have ports of their own and declare none.
+func hostPorts(run Run) []corev1.ContainerPort {
+	if run.Platform.Type != vmbenchv1.PlatformHost {
+		return nil
+	}
+	ports := []corev1.ContainerPort{{Name: "ssh", ContainerPort: runplan.DefaultSSHPort, HostPort: runplan.DefaultSSHPort, Protocol: corev1.ProtocolTCP}}
+	seen := map[int32]bool{runplan.DefaultSSHPort: true}
+	for _, b := range run.Benchmarks {
+		if b.Iperf3 == nil || seen[b.Iperf3.ServerPort] {
+			continue
+		}
+		seen[b.Iperf3.ServerPort] = true
+		for _, proto := range []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP} {
+			ports = append(ports, corev1.ContainerPort{ContainerPort: b.Iperf3.ServerPort, HostPort: b.Iperf3.ServerPort, Protocol: proto})
+		}
+	}
+	return ports
 }

@@ -444,13 +444,17 @@ func TestMPIJobPodsMeetPodSecurityRestricted(t *testing.T) {
 	}
 }
 
-// Host pods stay privileged where Host needs it and nowhere else: the node's network, and NET_RAW
-// with privilege escalation for the setuid ping. Only an admin allows the Host platform.
+// Host pods stay privileged where Host needs it and nowhere else: the node's network with its ports
+// declared (sshd, and iperf3's server over TCP and UDP), and NET_RAW with privilege escalation for the
+// setuid ping. Only an admin allows the Host platform.
 func TestMPIJobHostPodsDeviateFromRestrictedOnlyForTheNodesNetwork(t *testing.T) {
 	_, _, job := buildMPIJob(t, testRun(vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost}, everyBenchmark()...))
 	for role, name := range map[mpiv2.MPIReplicaType]string{mpiv2.MPIReplicaTypeLauncher: launcherName, mpiv2.MPIReplicaTypeWorker: workerName} {
 		want := []string{
 			"host namespaces: hostNetwork=true hostPID=false hostIPC=false",
+			name + ": hostPort 2222",
+			name + ": hostPort 5201",
+			name + ": hostPort 5201",
 			name + ": allowPrivilegeEscalation is not false",
 			name + ": adds capability NET_RAW",
 		}
@@ -740,6 +744,34 @@ func TestNodeNames(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, NodeNames(tt.nodes)); diff != "" {
 			t.Errorf("NodeNames(%d) mismatch (-want +got):\n%s", tt.nodes, diff)
+		}
+	}
+}
+
+// Host pods declare the node ports they listen on (sshd and each iperf3 server, once per port), so
+// the scheduler never puts two of them on one node; other pods declare none.
+func TestMPIJobHostPortsKeepHostPodsApart(t *testing.T) {
+	iperf := func(name string, port int32) vmbenchv1.Benchmark {
+		return vmbenchv1.Benchmark{Name: name, Type: vmbenchv1.BenchmarkIperf3, Iperf3: &vmbenchv1.Iperf3Params{ServerPort: port}}
+	}
+	host := vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost}
+	_, _, job := buildMPIJob(t, testRun(host, vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}, iperf("a", 5301), iperf("b", 5301), iperf("c", 5400)))
+	want := []corev1.ContainerPort{
+		{Name: "ssh", ContainerPort: 2222, HostPort: 2222, Protocol: corev1.ProtocolTCP},
+		{ContainerPort: 5301, HostPort: 5301, Protocol: corev1.ProtocolTCP},
+		{ContainerPort: 5301, HostPort: 5301, Protocol: corev1.ProtocolUDP},
+		{ContainerPort: 5400, HostPort: 5400, Protocol: corev1.ProtocolTCP},
+		{ContainerPort: 5400, HostPort: 5400, Protocol: corev1.ProtocolUDP},
+	}
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		if diff := cmp.Diff(want, spec.Template.Spec.Containers[0].Ports); diff != "" {
+			t.Errorf("host %s ports mismatch (-want +got):\n%s", role, diff)
+		}
+	}
+	_, _, job = buildMPIJob(t, testRun(containerPlatform, iperf("a", 5301)))
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		if ports := spec.Template.Spec.Containers[0].Ports; len(ports) != 0 {
+			t.Errorf("container %s declares ports %v", role, ports)
 		}
 	}
 }

@@ -66,7 +66,8 @@ type Run struct {
 	Repetition int32
 	// Benchmarks are the suite's benchmarks with defaults applied.
 	Benchmarks []vmbenchv1.Benchmark
-	// AuthSecret is the suite's Secret with the frame token and the SSH key pair; Auth is its content.
+	// AuthSecret is the run's own Secret with its frame token (and a VM run's SSH key pair); Auth is
+	// its content, derived from the manager's master key for this run alone.
 	AuthSecret string
 	Auth       Auth
 	Images     Images

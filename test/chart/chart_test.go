@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -96,7 +97,8 @@ func trackInputs(t *testing.T) {
 	})
 }
 
-// rendered is one `helm template` output, by kind and name.
+// rendered is one `helm template` output, by kind and name; objects outside the release namespace
+// are named <namespace>/<name>.
 type rendered map[string]map[string][]byte
 
 // render runs helm template with the given extra arguments and fails the test when helm does.
@@ -126,10 +128,14 @@ func render(t *testing.T, args ...string) rendered {
 		if objs[u.GetKind()] == nil {
 			objs[u.GetKind()] = map[string][]byte{}
 		}
-		if _, dup := objs[u.GetKind()][u.GetName()]; dup {
-			t.Fatalf("%s %s is rendered twice", u.GetKind(), u.GetName())
+		key := u.GetName()
+		if ns := u.GetNamespace(); ns != "" && ns != namespace {
+			key = ns + "/" + key
 		}
-		objs[u.GetKind()][u.GetName()] = doc
+		if _, dup := objs[u.GetKind()][key]; dup {
+			t.Fatalf("%s %s is rendered twice", u.GetKind(), key)
+		}
+		objs[u.GetKind()][key] = doc
 	}
 	return objs
 }
@@ -242,13 +248,277 @@ func TestLeaderElectionRoleIsNamespaced(t *testing.T) {
 	expectBoundToManager(t, objs, binding.Subjects)
 
 	without := render(t, "--set", "leaderElection=false")
-	if len(without["Role"]) != 0 || len(without["RoleBinding"]) != 0 {
-		t.Errorf("leaderElection=false still renders %v %v", without.names("Role"), without.names("RoleBinding"))
+	if _, ok := without["Role"]["vmbench-leader-election"]; ok {
+		t.Errorf("leaderElection=false still renders the Role: %v", without.names("Role"))
+	}
+	if _, ok := without["RoleBinding"]["vmbench-leader-election"]; ok {
+		t.Errorf("leaderElection=false still renders the RoleBinding: %v", without.names("RoleBinding"))
 	}
 	d := &appsv1.Deployment{}
 	without.get(t, "Deployment", "vmbench-manager", d)
 	if slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "--leader-elect") {
 		t.Errorf("leaderElection=false still passes --leader-elect")
+	}
+}
+
+// The master key is the one Secret the manager may read: get on that name alone, in the release
+// namespace, as config/rbac has it; and the manager is told where it is.
+func TestMasterKeyRoleReadsOneSecret(t *testing.T) {
+	var want rbacv1.Role
+	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "master_key_role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := bytes.Cut(raw, []byte("\n---\n"))
+	if err := yaml.UnmarshalStrict(doc, &want); err != nil || want.Kind != "Role" {
+		t.Fatalf("config/rbac/master_key_role.yaml does not start with the Role (%v)", err)
+	}
+	for _, args := range [][]string{nil, {"--set", "watchNamespaces={team-a}"}, {"--set", "leaderElection=false"}} {
+		objs := render(t, args...)
+		role := &rbacv1.Role{}
+		objs.get(t, "Role", "vmbench-master-key", role)
+		if role.Namespace != namespace {
+			t.Errorf("%v: master key Role in %q, want the release namespace", args, role.Namespace)
+		}
+		if diff := cmp.Diff(want.Rules, role.Rules); diff != "" {
+			t.Errorf("%v: master key rules differ from config/rbac (-config +chart):\n%s", args, diff)
+		}
+		binding := &rbacv1.RoleBinding{}
+		objs.get(t, "RoleBinding", "vmbench-master-key", binding)
+		if binding.Namespace != namespace || binding.RoleRef.Kind != "Role" || binding.RoleRef.Name != role.Name {
+			t.Errorf("%v: RoleBinding %s/%s refers to %+v", args, binding.Namespace, binding.Name, binding.RoleRef)
+		}
+		expectBoundToManager(t, objs, binding.Subjects)
+		_, c := manager(t, objs)
+		flag := "--master-key-secret=" + namespace + "/" + role.Rules[0].ResourceNames[0]
+		if !slices.Contains(c.Args, flag) {
+			t.Errorf("%v: the manager is not told %s: %v", args, flag, c.Args)
+		}
+	}
+}
+
+// readsSecrets reports whether a rule lets its holder get, list or watch Secrets.
+func readsSecrets(rule rbacv1.PolicyRule) bool {
+	return (slices.Contains(rule.APIGroups, "") || slices.Contains(rule.APIGroups, "*")) &&
+		(slices.Contains(rule.Resources, "secrets") || slices.Contains(rule.Resources, "*")) &&
+		slices.ContainsFunc(rule.Verbs, func(v string) bool { return v == "get" || v == "list" || v == "watch" || v == "*" })
+}
+
+func clusterRoles(t *testing.T, objs rendered) []*rbacv1.ClusterRole {
+	t.Helper()
+	var out []*rbacv1.ClusterRole
+	for _, name := range objs.names("ClusterRole") {
+		cr := &rbacv1.ClusterRole{}
+		objs.get(t, "ClusterRole", name, cr)
+		out = append(out, cr)
+	}
+	return out
+}
+
+func roles(t *testing.T, objs rendered) []*rbacv1.Role {
+	t.Helper()
+	var out []*rbacv1.Role
+	for _, name := range objs.names("Role") {
+		r := &rbacv1.Role{}
+		objs.get(t, "Role", name, r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// Whatever the install, no rule anywhere lets the manager read Secrets but the master key's.
+func TestNoSecretReadButTheMasterKey(t *testing.T) {
+	for _, args := range [][]string{nil, {"--set", "watchNamespaces={team-a,team-b}"}} {
+		objs := render(t, args...)
+		for _, cr := range clusterRoles(t, objs) {
+			for _, rule := range cr.Rules {
+				if readsSecrets(rule) {
+					t.Errorf("%v: ClusterRole %s reads Secrets cluster-wide: %+v", args, cr.Name, rule)
+				}
+			}
+		}
+		for _, r := range roles(t, objs) {
+			for _, rule := range r.Rules {
+				if !readsSecrets(rule) {
+					continue
+				}
+				if r.Namespace != namespace || !slices.Equal(rule.Verbs, []string{"get"}) || !slices.Equal(rule.ResourceNames, []string{"vmbench-master-key"}) {
+					t.Errorf("%v: Role %s/%s reads Secrets beyond the master key: %+v", args, r.Namespace, r.Name, rule)
+				}
+			}
+		}
+	}
+}
+
+// With watchNamespaces, the manager's rules are Roles in those namespaces only; the ClusterRole
+// keeps the KubeVirt CR read and the metrics endpoint's reviews, and the manager's cache is told the
+// namespaces.
+func TestNamespacedInstall(t *testing.T) {
+	generated := &rbacv1.ClusterRole{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "role.yaml"), generated)
+	// Cluster-wide by nature: the KubeVirt CR, read across namespaces, and the reviews the metrics
+	// endpoint asks for.
+	clusterWide := []string{"kubevirts", "tokenreviews", "subjectaccessreviews"}
+	var wantNamespaced, wantCluster []rbacv1.PolicyRule
+	for _, rule := range generated.Rules {
+		if !slices.ContainsFunc(rule.Resources, func(r string) bool { return !slices.Contains(clusterWide, r) }) {
+			wantCluster = append(wantCluster, rule)
+		} else {
+			wantNamespaced = append(wantNamespaced, rule)
+		}
+	}
+	if len(wantCluster) != 3 {
+		t.Fatalf("config/rbac/role.yaml has %d rules for %v alone, want 3: %+v", len(wantCluster), clusterWide, generated.Rules)
+	}
+
+	objs := render(t, "--set", "watchNamespaces={team-a,team-b}")
+	crs := clusterRoles(t, objs)
+	if len(crs) != 1 {
+		t.Fatalf("ClusterRoles %v, want the manager's only", objs.names("ClusterRole"))
+	}
+	if diff := cmp.Diff(wantCluster, crs[0].Rules); diff != "" {
+		t.Errorf("the namespaced install's ClusterRole (-want +chart):\n%s", diff)
+	}
+	for _, rule := range crs[0].Rules {
+		if slices.Contains(rule.Resources, "pods/log") || slices.Contains(rule.Resources, "pods") || slices.Contains(rule.Resources, "*") {
+			t.Errorf("the ClusterRole grants pods or their logs: %+v", rule)
+		}
+	}
+	binding := &rbacv1.ClusterRoleBinding{}
+	objs.get(t, "ClusterRoleBinding", "vmbench-manager", binding)
+	if binding.RoleRef.Name != crs[0].Name {
+		t.Errorf("ClusterRoleBinding refers to %+v", binding.RoleRef)
+	}
+	expectBoundToManager(t, objs, binding.Subjects)
+
+	managerRoles := map[string]bool{}
+	for _, r := range roles(t, objs) {
+		if r.Name != "vmbench-manager" {
+			if r.Namespace != namespace {
+				t.Errorf("Role %s in %s: only the manager's Roles go outside the release namespace", r.Name, r.Namespace)
+			}
+			continue
+		}
+		managerRoles[r.Namespace] = true
+		if diff := cmp.Diff(wantNamespaced, r.Rules); diff != "" {
+			t.Errorf("Role in %s differs from the generated rules without kubevirts (-want +chart):\n%s", r.Namespace, diff)
+		}
+		rb := &rbacv1.RoleBinding{}
+		objs.get(t, "RoleBinding", r.Namespace+"/vmbench-manager", rb)
+		if rb.Namespace != r.Namespace || rb.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name}) {
+			t.Errorf("RoleBinding %s/%s refers to %+v", rb.Namespace, rb.Name, rb.RoleRef)
+		}
+		expectBoundToManager(t, objs, rb.Subjects)
+	}
+	if diff := cmp.Diff(map[string]bool{"team-a": true, "team-b": true}, managerRoles); diff != "" {
+		t.Errorf("the manager's Roles are in other namespaces than the watched ones (-want +got):\n%s", diff)
+	}
+	_, c := manager(t, objs)
+	if !slices.Contains(c.Args, "--watch-namespaces=team-a,team-b") {
+		t.Errorf("the manager is not told the namespaces: %v", c.Args)
+	}
+
+	// Cluster-wide by default: no Roles of the manager's, no namespaces for its cache.
+	objs = render(t)
+	for _, r := range roles(t, objs) {
+		if r.Namespace != namespace {
+			t.Errorf("the cluster-wide install renders Role %s in %s", r.Name, r.Namespace)
+		}
+	}
+	_, c = manager(t, objs)
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--watch-namespaces") {
+			t.Errorf("the cluster-wide install passes %s", a)
+		}
+	}
+}
+
+// The admission policy for privileged platforms is on by default, bound with Deny, and renders
+// the allow-list of RuntimeClasses into its expressions; config/admission holds the same policy with
+// the defaults.
+func TestPrivilegedPlatformsPolicy(t *testing.T) {
+	policyOf := func(objs rendered) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+		t.Helper()
+		policy := &admissionv1.ValidatingAdmissionPolicy{}
+		objs.get(t, "ValidatingAdmissionPolicy", "vmbench-privileged-platforms", policy)
+		binding := &admissionv1.ValidatingAdmissionPolicyBinding{}
+		objs.get(t, "ValidatingAdmissionPolicyBinding", "vmbench-privileged-platforms", binding)
+		return policy, binding
+	}
+	policy, binding := policyOf(render(t))
+	if binding.Spec.PolicyName != policy.Name || !slices.Equal(binding.Spec.ValidationActions, []admissionv1.ValidationAction{admissionv1.Deny}) ||
+		binding.Spec.ParamRef != nil || binding.Spec.MatchResources != nil {
+		t.Errorf("binding %+v, want a Deny binding of %s for every namespace, without params", binding.Spec, policy.Name)
+	}
+	if policy.Spec.FailurePolicy == nil || *policy.Spec.FailurePolicy != admissionv1.Fail {
+		t.Errorf("failurePolicy %v, want Fail: a policy that cannot be evaluated must not let Host through", policy.Spec.FailurePolicy)
+	}
+	rules := policy.Spec.MatchConstraints.ResourceRules
+	if len(rules) != 1 || !slices.Equal(rules[0].APIGroups, []string{"vmbench.io"}) || !slices.Equal(rules[0].Resources, []string{"benchmarksuites"}) ||
+		!slices.Equal(rules[0].Operations, []admissionv1.OperationType{admissionv1.Create, admissionv1.Update}) {
+		t.Errorf("the policy matches %+v, want creates and updates of benchmarksuites", rules)
+	}
+	variable := func(p *admissionv1.ValidatingAdmissionPolicy, name string) string {
+		for _, v := range p.Spec.Variables {
+			if v.Name == name {
+				return v.Expression
+			}
+		}
+		t.Fatalf("no variable %s", name)
+		return ""
+	}
+	allText := func(p *admissionv1.ValidatingAdmissionPolicy) string {
+		var b strings.Builder
+		for _, v := range p.Spec.Validations {
+			b.WriteString(v.Expression + "\n" + v.MessageExpression + "\n")
+		}
+		return b.String()
+	}
+	if got := variable(policy, "allowedRuntimeClasses"); got != "[]" {
+		t.Errorf("default allowedRuntimeClasses expression %q, want []", got)
+	}
+	for _, want := range []string{"p.type == 'Host'", "has(p.runtimeClassName)", "kubectl label namespace ' + request.namespace + ' vmbench.io/privileged-platforms=true", "(now: none)"} {
+		if !strings.Contains(allText(policy), want) {
+			t.Errorf("the policy's validations do not contain %q", want)
+		}
+	}
+	if !strings.Contains(variable(policy, "namespaceAllows"), "namespaceObject.metadata.labels['vmbench.io/privileged-platforms'] == 'true'") {
+		t.Errorf("namespaceAllows does not read the admin's label: %s", variable(policy, "namespaceAllows"))
+	}
+
+	listed, _ := policyOf(render(t, "--set", "allowedRuntimeClasses={kata,gvisor}"))
+	if got := variable(listed, "allowedRuntimeClasses"); got != `["kata","gvisor"]` {
+		t.Errorf("allowedRuntimeClasses expression %q, want the list", got)
+	}
+	if !strings.Contains(allText(listed), "(now: kata, gvisor)") {
+		t.Error("the messages do not name the allowed RuntimeClasses")
+	}
+
+	off := render(t, "--set", "admissionPolicy.enabled=false")
+	if len(off["ValidatingAdmissionPolicy"]) != 0 || len(off["ValidatingAdmissionPolicyBinding"]) != 0 {
+		t.Errorf("admissionPolicy.enabled=false still renders %v %v", off.names("ValidatingAdmissionPolicy"), off.names("ValidatingAdmissionPolicyBinding"))
+	}
+
+	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", "privileged_platforms.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(raw), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("config/admission/privileged_platforms.yaml has %d documents, want the policy and its binding", len(docs))
+	}
+	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
+		t.Errorf("config/admission's policy differs from the chart's (-chart +config):\n%s", diff)
+	}
+	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
+		t.Errorf("config/admission's binding differs from the chart's (-chart +config):\n%s", diff)
 	}
 }
 
@@ -372,7 +642,7 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 	for _, want := range []string{
 		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
 		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
-		"--network-policy=true",
+		"--network-policy=true", "--master-key-secret=vmbench-system/vmbench-master-key", "--metrics-secure=true",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("defaults: no %s in %v", want, c.Args)
@@ -386,9 +656,9 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--set", "runnerImage=registry.example/runner:1", "--set", "vmDiskImage=registry.example/disk:1",
 		"--set", "imagePullPolicy=Always", "--set", "vmNetwork=passt", "--set", "emulation=forbid",
 		"--set", "containerStartup=5m", "--set", "vmStartup=1h30m", "--set", "image.tag=v1", "--set", "image.pullPolicy=Always",
-		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel"))
+		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel", "--set", "metrics.secure=false"))
 	for _, want := range []string{
-		"--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
+		"--metrics-secure=false", "--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
 		"--vm-network=passt", "--emulation=forbid", "--container-startup=5m", "--vm-startup=1h30m", "--zap-devel",
 		"--network-policy=false",
 	} {
@@ -488,11 +758,16 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 				MatchLabels map[string]string `json:"matchLabels"`
 			} `json:"selector"`
 			Endpoints []struct {
-				Port          string `json:"port"`
-				Path          string `json:"path"`
-				Interval      string `json:"interval"`
-				ScrapeTimeout string `json:"scrapeTimeout"`
-				HonorLabels   bool   `json:"honorLabels"`
+				Port            string `json:"port"`
+				Path            string `json:"path"`
+				Interval        string `json:"interval"`
+				ScrapeTimeout   string `json:"scrapeTimeout"`
+				HonorLabels     bool   `json:"honorLabels"`
+				Scheme          string `json:"scheme"`
+				BearerTokenFile string `json:"bearerTokenFile"`
+				TLSConfig       *struct {
+					InsecureSkipVerify bool `json:"insecureSkipVerify"`
+				} `json:"tlsConfig"`
 			} `json:"endpoints"`
 		} `json:"spec"`
 	}
@@ -522,6 +797,19 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 	// exported_namespace, and every dashboard query selects nothing.
 	if !sm.Spec.Endpoints[0].HonorLabels {
 		t.Error("honorLabels is not true")
+	}
+	// Secure metrics by default: HTTPS with the scraper's own token, which the manager reviews.
+	if e := sm.Spec.Endpoints[0]; e.Scheme != "https" || e.BearerTokenFile != "/var/run/secrets/kubernetes.io/serviceaccount/token" ||
+		e.TLSConfig == nil || !e.TLSConfig.InsecureSkipVerify {
+		t.Errorf("endpoint %+v, want https with the service account token (the manager's certificate is self-signed)", e)
+	}
+	plain := render(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.secure=false")
+	sm.Spec.Endpoints = nil
+	if err := yaml.UnmarshalStrict(plain["ServiceMonitor"]["vmbench"], &sm); err != nil {
+		t.Fatal(err)
+	}
+	if e := sm.Spec.Endpoints[0]; e.Scheme == "https" || e.BearerTokenFile != "" {
+		t.Errorf("metrics.secure=false: endpoint %+v still asks for https or a token", e)
 	}
 }
 
@@ -589,6 +877,10 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"dashboards.label=not a label", "label"},
 		{"logLevel=chatty", "logLevel"},
 		{"networkPolicy=maybe", "networkPolicy"},
+		{"watchNamespaces={Team_A}", "watchNamespaces"},
+		{"allowedRuntimeClasses={Kata_1}", "allowedRuntimeClasses"},
+		{"admissionPolicy.enabled=maybe", "enabled"},
+		{"metrics.secure=maybe", "secure"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)

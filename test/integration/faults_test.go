@@ -208,8 +208,21 @@ func TestSameNameRecreationNeverAdoptsThePredecessorsChildren(t *testing.T) {
 	// Once the old children are gone, the new suite's run starts with children of its own.
 	h.g.Expect(k8s.Delete(h.ctx, old)).To(Succeed())
 	h.g.Expect(k8s.DeleteAllOf(h.ctx, &corev1.ConfigMap{}, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "again-container-1"})).To(Succeed())
-	h.g.Expect(k8s.Delete(h.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "again-auth", Namespace: h.ns}})).To(Succeed())
 	h.g.Expect(k8s.Delete(h.ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "again-container-1", Namespace: h.ns}})).To(Succeed())
+	// The run's Secret, which the manager cannot read, is not adopted either: writing it tests who
+	// controls it.
+	oldSecret := &corev1.Secret{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "again-container-1-auth"}, oldSecret)).To(Succeed())
+	h.eventuallySuite("again", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonChildOfAnotherSuite), progressing(s).Message)
+		g.Expect(progressing(s).Message).To(ContainSubstring("Secret again-container-1-auth exists and is not this suite's"))
+	})
+	h.g.Consistently(func(g Gomega) {
+		secret := &corev1.Secret{}
+		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(oldSecret), secret)).To(Succeed())
+		g.Expect(secret.ResourceVersion).To(Equal(oldSecret.ResourceVersion), "never written")
+	}, 2*time.Second, interval).Should(Succeed())
+	h.g.Expect(k8s.Delete(h.ctx, oldSecret)).To(Succeed())
 	h.g.Eventually(func(g Gomega) {
 		job := &mpiv2.MPIJob{}
 		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(old), job)).To(Succeed())
@@ -265,4 +278,32 @@ func (h *harness) denyMPIJobs() {
 	h.g.Eventually(func() error {
 		return k8s.Create(h.ctx, probe.DeepCopy(), client.DryRunAll)
 	}, timeout, interval).Should(MatchError(ContainSubstring("benchmarks are not allowed")), "the policy is enforced")
+}
+
+// A run that an earlier vmbench started signs its frames with the suite's key, which this vmbench
+// does not read: it fails at once with the reason, and the suite goes on.
+func TestRunStartedWithTheSuitesKeyFailsClearly(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("upgraded", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+	h.eventuallySuite("upgraded", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "upgraded-container-1")).To(Equal(vmbenchv1.RunRunning))
+	})
+	// What an earlier vmbench made carries no keys annotation.
+	h.g.Eventually(func() error {
+		job := h.mpiJob("upgraded-container-1")
+		delete(job.Annotations, vmbenchv1.AnnotationKeys)
+		return k8s.Update(h.ctx, job)
+	}, timeout, interval).Should(Succeed())
+
+	s := h.eventuallySuite("upgraded", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "upgraded-container-1")).To(Equal(vmbenchv1.RunFailed))
+		g.Expect(runPhase(s, "upgraded-container-2")).To(Equal(vmbenchv1.RunRunning))
+	})
+	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix(controllers.ReasonKeysRetired + ": run upgraded-container-1 was started by an earlier vmbench"))
+	h.g.Expect(s.Status.Runs[0].Message).To(ContainSubstring("Secret upgraded-auth"))
+	h.finishContainerRun("upgraded", "upgraded-container-2", 1)
+	h.eventuallySuite("upgraded", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "upgraded-container-2")).To(Equal(vmbenchv1.RunSucceeded))
+	})
 }

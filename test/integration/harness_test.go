@@ -141,6 +141,7 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		VMStartup:        20 * time.Minute,
 		Available:        available,
 		NetworkPolicy:    true,
+		MasterKey:        masterKey,
 	}
 	if h.configure != nil {
 		h.configure(r)
@@ -204,10 +205,21 @@ func runPhase(s *vmbenchv1.BenchmarkSuite, run string) vmbenchv1.RunPhase {
 	return ""
 }
 
-func (h *harness) token(suite string) []byte {
+// masterKey is the manager's master key in these tests.
+var masterKey = platform.MasterKey(bytes.Repeat([]byte("k"), platform.MasterKeySize))
+
+// token is the frame token of a run: the one in the run's Secret, which is derived from the master
+// key, the suite's UID and the run's name.
+func (h *harness) token(suite, run string) []byte {
+	h.t.Helper()
 	secret := &corev1.Secret{}
-	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: suite + "-auth"}, secret)).To(Succeed())
-	return secret.Data[platform.AuthTokenKey]
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-auth"}, secret)
+	}, timeout, interval).Should(Succeed())
+	auth, err := masterKey.RunAuth(h.get(suite).UID, run, false)
+	h.g.Expect(err).NotTo(HaveOccurred())
+	h.g.Expect(secret.Data[platform.AuthTokenKey]).To(Equal(auth.Token), "the run's Secret holds its derived token")
+	return auth.Token
 }
 
 // runnerLog is what a runner prints: progress noise around framed, authenticated messages.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -62,7 +63,7 @@ func (h *harness) finishContainerRun(suite, run string, factor float64) {
 	h.t.Helper()
 	job := h.mpiJob(run)
 	h.launcherPod(suite, run, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher",
-		runnerLog(h.t, h.token(suite), runMessages(h.t, run, factor, "kvm", job.CreationTimestamp.Time)...))
+		runnerLog(h.t, h.token(suite, run), runMessages(h.t, run, factor, "kvm", job.CreationTimestamp.Time)...))
 	h.setMPIJobCondition(run, mpiv2.JobSucceeded, "MPIJobSucceeded", "MPIJob succeeded")
 }
 
@@ -75,7 +76,7 @@ func (h *harness) finishVMRun(suite, run string, factor float64, virtualization 
 		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-master"}, master)
 	}, timeout, interval).Should(Succeed())
 	h.launcherPod(suite, run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log",
-		runnerLog(h.t, h.token(suite), runMessages(h.t, run, factor, virtualization, master.CreationTimestamp.Time)...))
+		runnerLog(h.t, h.token(suite, run), runMessages(h.t, run, factor, virtualization, master.CreationTimestamp.Time)...))
 	for _, n := range nodes[1:] {
 		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
 	}
@@ -103,6 +104,11 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 		}
 		h.g.Expect(spec.Template.Labels).To(HaveKeyWithValue(vmbenchv1.LabelRun, "demo-container-1"))
 	}
+	// The launcher's token comes from the run's own Secret, derived for this run alone.
+	h.g.Expect(job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec.Containers[0].Env).To(ContainElement(
+		HaveField("ValueFrom.SecretKeyRef.LocalObjectReference.Name", "demo-container-1-auth")))
+	h.g.Expect(job.Annotations).To(HaveKeyWithValue(vmbenchv1.AnnotationKeys, vmbenchv1.KeysPerRun))
+	h.token("demo", "demo-container-1")
 	planMap := &corev1.ConfigMap{}
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-plan"}, planMap)).To(Succeed())
 	h.g.Expect(hasOwner(planMap, suite)).To(BeTrue())
@@ -129,6 +135,14 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 		g.Expect(runPhase(s, "demo-vm-1")).To(Equal(vmbenchv1.RunRunning))
 	})
 	h.g.Expect(apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1"}, &mpiv2.MPIJob{}))).To(BeTrue())
+	h.g.Eventually(func() bool {
+		return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-auth"}, &corev1.Secret{}))
+	}, timeout, interval).Should(BeTrue(), "the run's Secret goes with the run's cleanup")
+	vmAuth := &corev1.Secret{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-vm-1-auth"}, vmAuth)).To(Succeed())
+	h.g.Expect(hasOwner(vmAuth, suite)).To(BeTrue())
+	h.g.Expect(vmAuth.Labels).To(HaveKeyWithValue(vmbenchv1.LabelRun, "demo-vm-1"))
+	h.g.Expect(vmAuth.Data).To(HaveKey(platform.AuthSSHPrivateKey), "a VM run's Secret holds its SSH keys")
 	// Raw outputs outlive the run's cleanup, outside status, owned by the suite.
 	raw := &corev1.ConfigMap{}
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-raw"}, raw)).To(Succeed())
@@ -291,7 +305,7 @@ func TestBenchmarkErrorsAndCorruptFramesAreReportedWhileTheSuiteGoesOn(t *testin
 		runplan.Message{Kind: runplan.KindResult, Run: "partial-container-1", Benchmark: "net", Node: "master-node01",
 			Error: "iperf3 reported an error: unable to connect to server: Connection refused"},
 		runplan.Message{Kind: runplan.KindDone, Run: "partial-container-1"})
-	h.launcherPod("partial", "partial-container-1", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", runnerLog(t, h.token("partial"), msgs...))
+	h.launcherPod("partial", "partial-container-1", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", runnerLog(t, h.token("partial", "partial-container-1"), msgs...))
 	h.setMPIJobCondition("partial-container-1", mpiv2.JobSucceeded, "MPIJobSucceeded", "")
 
 	// Run 2 goes on; its frames are signed with a key that is not the suite's.
@@ -353,15 +367,19 @@ func TestRestartOfTheControllerLosesNothingAndRunsNothingTwice(t *testing.T) {
 	master := &kubevirtv1.VirtualMachineInstance{}
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-vm-1-master"}, master)).To(Succeed())
 	auth := &corev1.Secret{}
-	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-auth"}, auth)).To(Succeed())
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-vm-1-auth"}, auth)).To(Succeed())
 
-	// A new controller process takes over mid-run.
+	// A new controller process takes over mid-run; it derives the same keys from the master key.
 	h.stopManager()
 	h.startManager(allKinds())
 	h.g.Consistently(func(g Gomega) {
 		again := &kubevirtv1.VirtualMachineInstance{}
 		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-vm-1-master"}, again)).To(Succeed())
 		g.Expect(again.UID).To(Equal(master.UID), "the running VM is adopted, not recreated")
+		sameAuth := &corev1.Secret{}
+		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(auth), sameAuth)).To(Succeed())
+		g.Expect(sameAuth.UID).To(Equal(auth.UID))
+		g.Expect(sameAuth.Data).To(Equal(auth.Data), "the run's keys survive the restart")
 		g.Expect(apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-container-1"}, &mpiv2.MPIJob{}))).
 			To(BeTrue(), "the finished container run is not started again")
 	}, 2*time.Second, interval).Should(Succeed())
@@ -370,9 +388,6 @@ func TestRestartOfTheControllerLosesNothingAndRunsNothingTwice(t *testing.T) {
 	s := h.eventuallySuite("restart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete))
 	})
-	sameAuth := &corev1.Secret{}
-	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-auth"}, sameAuth)).To(Succeed())
-	h.g.Expect(sameAuth.Data).To(Equal(auth.Data), "the suite's keys survive the restart")
 	for _, r := range s.Status.Results {
 		if r.Benchmark == "cpu" {
 			h.g.Expect(findMetric(r.Metrics, "events_per_second").N).To(Equal(int32(3)), "%s: each sample once", r.Platform)

@@ -34,3 +34,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- define "vmbench.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
+
+{{/* The Secret of the master key, in the release namespace; the manager creates it on first start. */}}
+{{- define "vmbench.masterKeySecret" -}}
+{{- printf "%s-master-key" (include "vmbench.fullname" .) -}}
+{{- end -}}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+)
+
+func validOptions() options {
+	return options{pullPolicy: "IfNotPresent", vmNetwork: "auto", emulation: "allow", masterKeySecret: "vmbench-system/vmbench-master-key"}
+}
+
+func TestMasterKeySecretFlag(t *testing.T) {
+	o := validOptions()
+	got, err := o.masterKey()
+	if err != nil || got != (types.NamespacedName{Namespace: "vmbench-system", Name: "vmbench-master-key"}) {
+		t.Errorf("masterKey() = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "vmbench-master-key", "/name", "ns/", "Bad_NS/name", "ns/name with space"} {
+		o.masterKeySecret = bad
+		if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--master-key-secret") {
+			t.Errorf("--master-key-secret=%q: %v, want a refusal naming the flag", bad, err)
+		}
+	}
+}
+
+func TestWatchNamespacesFlag(t *testing.T) {
+	for flag, want := range map[string]map[string]cache.Config{
+		"":              nil,
+		" ":             nil,
+		"team-a":        {"team-a": {}},
+		"team-a,team-b": {"team-a": {}, "team-b": {}},
+		"team-a, b":     {"team-a": {}, "b": {}},
+	} {
+		o := validOptions()
+		o.watchNamespaces = flag
+		got, err := o.namespaces()
+		if err != nil {
+			t.Errorf("--watch-namespaces=%q: %v", flag, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("--watch-namespaces=%q (-want +got):\n%s", flag, diff)
+		}
+	}
+	for _, bad := range []string{"team-a,,team-b", "Team_A", "team-a,"} {
+		o := validOptions()
+		o.watchNamespaces = bad
+		if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--watch-namespaces") {
+			t.Errorf("--watch-namespaces=%q: %v, want a refusal naming the flag", bad, err)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/frame"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/runner"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+var testMasterKey = platform.MasterKey(bytes.Repeat([]byte("m"), platform.MasterKeySize))
+
+// keyedSuite is the test suite as the API server has it, with a UID: run names demo-container-1,
+// demo-vm-1, demo-vm-2, ...
+func keyedSuite() *vmbenchv1.BenchmarkSuite {
+	s := testSuite(vmbenchv1.Benchmark{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}, vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing})
+	s.UID = "5b1f0c1e-0000-4000-8000-000000000001"
+	return s
+}
+
+func mustFrameKeys(t *testing.T, suite *vmbenchv1.BenchmarkSuite, run string) frameKeys {
+	t.Helper()
+	r := &SuiteReconciler{MasterKey: testMasterKey}
+	keys, err := r.frameKeysOf(suite, run)
+	if err != nil {
+		t.Fatalf("frameKeysOf(%s): %v", run, err)
+	}
+	return keys
+}
+
+// runnerOutput is a run's log as its runner writes it: noise, and every message framed under the
+// run's token with IDs <run>-<session>-<sequence>.
+func runnerOutput(t *testing.T, token []byte, msgs ...runplan.Message) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.WriteString("mpirun: noise before the runner\n")
+	emit := runner.FrameEmitter(&buf, token, 1, "lmn0p")
+	for _, m := range msgs {
+		if err := emit(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// runOf is a whole 2-node run of cpu and ping as its runner reports it.
+func runOf(run string) []runplan.Message {
+	msgs := []runplan.Message{{Kind: runplan.KindStarted, Run: run}}
+	for _, m := range goodResults() {
+		m.Run = run
+		msgs = append(msgs, m)
+	}
+	return append(msgs, runplan.Message{Kind: runplan.KindDone, Run: run})
+}
+
+// Run 1's authentic frames, replayed into run 2's log, are refused: run 2 fails with the cause, and
+// not one of their samples reaches the status.
+func TestFramesOfAnotherRunAreRefused(t *testing.T) {
+	suite := keyedSuite()
+	keys1, keys2 := mustFrameKeys(t, suite, "demo-vm-1"), mustFrameKeys(t, suite, "demo-vm-2")
+	log1 := runnerOutput(t, keys1.tokens["demo-vm-1"], runOf("demo-vm-1")...)
+
+	// In its own log, run 1's report is whole.
+	own := decodeReport(bytes.NewReader(log1), keys1)
+	if own.FrameErr != nil || own.ForeignErr != nil || own.Started == nil || own.Done == nil || len(own.Results) != 3 {
+		t.Fatalf("run 1's own log: %+v", own)
+	}
+
+	replayed := decodeReport(bytes.NewReader(log1), keys2)
+	if replayed.Started != nil || replayed.Done != nil || len(replayed.Results) != 0 {
+		t.Errorf("run 2 took run 1's messages: %+v", replayed)
+	}
+	if replayed.FrameErr != nil {
+		t.Errorf("run 1's frames are authentic, not corrupt: %v", replayed.FrameErr)
+	}
+	if replayed.ForeignErr == nil || !strings.Contains(replayed.ForeignErr.Error(), "5 of run demo-vm-1") {
+		t.Errorf("ForeignErr = %v, want it to count run 1's 5 messages", replayed.ForeignErr)
+	}
+
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run2 := &vmbenchv1.RunStatus{Name: "demo-vm-2", Platform: "vm", Repetition: 2, StartTime: &metav1.Time{Time: finishStart}}
+	finishRun(st, run2, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+		Report: replayed, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+	})
+	if run2.Phase != vmbenchv1.RunFailed || !strings.HasPrefix(run2.Message, "frames of another run: the log of run demo-vm-2 holds authentic messages of other runs (5 of run demo-vm-1)") {
+		t.Errorf("run 2: %s %q, want Failed with frames of another run", run2.Phase, run2.Message)
+	}
+	for _, r := range st.Results {
+		for _, m := range r.Metrics {
+			if m.N != 0 || len(m.Samples) != 0 {
+				t.Errorf("%s/%s holds %d samples from run 1", r.Benchmark, m.Name, m.N)
+			}
+		}
+	}
+}
+
+// Messages that verify under the run's own token but name another run are refused too, as is a
+// mixed log's foreign part, while the run's own messages are kept.
+func TestMessagesNamingAnotherRunAreRefused(t *testing.T) {
+	suite := keyedSuite()
+	keys := mustFrameKeys(t, suite, "demo-vm-2")
+	var log bytes.Buffer
+	log.Write(runnerOutput(t, keys.tokens["demo-vm-2"], runOf("demo-vm-2")...))
+	// A runner holding run 2's token that claims to be run 1, under IDs that name no run.
+	for i, m := range runOf("demo-vm-1")[:2] {
+		payload, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := frame.Write(&log, keys.tokens["demo-vm-2"], "x"+string(rune('a'+i)), payload, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// And a message without a run.
+	if err := frame.Write(&log, keys.tokens["demo-vm-2"], "norun", []byte(`{"kind":"done"}`), 1); err != nil {
+		t.Fatal(err)
+	}
+	got := decodeReport(bytes.NewReader(log.Bytes()), keys)
+	if got.Started == nil || got.Done == nil || len(got.Results) != 3 {
+		t.Errorf("run 2's own messages are not all kept: %+v", got)
+	}
+	for _, m := range append(got.Results, *got.Started, *got.Done) {
+		if m.Run != "demo-vm-2" {
+			t.Errorf("kept a message of run %q", m.Run)
+		}
+	}
+	want := "the log of run demo-vm-2 holds authentic messages of other runs (1 of run with no run name, 2 of run demo-vm-1)"
+	if got.ForeignErr == nil || !strings.HasPrefix(got.ForeignErr.Error(), want) {
+		t.Errorf("ForeignErr = %v, want %q", got.ForeignErr, want)
+	}
+}
+
+func TestFrameKeysRunOf(t *testing.T) {
+	keys := mustFrameKeys(t, keyedSuite(), "demo-vm-1")
+	for id, want := range map[string]string{
+		"demo-vm-1-lmn0p-1":        "demo-vm-1",
+		"demo-container-2-abc-17":  "demo-container-2",
+		"demo-vm-3-abc-1":          "demo-vm-3",
+		"demo-vm-9-abc-1":          "demo-vm-1", // no such run: the run being read
+		"other-suite-vm-1-abc-1":   "demo-vm-1",
+		"demo-vm-1-0":              "demo-vm-1",
+		"nohyphen":                 "demo-vm-1",
+		"demo-container-1-x-y-z-1": "demo-vm-1",
+	} {
+		if got := keys.runOf(id); got != want {
+			t.Errorf("runOf(%q) = %q, want %q", id, got, want)
+		}
+	}
+	if len(keys.tokens) != 6 {
+		t.Errorf("%d tokens, want one per run of the suite (6)", len(keys.tokens))
+	}
+	if _, err := (&SuiteReconciler{MasterKey: testMasterKey}).frameKeysOf(keyedSuite(), "demo-vm-7"); err == nil {
+		t.Error("frameKeysOf a run that is not the suite's: no error")
+	}
+}
+
+func TestRunAuthSecret(t *testing.T) {
+	suite := keyedSuite()
+	r := &SuiteReconciler{MasterKey: testMasterKey}
+	planned := plannedByName(suite, "demo-vm-1")
+	run, err := r.platformRun(suite, planned, DefaultedBenchmarks(suite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runAuthSecret(run)
+	if got.Name != "demo-vm-1-auth" || got.Namespace != "bench" || run.AuthSecret != got.Name {
+		t.Errorf("Secret %s/%s, run.AuthSecret %s", got.Namespace, got.Name, run.AuthSecret)
+	}
+	wantLabels := map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-vm-1", vmbenchv1.LabelPlatform: "vm"}
+	if diff := cmp.Diff(wantLabels, got.Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	want, err := testMasterKey.RunAuth(suite.UID, "demo-vm-1", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Data(), got.Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, run.Auth); diff != "" {
+		t.Errorf("the VMs get other keys than the Secret holds (-want +got):\n%s", diff)
+	}
+	container, err := r.platformRun(suite, plannedByName(suite, "demo-container-1"), DefaultedBenchmarks(suite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data := runAuthSecret(container).Data; len(data) != 1 || data[platform.AuthTokenKey] == nil {
+		t.Errorf("a container run's Secret holds %v, want its token only", data)
+	}
+}
+
+func TestSecretPatches(t *testing.T) {
+	secret := &corev1.Secret{Data: map[string][]byte{"token": []byte("t")}, ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}}
+	patch := jsonPatch(append(controlledBy("uid-1"), replaceContent(secret)...))
+	if patch.Type() != types.JSONPatchType {
+		t.Errorf("patch type %s", patch.Type())
+	}
+	body, err := patch.Data(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []map[string]any
+	if err := json.Unmarshal(body, &ops); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"op": "test", "path": "/metadata/ownerReferences/0/uid", "value": "uid-1"},
+		{"op": "test", "path": "/metadata/ownerReferences/0/controller", "value": true},
+		{"op": "add", "path": "/data", "value": map[string]any{"token": "dA=="}},
+		{"op": "add", "path": "/metadata/labels", "value": map[string]any{"a": "b"}},
+	}
+	if diff := cmp.Diff(want, ops); diff != "" {
+		t.Errorf("patch (-want +got):\n%s", diff)
+	}
+}
+
+func TestStartedWithSuiteKeys(t *testing.T) {
+	jobKind := schema.GroupVersionKind{Group: "kubeflow.org", Version: "v2beta1", Kind: "MPIJob"}
+	workload := func(annotations map[string]string) client.Object {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(jobKind)
+		u.SetAnnotations(annotations)
+		return u
+	}
+	kinds := []schema.GroupVersionKind{jobKind}
+	job := workload(map[string]string{"x": "y"})
+	objs := []client.Object{&corev1.ConfigMap{}, job}
+	markPerRunKeys(objs)
+	if startedWithSuiteKeys(objs, kinds) {
+		t.Errorf("marked children are taken for an earlier vmbench's: %v", job.GetAnnotations())
+	}
+	if job.GetAnnotations()["x"] != "y" {
+		t.Error("marking dropped an annotation")
+	}
+	if !startedWithSuiteKeys([]client.Object{workload(nil)}, kinds) {
+		t.Error("an unmarked workload is not noticed")
+	}
+	// Only the workload tells: other children (made elsewhere than by the adapter) do not.
+	if startedWithSuiteKeys([]client.Object{&corev1.ConfigMap{}, objs[1]}, kinds) {
+		t.Error("an unmarked ConfigMap beside a marked workload is taken for an earlier vmbench's")
+	}
+	if startedWithSuiteKeys(nil, kinds) {
+		t.Error("no children: nothing says an earlier vmbench made them")
+	}
+}
+
+func TestLoadMasterKey(t *testing.T) {
+	ctx := context.Background()
+	ref := types.NamespacedName{Namespace: "vmbench-system", Name: "vmbench-master-key"}
+	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+
+	first, err := LoadMasterKey(ctx, c, ref)
+	if err != nil {
+		t.Fatalf("first start: %v", err)
+	}
+	if len(first) != platform.MasterKeySize {
+		t.Errorf("a new master key of %d bytes", len(first))
+	}
+	again, err := LoadMasterKey(ctx, c, ref)
+	if err != nil || !bytes.Equal(first, again) {
+		t.Errorf("the next start reads another key (%v)", err)
+	}
+
+	secret := &corev1.Secret{}
+	if err := c.Get(ctx, ref, secret); err != nil {
+		t.Fatal(err)
+	}
+	secret.Data[MasterKeyData] = []byte("short")
+	if err := c.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadMasterKey(ctx, c, ref); err == nil || !strings.Contains(err.Error(), "delete the Secret") {
+		t.Errorf("a short key: %v, want a refusal that says what to do", err)
+	}
+
+	// Another replica created it first: the one that loses the race reads the winner's key.
+	raced := raceClient{Client: fake.NewClientBuilder().WithScheme(NewScheme()).Build(), key: bytes.Repeat([]byte("w"), 32)}
+	got, err := LoadMasterKey(ctx, raced, ref)
+	if err != nil || !bytes.Equal(got, raced.key) {
+		t.Errorf("after a lost race: %q, %v; want the winner's key", got, err)
+	}
+}
+
+// raceClient is a client whose first Get misses a Secret that another replica creates before this
+// one's Create.
+type raceClient struct {
+	client.Client
+	key []byte
+}
+
+func (c raceClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	winner := obj.DeepCopyObject().(*corev1.Secret)
+	winner.Data = map[string][]byte{MasterKeyData: c.key}
+	if err := c.Client.Create(ctx, winner); err != nil {
+		return err
+	}
+	return apierrors.NewAlreadyExists(corev1.Resource("secrets"), obj.GetName())
+}

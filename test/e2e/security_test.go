@@ -1,0 +1,81 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// managerUser is the user name of the manager's service account, as the API server authorizes it.
+func (e *env) managerUser() string {
+	deployments := &appsv1.DeploymentList{}
+	e.g.Expect(k8s.List(e.ctx, deployments, client.InNamespace("vmbench-system"),
+		client.MatchingLabels{"app.kubernetes.io/name": "vmbench"})).To(Succeed())
+	e.g.Expect(deployments.Items).To(HaveLen(1), "the manager's Deployment")
+	return "system:serviceaccount:vmbench-system:" + deployments.Items[0].Spec.Template.Spec.ServiceAccountName
+}
+
+// can is `kubectl auth can-i --as <user>`: whether the API server would allow the request.
+func (e *env) can(user string, attrs authorizationv1.ResourceAttributes) bool {
+	review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(e.ctx, &authorizationv1.SubjectAccessReview{
+		Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &attrs},
+	}, metav1.CreateOptions{})
+	e.g.Expect(err).NotTo(HaveOccurred())
+	return review.Status.Allowed
+}
+
+// The manager reads no Secret but its master key, which it made on its first start.
+func TestManagerReadsNoSecretButItsMasterKey(t *testing.T) {
+	e := newEnv(t)
+	user := e.managerUser()
+	for _, attrs := range []authorizationv1.ResourceAttributes{
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "list", Resource: "secrets"},
+		{Verb: "watch", Resource: "secrets"},
+		{Verb: "get", Resource: "secrets", Namespace: e.ns},
+		{Verb: "list", Resource: "secrets", Namespace: "vmbench-system"},
+	} {
+		e.g.Expect(e.can(user, attrs)).To(BeFalse(), "%s may %s secrets in %q", user, attrs.Verb, attrs.Namespace)
+	}
+	for _, attrs := range []authorizationv1.ResourceAttributes{
+		{Verb: "get", Resource: "secrets", Namespace: "vmbench-system", Name: "vmbench-master-key"},
+		{Verb: "create", Resource: "secrets", Namespace: e.ns},
+		{Verb: "get", Resource: "pods", Subresource: "log", Namespace: e.ns},
+		{Verb: "update", Group: "vmbench.io", Resource: "benchmarksuites", Subresource: "finalizers", Namespace: e.ns},
+	} {
+		e.g.Expect(e.can(user, attrs)).To(BeTrue(), "%s may not %s %s/%s", user, attrs.Verb, attrs.Resource, attrs.Subresource)
+	}
+	key := &corev1.Secret{}
+	e.g.Expect(k8s.Get(e.ctx, client.ObjectKey{Namespace: "vmbench-system", Name: "vmbench-master-key"}, key)).To(Succeed())
+	e.g.Expect(key.Data["key"]).To(HaveLen(32))
+}
+
+// A Host suite is refused, with what to do, in a namespace no admin allowed, and admitted once the
+// admin's label is there.
+func TestHostSuiteNeedsTheAdminsLabel(t *testing.T) {
+	e := newEnv(t)
+	s := e.sample("suite-quick.yaml", "host")
+	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "host", Type: vmbenchv1.PlatformHost}}
+	s.Spec.Baseline = "host"
+	err := k8s.Create(e.ctx, s.DeepCopy(), client.DryRunAll)
+	e.g.Expect(err).To(MatchError(ContainSubstring("kubectl label namespace " + e.ns + " " + vmbenchv1.LabelPrivilegedPlatforms + "=true")))
+
+	ns := &corev1.Namespace{}
+	e.g.Expect(k8s.Get(e.ctx, client.ObjectKey{Name: e.ns}, ns)).To(Succeed())
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[vmbenchv1.LabelPrivilegedPlatforms] = "true"
+	e.g.Expect(k8s.Update(e.ctx, ns)).To(Succeed())
+	e.g.Eventually(func() error { return k8s.Create(e.ctx, s.DeepCopy(), client.DryRunAll) }, 30*time.Second, time.Second).Should(Succeed())
+}
