@@ -396,10 +396,9 @@ func TestGeneratedInvalidSpecsAreRefused(t *testing.T) {
 	}
 
 	type result struct {
-		c                  generatedCase
-		badErr, goodErr    error
-		goBad, goGood      error
-		goodStoredDefaults *vmbenchv1.BenchmarkSuite
+		c               generatedCase
+		badErr, goodErr error
+		goBad, goGood   error
 	}
 	results := make([]result, len(cases))
 	work := make(chan int)
