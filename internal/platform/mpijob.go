@@ -58,7 +58,7 @@ func (MPIJobAdapter) nodes(run Run) []runplan.Node {
 // Build implements Adapter.
 func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 	shared := ""
-	if usesShared(run.Benchmarks) {
+	if UsesShared(run.Benchmarks) {
 		shared = podSharedDir
 	}
 	plan := NewPlan(run, a.nodes(run), podLocalDir, shared, nil)

@@ -186,8 +186,8 @@ func resources(shape vmbenchv1.ClusterShape) corev1.ResourceRequirements {
 	}
 }
 
-// usesShared reports whether any benchmark writes to the shared storage target.
-func usesShared(benchmarks []vmbenchv1.Benchmark) bool {
+// UsesShared reports whether any benchmark writes to the shared storage target.
+func UsesShared(benchmarks []vmbenchv1.Benchmark) bool {
 	for _, b := range benchmarks {
 		if b.Iozone != nil {
 			for _, t := range b.Iozone.Targets {

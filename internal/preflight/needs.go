@@ -154,7 +154,7 @@ func NewNeeds(suite *vmbenchv1.BenchmarkSuite, explicit bool, namespace string, 
 		Suite: suite.Name, Explicit: explicit, Namespace: namespace,
 		Cluster: suite.Spec.Cluster, Placement: suite.Spec.Placement, Images: images,
 	}
-	if suite.Spec.SharedStorage != nil && usesSharedTarget(benchmarks) {
+	if suite.Spec.SharedStorage != nil && platform.UsesShared(benchmarks) {
 		needs.Shared = suite.Spec.SharedStorage
 	}
 	for _, p := range suite.Spec.Platforms {
@@ -259,21 +259,4 @@ func VMMemoryOverhead(cpus int32, guest resource.Quantity) resource.Quantity {
 	// Rounded up to whole MiB, so that messages read well.
 	bytes = (bytes + mi - 1) / mi * mi
 	return *resource.NewQuantity(bytes, resource.BinarySI)
-}
-
-// usesSharedTarget reports whether any benchmark writes to the Shared storage target.
-func usesSharedTarget(benchmarks []vmbenchv1.Benchmark) bool {
-	for _, b := range benchmarks {
-		if b.Iozone != nil {
-			for _, t := range b.Iozone.Targets {
-				if t == vmbenchv1.StorageShared {
-					return true
-				}
-			}
-		}
-		if b.Fio != nil && b.Fio.Target == vmbenchv1.StorageShared {
-			return true
-		}
-	}
-	return false
 }
