@@ -108,7 +108,7 @@ test-e2e: ## dockerd and the kind cluster up, MPI Operator, KubeVirt and vmbench
 	KUBECONFIG=$(BIN)/kind/vmbench.kubeconfig go test -tags e2e ./test/e2e/ -count=1 -timeout 100m -v
 
 .PHONY: test-chaos
-test-chaos: ## The manager's pod deleted every 8-25 s during a container suite of four runs, on the kind cluster of test-e2e: no sample lost or counted twice.
+test-chaos: ## The manager's pod deleted every 8-25 s during a container suite of ten runs, on the kind cluster of test-e2e: no sample lost or counted twice.
 	hack/kind/cluster-up.sh
 	hack/install.sh
 	KUBECONFIG=$(BIN)/kind/vmbench.kubeconfig go test -tags 'e2e chaos' ./test/e2e/ -run TestManagerKilledAtRandom -count=1 -timeout 60m -v

@@ -18,16 +18,16 @@ import (
 )
 
 // TestManagerKilledAtRandomLosesNothingAndRunsNothingTwice deletes the manager's pod every 8-25 s
-// while a container suite of several runs goes on (make test-chaos). Every kill lands wherever the
+// while a container suite of ten runs goes on (make test-chaos). Every kill lands wherever the
 // controller happens to be: starting a run, collecting it, writing status, deleting children. In the
 // end every metric has exactly one sample per repetition and node: none lost, none twice.
 func TestManagerKilledAtRandomLosesNothingAndRunsNothingTwice(t *testing.T) {
 	e := newEnv(t)
-	const reps = 4
+	const reps = 10
 	suite := containerOnly(e.sample("suite-quick.yaml", "chaos"))
 	suite.Spec.Repetitions = reps
 	suite.Spec.Benchmarks = []vmbenchv1.Benchmark{
-		{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU, SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: vmbenchv1.DurationOf(2 * time.Second)}},
+		{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU, SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: vmbenchv1.DurationOf(5 * time.Second)}},
 		{Name: "ping", Type: vmbenchv1.BenchmarkPing, Ping: &vmbenchv1.PingParams{Count: 3, Pairs: []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode}}},
 	}
 	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
