@@ -500,10 +500,7 @@ func (r *SuiteReconciler) platformRun(suite *vmbenchv1.BenchmarkSuite, planned p
 	if err != nil {
 		return platform.Run{}, fmt.Errorf("deriving the keys of run %s: %w", planned.Name, err)
 	}
-	startup := r.ContainerStartup
-	if planned.Platform.Type == vmbenchv1.PlatformVM {
-		startup = r.VMStartup
-	}
+	startup := r.startupLimit(planned.Platform.Type)
 	return platform.Run{
 		Suite: suite, Name: planned.Name, Platform: planned.Platform, Repetition: planned.Repetition,
 		Benchmarks: benchmarks, AuthSecret: runAuthSecretName(planned.Name), Auth: auth, Images: r.Images,
