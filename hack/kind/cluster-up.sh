@@ -4,7 +4,8 @@
 # with kind's default CNI. Offline, everything is built from the Go module proxy and Debian's
 # archive, each step cached under bin/: Debian base, Kubernetes and add-on binaries, images, node
 # image; then the cluster runs flannel (from the flannel module's manifest) instead of kindnetd.
-# Idempotent: an existing cluster is kept and only waited for. The kubeconfig is also written to
+# Idempotent: an existing cluster is kept: its stopped nodes are started and it is waited for (one
+# whose API server does not answer in 3 minutes is made again). The kubeconfig is also written to
 # bin/kind/vmbench.kubeconfig.
 # Usage: hack/kind/cluster-up.sh        (VMBENCH_OFFLINE=1 skips the online attempt)
 set -euo pipefail
@@ -102,9 +103,44 @@ else
 fi
 kubectl=$(kind_kubectl)
 
+write_kubeconfig() {
+  mkdir -p "$(dirname "${kubeconfig}")"
+  "${kind}" get kubeconfig --name "${CLUSTER_NAME}" > "${kubeconfig}"
+}
+
+# api_ready SECONDS: the API server answers /readyz within SECONDS.
+api_ready() {
+  local deadline=$((SECONDS + $1))
+  until "${kubectl}" --kubeconfig "${kubeconfig}" get --raw /readyz >/dev/null 2>&1; do
+    [ "${SECONDS}" -lt "${deadline}" ] || return 1
+    sleep 2
+  done
+}
+
+# revive: an existing cluster's node containers are started (after a reboot or a dockerd restart
+# they may be stopped, or still starting) and its API server is waited for. A cluster whose API
+# server does not answer within 3 minutes is deleted, so that it is made again.
+revive() {
+  local node stopped
+  for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
+    [ "$(docker inspect -f '{{.State.Running}}' "${node}" 2>/dev/null)" = true ] && continue
+    stopped="${stopped:-} ${node}"
+  done
+  if [ -n "${stopped:-}" ]; then
+    log "starting stopped nodes:${stopped}"
+    # shellcheck disable=SC2086 # one argument per node name
+    docker start ${stopped} >/dev/null || return
+  fi
+  write_kubeconfig || return
+  api_ready 180 && return
+  log "cluster ${CLUSTER_NAME}: API server did not answer /readyz within 180s; deleting it to make it again"
+  "${kind}" delete cluster --name "${CLUSTER_NAME}"
+  return 1
+}
+
 create_once() {
-  if "${kind}" get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
-    log "cluster ${CLUSTER_NAME} exists: keeping it"
+  if "${kind}" get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}" && revive; then
+    log "cluster ${CLUSTER_NAME} exists and answers: keeping it"
   else
     step "kind create cluster ${CLUSTER_NAME} (${image})" create "${image}"
   fi
@@ -112,8 +148,8 @@ create_once() {
 
 kind_config "${cni}"
 with_lock "cluster-${CLUSTER_NAME}" create_once
-mkdir -p "$(dirname "${kubeconfig}")"
-"${kind}" get kubeconfig --name "${CLUSTER_NAME}" > "${kubeconfig}"
+write_kubeconfig
+step "API server ready" api_ready 180
 [ "${cni}" = flannel ] && step "flannel ${FLANNEL_VERSION}" flannel
 step "unprivileged ICMP in pods" unprivileged_icmp
 step "wait for nodes and system pods" wait_ready "${cni}"
