@@ -39,10 +39,12 @@ type Change struct {
 	CurrentMean   float64 `json:"currentMean"`
 	// ChangePercent is (current - baseline) / baseline in percent; nil for a baseline mean of 0.
 	ChangePercent *float64 `json:"changePercent"`
-	// PValue is Welch's test of the two suites' values, for information: the verdict uses only the
-	// tolerance, so that a gate does not depend on the number of repetitions.
-	PValue  *float64 `json:"pValue"`
-	Verdict Verdict  `json:"verdict"`
+	// PValue is Welch's test of the two suites' repetition means, uncorrected, for information: the
+	// verdict uses only the tolerance, so that a gate does not depend on the number of repetitions.
+	PValue *float64 `json:"pValue"`
+	// PValueHolm is PValue adjusted with Holm's procedure over every change of the comparison.
+	PValueHolm *float64 `json:"pValueHolm"`
+	Verdict    Verdict  `json:"verdict"`
 	// EmulationDiffers is true when one suite ran the platform under emulation and the other did not:
 	// the change then measures the accelerator, not the software.
 	EmulationDiffers bool `json:"emulationDiffers"`
@@ -56,6 +58,8 @@ type Comparison struct {
 	// Missing are the benchmark/platform/metric triples of the baseline suite that the current suite
 	// did not measure.
 	Missing []string
+	// Tests is the number of changes with a p-value: the family of Holm's correction.
+	Tests int
 }
 
 // Compare checks every metric that both suites measured, on the same benchmark and platform.
@@ -99,7 +103,25 @@ func Compare(current, baseline *vmbenchv1.BenchmarkSuite, tolerance float64) (*C
 	if len(c.Changes) == 0 {
 		return nil, errors.New("the two suites have no benchmark, platform and metric in common")
 	}
+	c.holm()
 	return c, nil
+}
+
+// holm adjusts the changes' p-values over the family of every change with a test.
+func (c *Comparison) holm() {
+	p := make([]float64, len(c.Changes))
+	for i, ch := range c.Changes {
+		p[i] = math.NaN()
+		if ch.PValue != nil {
+			p[i] = *ch.PValue
+			c.Tests++
+		}
+	}
+	for i, adj := range Holm(p) {
+		if !math.IsNaN(adj) {
+			c.Changes[i].PValueHolm = pointer(adj)
+		}
+	}
 }
 
 func change(bench, platform string, old, cur vmbenchv1.MetricSummary, tolerance float64) Change {
@@ -145,7 +167,7 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "Comparison of %s against baseline suite %s; tolerance %g%% in each metric's bad direction\n\n",
 		c.Current, c.Baseline, c.Tolerance*100)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BENCHMARK\tPLATFORM\tMETRIC\tUNIT\tDIRECTION\tBASELINE SUITE\tCURRENT SUITE\tCHANGE\tP\tVERDICT")
+	fmt.Fprintln(tw, "BENCHMARK\tPLATFORM\tMETRIC\tUNIT\tDIRECTION\tBASELINE SUITE\tCURRENT SUITE\tCHANGE\tP\tP HOLM\tVERDICT")
 	emulationDiffers := false
 	for _, ch := range c.Changes {
 		verdict := string(ch.Verdict)
@@ -153,14 +175,17 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 			verdict += " (emulation differs)"
 			emulationDiffers = true
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s (n=%d)\t%s (n=%d)\t%s\t%s\t%s\n", ch.Benchmark, ch.Platform, ch.Metric, ch.Unit,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s (n=%d)\t%s (n=%d)\t%s\t%s\t%s\t%s\n", ch.Benchmark, ch.Platform, ch.Metric, ch.Unit,
 			directionWord(ch.Direction), FormatValue(ch.BaselineMean), ch.BaselineCount, FormatValue(ch.CurrentMean),
-			ch.CurrentCount, formatPercent(ch.ChangePercent), formatP(ch.PValue), verdict)
+			ch.CurrentCount, formatPercent(ch.ChangePercent), formatP(ch.PValue), formatP(ch.PValueHolm), verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "n counts repetitions (a repetition's nodes averaged); P: Welch's test of the two suites, uncorrected; "+
+		"P HOLM: adjusted with %s over the %d changes with a test; both for information, the verdict uses only the tolerance\n",
+		Correction, c.Tests)
 	if emulationDiffers {
 		fmt.Fprintln(w, "(emulation differs): one suite ran this platform's VMs under software emulation and the other did not; the change measures the accelerator")
 	}

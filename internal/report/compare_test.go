@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,8 +125,25 @@ func TestCompareTable(t *testing.T) {
 			regressed = strings.Join(strings.Fields(l), " ")
 		}
 	}
-	if want := "sysbench-cpu container events_per_second events/s higher better 1004 (n=9) 903.5 (n=9) -10.0% <0.0001 REGRESSION"; regressed != want {
+	// n counts repetitions: 3, of three nodes each.
+	if want := "sysbench-cpu container events_per_second events/s higher better 1004 (n=3) 903.5 (n=3) -10.0% <0.0001 <0.0001 REGRESSION"; regressed != want {
 		t.Errorf("regression line %q\nwant %q", regressed, want)
+	}
+	tests := 0
+	for _, ch := range c.Changes {
+		if (ch.PValue == nil) != (ch.PValueHolm == nil) || (ch.PValue != nil && *ch.PValueHolm < *ch.PValue) {
+			t.Errorf("%s/%s/%s: p %v, Holm %v", ch.Benchmark, ch.Platform, ch.Metric, value(ch.PValue), value(ch.PValueHolm))
+		}
+		if ch.PValue != nil {
+			tests++
+		}
+	}
+	// hpcc-n8000 has one VM repetition: its 31 metrics on the VM have no test.
+	if c.Tests != tests || tests != 221-31 {
+		t.Errorf("%d tests (%d with a p-value), want %d", c.Tests, tests, 221-31)
+	}
+	if want := fmt.Sprintf("P HOLM: adjusted with Holm-Bonferroni over the %d changes with a test", tests); !strings.Contains(text, want) {
+		t.Errorf("comparison lacks %q", want)
 	}
 }
 

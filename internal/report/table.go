@@ -1,5 +1,7 @@
 // Package report turns a BenchmarkSuite's status into tables, plots and regression checks: every
-// other platform against the baseline platform, with 95% confidence intervals and Welch's t-test.
+// other platform against the baseline platform, with 95% confidence intervals over repetitions,
+// coefficients of variation, Welch's t-test corrected with Holm-Bonferroni over all comparisons of
+// the report, and the minimum effect the suite could have detected.
 package report
 
 import (
@@ -28,34 +30,54 @@ type Row struct {
 	Unit      string `json:"unit"`
 	Direction string `json:"direction"`
 
-	BaselinePlatform string   `json:"baselinePlatform"`
-	BaselineEmulated bool     `json:"baselineEmulated"`
-	BaselineCount    int      `json:"baselineCount"`
-	BaselineMean     *float64 `json:"baselineMean"`
-	BaselineStdDev   *float64 `json:"baselineStdDev"`
+	BaselinePlatform string `json:"baselinePlatform"`
+	BaselineEmulated bool   `json:"baselineEmulated"`
+	// BaselineCount is the number of repetitions (of samples when SamplesTrimmed); every statistic
+	// is over the repetition means, see Summary.
+	BaselineCount int `json:"baselineCount"`
+	// BaselineSamples is how many values the repetitions hold: every node of every repetition.
+	BaselineSamples int      `json:"baselineSamples"`
+	BaselineMean    *float64 `json:"baselineMean"`
+	BaselineStdDev  *float64 `json:"baselineStdDev"`
 	// BaselineCI95 is the half-width of the baseline mean's 95% confidence interval.
 	BaselineCI95 *float64 `json:"baselineCI95"`
+	// BaselineCoVPercent is the baseline's coefficient of variation, in percent.
+	BaselineCoVPercent *float64 `json:"baselineCoVPercent"`
 
 	// Platform is empty on a row of a metric that only the baseline measured.
 	Platform string   `json:"platform"`
 	Emulated bool     `json:"emulated"`
 	Count    int      `json:"count"`
+	Samples  int      `json:"samples"`
 	Mean     *float64 `json:"mean"`
 	StdDev   *float64 `json:"stdDev"`
 	CI95     *float64 `json:"ci95"`
+	// CoVPercent is the platform's coefficient of variation, in percent.
+	CoVPercent *float64 `json:"coVPercent"`
 
 	Ratio *float64 `json:"ratio"`
 	// OverheadPercent is how much worse the platform is than the baseline, whichever way the metric
 	// improves; negative when it is better.
 	OverheadPercent *float64 `json:"overheadPercent"`
 
-	WelchT      *float64 `json:"welchT"`
-	WelchDF     *float64 `json:"welchDF"`
-	PValue      *float64 `json:"pValue"`
-	Significant *bool    `json:"significant"`
+	// MDE is the minimum detectable effect (MinDetectableEffect at the report's strictest Holm
+	// level, Alpha over the number of comparisons, and power Power), in the metric's unit;
+	// MDEPercent is the same relative to the baseline mean.
+	MDE        *float64 `json:"mde"`
+	MDEPercent *float64 `json:"mdePercent"`
+
+	WelchT  *float64 `json:"welchT"`
+	WelchDF *float64 `json:"welchDF"`
+	// PValue is Welch's two-sided p-value, uncorrected.
+	PValue *float64 `json:"pValue"`
+	// PValueHolm is PValue adjusted with Holm's procedure over every comparison of the report.
+	PValueHolm *float64 `json:"pValueHolm"`
+	// Significant is PValueHolm < Alpha.
+	Significant *bool `json:"significant"`
 
 	// SamplesTrimmed is true when either side's statistics come from the status's count, mean and
-	// stddev because its per-sample detail was dropped.
+	// stddev because its per-sample detail was dropped: that side's n counts samples, not
+	// repetitions, and its samples count as independent.
 	SamplesTrimmed bool `json:"samplesTrimmed"`
 }
 
@@ -64,6 +86,8 @@ type Report struct {
 	Suite    string
 	Baseline string
 	Rows     []Row
+	// Comparisons is the size of the family that Holm's correction covers: every row with a test.
+	Comparisons int
 	// Runs say how each run went: for VMs the accelerator, network, boot times, and for every run
 	// the time orchestration took besides the benchmarks.
 	Runs []RunRow
@@ -106,6 +130,7 @@ func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
 			r.Rows = append(r.Rows, rowsFor(bench, metric, r.Baseline, base, others, emulated)...)
 		}
 	}
+	r.Comparisons = correct(r.Rows)
 	for _, res := range suite.Status.Results {
 		if res.Failures > 0 {
 			note := fmt.Sprintf("%s on %s: %d failed execution(s)", res.Benchmark, res.Platform, res.Failures)
@@ -134,9 +159,9 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 			s := Summarize(*m)
 			baseSummary = &s
 			template.Unit, template.Direction = m.Unit, string(m.Direction)
-			template.BaselineCount = s.N
+			template.BaselineCount, template.BaselineSamples = s.N, s.Samples
 			template.BaselineMean, template.BaselineStdDev = pointer(s.Mean), pointer(s.StdDev)
-			template.BaselineCI95 = ci95(s)
+			template.BaselineCI95, template.BaselineCoVPercent = ci95(s), covPercent(s)
 			template.SamplesTrimmed = !s.FromSamples
 		}
 	}
@@ -153,8 +178,8 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 		}
 		row.Platform = other.Platform
 		row.Emulated = other.Emulated || emulated[other.Platform]
-		row.Count = s.N
-		row.Mean, row.StdDev, row.CI95 = pointer(s.Mean), pointer(s.StdDev), ci95(s)
+		row.Count, row.Samples = s.N, s.Samples
+		row.Mean, row.StdDev, row.CI95, row.CoVPercent = pointer(s.Mean), pointer(s.StdDev), ci95(s), covPercent(s)
 		row.SamplesTrimmed = row.SamplesTrimmed || !s.FromSamples
 		if baseSummary != nil {
 			compare(&row, *baseSummary, s)
@@ -167,7 +192,8 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 	return rows
 }
 
-// compare fills the ratio, the overhead and Welch's test of row against the baseline.
+// compare fills the ratio, the overhead and Welch's test of row against the baseline; correct
+// adds what depends on the other rows.
 func compare(row *Row, base, other Summary) {
 	if base.Mean != 0 {
 		ratio := other.Mean / base.Mean
@@ -182,9 +208,48 @@ func compare(row *Row, base, other Summary) {
 		if !math.IsNaN(w.DF) {
 			row.WelchDF = pointer(w.DF)
 		}
-		significant := w.Significant()
-		row.Significant = &significant
 	}
+}
+
+// correct adjusts the rows' p-values with Holm's procedure, over every row with a test, decides
+// significance on the adjusted values, and fills the minimum detectable effect at the strictest
+// level of the procedure, Alpha/m: the level the smallest p-value must pass, so that an effect of
+// that size is detected with power Power whatever the other comparisons show. It returns m.
+func correct(rows []Row) int {
+	p := make([]float64, len(rows))
+	m := 0
+	for i, row := range rows {
+		p[i] = math.NaN()
+		if row.PValue != nil {
+			p[i] = *row.PValue
+			m++
+		}
+	}
+	adjusted := Holm(p)
+	for i := range rows {
+		row := &rows[i]
+		if row.PValue == nil {
+			continue
+		}
+		row.PValueHolm = pointer(adjusted[i])
+		row.Significant = pointer(adjusted[i] < Alpha)
+		base := Summary{N: row.BaselineCount, Mean: *row.BaselineMean, StdDev: *row.BaselineStdDev}
+		other := Summary{N: row.Count, Mean: *row.Mean, StdDev: *row.StdDev}
+		if mde, ok := MinDetectableEffect(base, other, Alpha/float64(m), Power); ok {
+			row.MDE = pointer(mde)
+			if base.Mean != 0 {
+				row.MDEPercent = pointer(mde / math.Abs(base.Mean) * 100)
+			}
+		}
+	}
+	return m
+}
+
+func covPercent(s Summary) *float64 {
+	if c, ok := CoV(s); ok {
+		return pointer(c * 100)
+	}
+	return nil
 }
 
 // overheadPercent is how much worse ratio is than 1, in percent, in the metric's bad direction.
@@ -342,13 +407,19 @@ func findMetricSummary(ms []vmbenchv1.MetricSummary, name string) *vmbenchv1.Met
 	return nil
 }
 
-// WriteTable prints the rows aligned, with footnotes for emulated platforms and trimmed samples.
+// WriteTable prints the rows aligned, then the legend of its statistics, footnotes for emulated
+// platforms and trimmed samples, and the suite's notes.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "Suite %s: every platform against baseline %q; mean ± %g%% CI (Student t); Welch's t-test, significant when p < %g\n\n",
-		r.Suite, r.Baseline, Confidence*100, Alpha)
+	test := fmt.Sprintf("Welch's t-test, %s over the %d comparisons of this report, significant when the adjusted p < %g",
+		Correction, r.Comparisons, Alpha)
+	if r.Comparisons == 0 {
+		test = "no test: no metric has 2 repetitions on the baseline and on another platform"
+	}
+	fmt.Fprintf(w, "Suite %s: every platform against baseline %q; mean ± %g%% CI (Student t) over repetitions; %s\n\n",
+		r.Suite, r.Baseline, Confidence*100, test)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	baseHeader := strings.ToUpper(r.Baseline) + " (BASELINE)"
-	fmt.Fprintf(tw, "BENCHMARK\tMETRIC\tUNIT\t%s\tPLATFORM\tMEAN ± 95%% CI\tRATIO\tOVERHEAD\tP\tSIGNIFICANT\n", baseHeader)
+	fmt.Fprintf(tw, "BENCHMARK\tMETRIC\tUNIT\t%s\tCOV\tPLATFORM\tMEAN ± 95%% CI\tCOV\tRATIO\tOVERHEAD\tMDE\tP\tP HOLM\tSIGNIFICANT\n", baseHeader)
 	emulated, trimmed := false, false
 	previous := ""
 	for _, row := range r.Rows {
@@ -365,35 +436,75 @@ func (r *Report) WriteTable(w io.Writer) error {
 			platform += " (emulated)"
 			emulated = true
 		}
-		baseCell := meanCell(row.BaselineCount, row.BaselineMean, row.BaselineCI95, row.SamplesTrimmed)
+		baseCell := meanCell(row.BaselineCount, row.BaselineSamples, row.BaselineMean, row.BaselineCI95, row.SamplesTrimmed)
 		if row.BaselineEmulated && row.BaselineMean != nil {
 			baseCell += " (emulated)"
 			emulated = true
 		}
 		trimmed = trimmed || row.SamplesTrimmed
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", bench, row.Metric, row.Unit, baseCell, platform,
-			meanCell(row.Count, row.Mean, row.CI95, row.SamplesTrimmed), formatRatio(row.Ratio),
-			formatPercent(row.OverheadPercent), formatP(row.PValue), formatSignificant(row.Significant))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", bench, row.Metric, row.Unit,
+			baseCell, formatCoV(row.BaselineCoVPercent), platform, meanCell(row.Count, row.Samples, row.Mean, row.CI95, row.SamplesTrimmed),
+			formatCoV(row.CoVPercent), formatRatio(row.Ratio), formatPercent(row.OverheadPercent), formatMDE(row), formatP(row.PValue),
+			formatP(row.PValueHolm), formatSignificant(row.Significant))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var foot []string
-	if emulated {
-		foot = append(foot, EmulatedNote)
-	}
-	if trimmed {
-		foot = append(foot, "*: per-sample detail was dropped from the status to fit its size; statistics come from its count, mean and stddev")
-	}
-	foot = append(foot, "n/a: fewer than 2 values on a side (no interval, no test) or no baseline value; OVERHEAD is how much worse than the baseline, in the metric's bad direction")
 	fmt.Fprintln(w)
-	for _, f := range foot {
-		fmt.Fprintln(w, f)
+	if r.Comparisons > 0 {
+		fmt.Fprintf(w, "significant after %s: %d of %d comparisons (%d at p < %g uncorrected)\n", Correction,
+			r.significant(func(row Row) *float64 { return row.PValueHolm }), r.Comparisons,
+			r.significant(func(row Row) *float64 { return row.PValue }), Alpha)
+	}
+	for _, line := range r.legend(emulated, trimmed) {
+		fmt.Fprintln(w, line)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
 	return r.writeRuns(w)
+}
+
+// significant counts the rows whose p-value, as p picks it, is below Alpha.
+func (r *Report) significant(p func(Row) *float64) int {
+	n := 0
+	for _, row := range r.Rows {
+		if v := p(row); v != nil && *v < Alpha {
+			n++
+		}
+	}
+	return n
+}
+
+// legend says what every statistic of the table is, so that the table can be read on its own.
+func (r *Report) legend(emulated, trimmed bool) []string {
+	lines := []string{
+		"n counts repetitions: the values of one repetition's nodes (or node pairs) are averaged first, since the nodes of one run " +
+			"measure at the same time under the same conditions and are not independent repetitions",
+		"COV: coefficient of variation of the repetition means (standard deviation / mean), per platform",
+	}
+	if r.Comparisons > 0 {
+		lines = append(lines,
+			fmt.Sprintf("P: Welch's two-sided p-value, uncorrected; P HOLM: adjusted with %s over the family of all %d comparisons "+
+				"in this report (every metric of every benchmark, each platform against the baseline); SIGNIFICANT: P HOLM < %g",
+				Correction, r.Comparisons, Alpha),
+			fmt.Sprintf("MDE: minimum detectable effect, in %% of the baseline mean: the smallest difference the suite detects with power %g "+
+				"at the observed spread and n, (t(1-a/2; df) + t(%g; df)) * sqrt(s1²/n1 + s2²/n2) with Welch's df and a = %g/%d "+
+				"(the strictest Holm step); a difference below it can go undetected, so \"not significant\" does not rule it out",
+				Power, Power, Alpha, r.Comparisons))
+	} else {
+		lines = append(lines, fmt.Sprintf("P, P HOLM (%s), SIGNIFICANT and MDE (minimum detectable effect) need 2 repetitions on both sides", Correction))
+	}
+	lines = append(lines, "n/a: fewer than 2 repetitions on a side (no interval, no CoV, no test, no MDE: raise spec.repetitions) or no baseline value; "+
+		"OVERHEAD is how much worse than the baseline, in the metric's bad direction")
+	if emulated {
+		lines = append(lines, EmulatedNote)
+	}
+	if trimmed {
+		lines = append(lines, "*: per-sample detail was dropped from the status to fit its size; statistics come from its count, mean and stddev "+
+			"over every sample, so n counts samples and each node's value counts as independent: intervals and p-values are too optimistic")
+	}
+	return lines
 }
 
 // writeRuns is the table of runs: what each VM run ran on and how long the machinery around the
@@ -427,13 +538,17 @@ func orDash(s string) string {
 	return s
 }
 
-func meanCell(n int, mean, ci *float64, trimmed bool) string {
+// meanCell is the mean with its interval and n, and how many values the repetitions averaged when
+// that is more than one per repetition: 1408 ± 38 (n=3, 9 values).
+func meanCell(n, values int, mean, ci *float64, trimmed bool) string {
 	if mean == nil {
 		return "n/a"
 	}
 	count := strconv.Itoa(n)
 	if trimmed {
 		count += "*"
+	} else if values > n {
+		count += fmt.Sprintf(", %d values", values)
 	}
 	if ci == nil {
 		return fmt.Sprintf("%s ± n/a (n=%s)", FormatValue(*mean), count)
@@ -502,6 +617,25 @@ func formatP(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 4, 64)
 }
 
+func formatCoV(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", *v)
+}
+
+// formatMDE is the minimum detectable effect relative to the baseline, or in the metric's unit
+// when the baseline mean is 0.
+func formatMDE(row Row) string {
+	switch {
+	case row.MDEPercent != nil:
+		return fmt.Sprintf("%.1f%%", *row.MDEPercent)
+	case row.MDE != nil:
+		return FormatValue(*row.MDE) + " " + row.Unit
+	}
+	return "n/a"
+}
+
 func formatSignificant(v *bool) string {
 	switch {
 	case v == nil:
@@ -526,9 +660,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // csvHeader names the CSV columns after the JSON fields.
 var csvHeader = []string{
 	"benchmark", "metric", "unit", "direction",
-	"baselinePlatform", "baselineEmulated", "baselineCount", "baselineMean", "baselineStdDev", "baselineCI95",
-	"platform", "emulated", "count", "mean", "stdDev", "ci95",
-	"ratio", "overheadPercent", "welchT", "welchDF", "pValue", "significant", "samplesTrimmed",
+	"baselinePlatform", "baselineEmulated", "baselineCount", "baselineSamples", "baselineMean", "baselineStdDev", "baselineCI95",
+	"baselineCoVPercent", "platform", "emulated", "count", "samples", "mean", "stdDev", "ci95", "coVPercent",
+	"ratio", "overheadPercent", "mde", "mdePercent", "welchT", "welchDF", "pValue", "pValueHolm", "significant", "samplesTrimmed",
 }
 
 // WriteCSV writes the rows with a header; a figure that does not exist is an empty cell.
@@ -540,12 +674,13 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, row := range r.Rows {
 		record := []string{
 			row.Benchmark, row.Metric, row.Unit, row.Direction,
-			row.BaselinePlatform, strconv.FormatBool(row.BaselineEmulated), strconv.Itoa(row.BaselineCount),
-			csvFloat(row.BaselineMean), csvFloat(row.BaselineStdDev), csvFloat(row.BaselineCI95),
-			row.Platform, strconv.FormatBool(row.Emulated), strconv.Itoa(row.Count),
-			csvFloat(row.Mean), csvFloat(row.StdDev), csvFloat(row.CI95),
-			csvFloat(row.Ratio), csvFloat(row.OverheadPercent), csvFloat(row.WelchT), csvFloat(row.WelchDF),
-			csvFloat(row.PValue), csvBool(row.Significant), strconv.FormatBool(row.SamplesTrimmed),
+			row.BaselinePlatform, strconv.FormatBool(row.BaselineEmulated), strconv.Itoa(row.BaselineCount), strconv.Itoa(row.BaselineSamples),
+			csvFloat(row.BaselineMean), csvFloat(row.BaselineStdDev), csvFloat(row.BaselineCI95), csvFloat(row.BaselineCoVPercent),
+			row.Platform, strconv.FormatBool(row.Emulated), strconv.Itoa(row.Count), strconv.Itoa(row.Samples),
+			csvFloat(row.Mean), csvFloat(row.StdDev), csvFloat(row.CI95), csvFloat(row.CoVPercent),
+			csvFloat(row.Ratio), csvFloat(row.OverheadPercent), csvFloat(row.MDE), csvFloat(row.MDEPercent),
+			csvFloat(row.WelchT), csvFloat(row.WelchDF), csvFloat(row.PValue), csvFloat(row.PValueHolm),
+			csvBool(row.Significant), strconv.FormatBool(row.SamplesTrimmed),
 		}
 		if err := cw.Write(record); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
 
@@ -50,19 +51,27 @@ func TestBuildRows(t *testing.T) {
 		baseMean, baseCI     any
 		mean, ci             any
 		ratio, overhead, p   any
+		baseCoV, coV         any
 		significant          any
-		count                int
+		count, samples       int
 		trimmed, emulatedRow bool
 	}{
-		// Expected values: see stats_test.go. Ratio 95.6778 / 1003.89 = 0.095307, overhead 90.469%.
-		{"significant drop", "sysbench-cpu", "events_per_second", 1003.8889, 4.8864, 95.6778, 0.991684,
-			0.095307, 90.469, "<1e-10", true, 9, false, true},
-		// latency_max_ms is lower-is-better: the VM's higher mean is an overhead of +15.95%, not significant.
-		{"not significant", "sysbench-cpu", "latency_max_ms", 18.877778, 8.43767, 21.888889, nil,
-			1.15951, 15.951, 0.581955, false, 9, false, true},
+		// The unit is the repetition: three nodes' values are averaged per repetition first. By hand
+		// (Python's statistics module): container repetition means 1005.4, 1002.2333, 1004.0333,
+		// mean 1003.8889, s = 1.588267, so the interval is t(0.975; 2) * s / sqrt(3) = 4.303 *
+		// 0.916986 = 3.94579 and the CoV 0.15821%; VM 96.0667, 95.3, 95.6667, mean 95.6778,
+		// s = 0.383454, interval 0.952553, CoV 0.40078%. Ratio 95.6778 / 1003.89 = 0.095307,
+		// overhead 90.469%. Welch's t = -962.77 on 2.23 df: p far below 1e-6.
+		{"significant drop", "sysbench-cpu", "events_per_second", 1003.8889, 3.94579, 95.6778, 0.952553,
+			0.095307, 90.469, "<1e-6", 0.158211, 0.400777, true, 3, 9, false, true},
+		// latency_max_ms is lower-is-better: the VM's higher mean is an overhead of +15.95%. Repetition
+		// means 16.9333, 22.0667, 17.6333 (s = 2.783749) and 20.0333, 25.5, 20.1333 (s = 3.127714):
+		// t = 1.245585 on 3.946909 df, p = 0.281741 by integrating the t density (Simpson's rule).
+		{"not significant", "sysbench-cpu", "latency_max_ms", 18.877778, 6.91522, 21.888889, 7.76967,
+			1.15951, 15.951, 0.281741, 14.746170, 14.289047, false, 3, 9, false, true},
 		// Two of three VM runs timed out: one value, so no interval and no test.
-		{"one value", "hpcc-n8000", "HPL_Tflops", nil, nil, nil, nil, nil, nil, nil, nil, 1, false, true},
-		{"trimmed samples", "iozone", "read_65536k_4k", nil, nil, nil, nil, nil, nil, nil, true, 9, true, true},
+		{"one value", "hpcc-n8000", "HPL_Tflops", nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, 1, 1, false, true},
+		{"trimmed samples", "iozone", "read_65536k_4k", nil, nil, nil, nil, nil, nil, nil, nil, nil, true, 9, 9, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,8 +84,8 @@ func TestBuildRows(t *testing.T) {
 					if got == nil || !near(*got, w, tol) {
 						t.Errorf("%s = %v, want %v", field, value(got), w)
 					}
-				case string: // "<1e-10"
-					if got == nil || *got >= 1e-10 {
+				case string: // "<1e-6"
+					if got == nil || *got >= 1e-6 {
 						t.Errorf("%s = %v, want %s", field, value(got), w)
 					}
 				}
@@ -88,16 +97,22 @@ func TestBuildRows(t *testing.T) {
 			check("ratio", r.Ratio, tt.ratio, 1e-4)
 			check("overheadPercent", r.OverheadPercent, tt.overhead, 1e-4)
 			check("pValue", r.PValue, tt.p, 1e-4)
+			check("baselineCoVPercent", r.BaselineCoVPercent, tt.baseCoV, 1e-5)
+			check("coVPercent", r.CoVPercent, tt.coV, 1e-5)
+			if r.PValue != nil && (r.PValueHolm == nil || *r.PValueHolm < *r.PValue) {
+				t.Errorf("pValueHolm = %v, want at least the raw %v", value(r.PValueHolm), *r.PValue)
+			}
 			if want, ok := tt.significant.(bool); ok && (r.Significant == nil || *r.Significant != want) {
 				t.Errorf("significant = %v, want %v", r.Significant, want)
 			}
-			if r.Count != tt.count || r.SamplesTrimmed != tt.trimmed || r.Emulated != tt.emulatedRow || r.BaselineEmulated {
-				t.Errorf("count %d trimmed %v emulated %v baselineEmulated %v", r.Count, r.SamplesTrimmed, r.Emulated, r.BaselineEmulated)
+			if r.Count != tt.count || r.Samples != tt.samples || r.SamplesTrimmed != tt.trimmed || r.Emulated != tt.emulatedRow || r.BaselineEmulated {
+				t.Errorf("count %d samples %d trimmed %v emulated %v baselineEmulated %v", r.Count, r.Samples, r.SamplesTrimmed, r.Emulated, r.BaselineEmulated)
 			}
 		})
 	}
 	oneValue := findRow(t, rep.Rows, "hpcc-n8000", "HPL_Tflops", "vm")
-	if oneValue.CI95 != nil || oneValue.PValue != nil || oneValue.Significant != nil || oneValue.WelchDF != nil || oneValue.Ratio == nil {
+	if oneValue.CI95 != nil || oneValue.PValue != nil || oneValue.PValueHolm != nil || oneValue.Significant != nil || oneValue.WelchDF != nil ||
+		oneValue.MDE != nil || oneValue.CoVPercent != nil || oneValue.Ratio == nil {
 		t.Errorf("a single value must have a ratio but no interval or test: %+v", oneValue)
 	}
 	if len(rep.Notes) != 3 || !strings.Contains(rep.Notes[0], "hpcc-n8000 on vm: 2 failed execution(s); last error: run demo-vm-3") {
@@ -206,12 +221,14 @@ func TestWriteTable(t *testing.T) {
 		metric string
 		fields []string
 	}{
-		{"events_per_second", []string{"sysbench-cpu", "events_per_second", "events/s", "1003.9", "±", "4.9", "(n=9)", "vm", "(emulated)",
-			"95.68", "±", "0.99", "(n=9)", "0.095", "+90.5%", "<0.0001", "yes"}},
-		{"latency_max_ms", []string{"latency_max_ms", "ms", "18.9", "±", "8.4", "(n=9)", "vm", "(emulated)", "21.9", "±", "9.0", "(n=9)",
-			"1.160", "+16.0%", "0.5820", "no"}},
-		{"read_65536k_4k", []string{"read_65536k_4k", "KiB/s", "911k", "±", "35k", "(n=9*)", "vm", "(emulated)", "151.2k", "±", "5.3k",
-			"(n=9*)", "0.166", "+83.4%", "<0.0001", "yes"}},
+		// Values: see TestBuildRows; the MDE cell is checked in TestBuildHolm.
+		{"events_per_second", []string{"sysbench-cpu", "events_per_second", "events/s", "1003.9", "±", "3.9", "(n=3,", "9", "values)", "0.2%",
+			"vm", "(emulated)", "95.68", "±", "0.95", "(n=3,", "9", "values)", "0.4%", "0.095", "+90.5%", mdeCell(rep, "events_per_second"),
+			"<0.0001", "<0.0001", "yes"}},
+		{"latency_max_ms", []string{"latency_max_ms", "ms", "18.9", "±", "6.9", "(n=3,", "9", "values)", "14.7%", "vm", "(emulated)", "21.9",
+			"±", "7.8", "(n=3,", "9", "values)", "14.3%", "1.160", "+16.0%", mdeCell(rep, "latency_max_ms"), "0.2817", "0.2817", "no"}},
+		{"read_65536k_4k", []string{"read_65536k_4k", "KiB/s", "911k", "±", "35k", "(n=9*)", "5.0%", "vm", "(emulated)", "151.2k", "±", "5.3k",
+			"(n=9*)", "4.5%", "0.166", "+83.4%", mdeCell(rep, "read_65536k_4k"), "<0.0001", "<0.0001", "yes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.metric, func(t *testing.T) {
@@ -246,10 +263,11 @@ func TestWriteTable(t *testing.T) {
 			t.Errorf("no run line for %s", want[0])
 		}
 	}
-	// The n=1 row of hpcc-n8000: every statistic that needs two values says n/a.
+	// The n=1 row of hpcc-n8000: every statistic that needs two repetitions says n/a.
 	for _, l := range lines {
 		if strings.HasPrefix(l, "hpcc-n8000") {
-			if !strings.HasSuffix(strings.TrimSpace(l), "n/a      n/a") || !strings.Contains(l, "± n/a (n=1)") {
+			f := strings.Fields(l)
+			if strings.Join(f[len(f)-4:], " ") != "n/a n/a n/a n/a" || f[len(f)-7] != "n/a" || !strings.Contains(l, "± n/a (n=1)") {
 				t.Errorf("n=1 row %q", l)
 			}
 		}
@@ -262,7 +280,9 @@ func TestWriteTable(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{EmulatedNote, "*: per-sample detail was dropped", "n/a: fewer than 2 values",
+	for _, want := range []string{EmulatedNote, "*: per-sample detail was dropped", "n/a: fewer than 2 repetitions",
+		"Holm-Bonferroni over the 80 comparisons", "P HOLM: adjusted with Holm-Bonferroni over the family of all 80 comparisons",
+		"a = 0.05/80", "n counts repetitions", "COV: coefficient of variation", "significant after Holm-Bonferroni: ",
 		"note: hpcc-n8000 on vm: 2 failed execution(s)", "\nRuns\nRUN "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("table lacks %q", want)
@@ -321,9 +341,11 @@ func TestWriteCSV(t *testing.T) {
 		want          map[string]string
 	}{
 		{"sysbench-cpu", "events_per_second", map[string]string{"platform": "vm", "emulated": "true", "baselinePlatform": "container",
-			"count": "9", "baselineCount": "9", "unit": "events/s", "direction": "HigherIsBetter", "significant": "true", "samplesTrimmed": "false"}},
+			"count": "3", "baselineCount": "3", "samples": "9", "baselineSamples": "9", "unit": "events/s", "direction": "HigherIsBetter",
+			"significant": "true", "samplesTrimmed": "false"}},
 		{"sysbench-cpu", "latency_max_ms", map[string]string{"significant": "false", "direction": "LowerIsBetter"}},
-		{"hpcc-n8000", "HPL_Tflops", map[string]string{"count": "1", "ci95": "", "stdDev": "0", "pValue": "", "significant": "", "welchT": "", "welchDF": ""}},
+		{"hpcc-n8000", "HPL_Tflops", map[string]string{"count": "1", "ci95": "", "stdDev": "0", "pValue": "", "pValueHolm": "", "significant": "",
+			"welchT": "", "welchDF": "", "mde": "", "coVPercent": ""}},
 		{"iozone", "write_1024k_4k", map[string]string{"samplesTrimmed": "true", "unit": "KiB/s"}},
 	}
 	for _, tt := range tests {
@@ -371,7 +393,7 @@ func TestWriteJSON(t *testing.T) {
 	}
 	for _, r := range rows {
 		if r["benchmark"] == "sysbench-cpu" && r["metric"] == "events_per_second" {
-			if r["significant"] != true || r["emulated"] != true || !near(r["ci95"].(float64), 0.991684, 1e-4) || !near(r["pValue"].(float64), 0, 1e-10) {
+			if r["significant"] != true || r["emulated"] != true || !near(r["ci95"].(float64), 0.952553, 1e-4) || r["pValue"].(float64) > 1e-6 {
 				t.Errorf("events_per_second row %v", r)
 			}
 		}
@@ -380,5 +402,100 @@ func TestWriteJSON(t *testing.T) {
 				t.Errorf("n=1 row must carry null statistics: %v", r)
 			}
 		}
+	}
+}
+
+// mdeCell is the MDE cell of a vm row of the demo's report.
+func mdeCell(rep *Report, metric string) string {
+	for _, r := range rep.Rows {
+		if r.Metric == metric && r.Platform == "vm" {
+			return formatMDE(r)
+		}
+	}
+	return "no such row"
+}
+
+// suiteOf is a container/vm suite of one benchmark whose metrics have one value per repetition on
+// each platform, as given.
+func suiteOf(metrics map[string][2][]float64) *vmbenchv1.BenchmarkSuite {
+	s := &vmbenchv1.BenchmarkSuite{Spec: vmbenchv1.BenchmarkSuiteSpec{
+		Platforms: []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "vm", Type: vmbenchv1.PlatformVM}},
+		Baseline:  "container",
+		Benchmarks: []vmbenchv1.Benchmark{{Name: "b", Type: vmbenchv1.BenchmarkSysbenchCPU}},
+	}}
+	s.Name = "holm"
+	names := make([]string, 0, len(metrics))
+	for name := range metrics {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for i, platform := range []string{"container", "vm"} {
+		res := vmbenchv1.BenchmarkResult{Benchmark: "b", Platform: platform}
+		for _, name := range names {
+			var samples []vmbenchv1.Sample
+			for rep, v := range metrics[name][i] {
+				samples = append(samples, vmbenchv1.Sample{Repetition: int32(rep + 1), Node: "master", Value: v})
+			}
+			res.Metrics = append(res.Metrics, summary(name, "s", vmbenchv1.LowerIsBetter, samples))
+		}
+		s.Status.Results = append(s.Status.Results, res)
+	}
+	return s
+}
+
+func TestBuildHolm(t *testing.T) {
+	base := []float64{1, 2, 3, 4, 5}
+	metrics := map[string][2][]float64{
+		// Welch p-values computed independently (stats_test.go): 1..5 against 4..8 has t = 3 on 8 df,
+		// p = 0.0170717 (Simpson's rule on the t density); against 3..7 p = 0.0805162; against
+		// 10, 14, ..., 30 p = 0.00211392.
+		"a": {base, {4, 5, 6, 7, 8}},
+		"b": {base, {3, 4, 5, 6, 7}},
+		"c": {base, {10, 14, 18, 22, 26, 30}},
+		"d": {base, {4, 5, 6, 7, 8}},
+		// One repetition on the VM: no test, and not in the family.
+		"e": {base, {9}},
+	}
+	rep, err := Build(suiteOf(metrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Comparisons != 4 {
+		t.Errorf("%d comparisons, want 4", rep.Comparisons)
+	}
+	// Holm with m = 4: c 0.00211392 * 4 = 0.00845568; a 0.0170717 * 3 = 0.0512151; d * 2 = 0.0341434,
+	// raised to 0.0512151; b 0.0805162. a and d pass at 0.05 uncorrected but not after correction.
+	want := map[string]struct {
+		p, holm     float64
+		significant bool
+	}{
+		"a": {0.0170717, 0.0512151, false},
+		"b": {0.0805162, 0.0805162, false},
+		"c": {0.00211392, 0.00845568, true},
+		"d": {0.0170717, 0.0512151, false},
+	}
+	for metric, w := range want {
+		r := findRow(t, rep.Rows, "b", metric, "vm")
+		if r.PValue == nil || r.PValueHolm == nil || r.Significant == nil || !near(*r.PValue, w.p, 1e-4) ||
+			!near(*r.PValueHolm, w.holm, 1e-4) || *r.Significant != w.significant {
+			t.Errorf("%s: p %v, Holm %v, significant %v; want %g, %g, %v", metric, value(r.PValue), value(r.PValueHolm),
+				r.Significant, w.p, w.holm, w.significant)
+		}
+		// The MDE is at the strictest Holm level, 0.05/4, relative to the baseline mean 3.
+		mde, _ := MinDetectableEffect(summaryOf(base...), summaryOf(metrics[metric][1]...), Alpha/4, Power)
+		if r.MDE == nil || r.MDEPercent == nil || !near(*r.MDE, mde, 1e-9) || !near(*r.MDEPercent, mde/3*100, 1e-9) {
+			t.Errorf("%s: MDE %v (%v%%), want %g at alpha 0.05/4", metric, value(r.MDE), value(r.MDEPercent), mde)
+		}
+	}
+	e := findRow(t, rep.Rows, "b", "e", "vm")
+	if e.PValue != nil || e.PValueHolm != nil || e.Significant != nil || e.MDE != nil {
+		t.Errorf("one repetition has a test: %+v", e)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteTable(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "significant after Holm-Bonferroni: 1 of 4 comparisons (3 at p < 0.05 uncorrected)") {
+		t.Errorf("table lacks the count of significant rows:\n%s", out.String())
 	}
 }
