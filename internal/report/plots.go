@@ -62,7 +62,7 @@ func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput,
 		return nil, err
 	}
 	pl := &figures{suite: suite, opts: opts, out: &PlotOutput{}, platforms: baselineFirst(suite), emulated: emulatedPlatforms(suite)}
-	for _, step := range []func() error{pl.means, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples} {
+	for _, step := range []func() error{pl.means, pl.boxes, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples} {
 		if err := step(); err != nil {
 			return pl.out, err
 		}
@@ -203,11 +203,11 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 			p.Add(bc)
 			top = math.Max(top, s.Mean)
 			if !ok {
-				ticks = append(ticks, fmt.Sprintf("%s\nn=%d, no CI", label, s.N))
+				ticks = append(ticks, fmt.Sprintf("%s\nn=%s, no CI", label, unitCount(s)))
 				noCI = true
 				continue
 			}
-			ticks = append(ticks, fmt.Sprintf("%s\nn=%d", label, s.N))
+			ticks = append(ticks, fmt.Sprintf("%s\nn=%s", label, unitCount(s)))
 			eb, err := plotter.NewYErrorBars(errorPoints{plotter.XYs{{X: float64(j), Y: s.Mean}}, plotter.YErrors{{Low: hw, High: hw}}})
 			if err != nil {
 				return err
@@ -227,12 +227,21 @@ func (pl *figures) meansChart(bench string, platforms, metrics []string) error {
 		p.Y.Tick.Marker = niceTicks{}
 		grid[i/cols][i%cols] = p
 	}
-	title := fmt.Sprintf("%s: mean per platform with 95%% CI (Student t), one panel per metric", bench)
+	title := fmt.Sprintf("%s: mean per platform with 95%% CI (Student t) over repetitions, one panel per metric", bench)
 	if noCI {
-		title += "\nno error bar where n < 2"
+		title += "\nno error bar below 2 repetitions"
 	}
 	title += pl.emulationLine(platforms)
 	return pl.saveGrid(bench+"-means", title, grid, panelW, panelH, 0)
+}
+
+// unitCount is n with what it counts: "3 reps", or "9 samples" where the status dropped the samples
+// and each counts on its own.
+func unitCount(s Summary) string {
+	if s.FromSamples {
+		return plural(s.N, "rep")
+	}
+	return plural(s.N, "sample")
 }
 
 func addBarValue(p *plot.Plot, x, y, mean float64) error {
@@ -303,9 +312,9 @@ func (pl *figures) hplOverN() error {
 			s := Summarize(*m)
 			scale := gflopsScale(m.Unit)
 			hw, ok := CIHalfWidth(s, Confidence)
-			label := fmt.Sprintf("%.3g (n=%d)", s.Mean*scale, s.N)
+			label := fmt.Sprintf("%.3g (n=%s)", s.Mean*scale, unitCount(s))
 			if !ok {
-				label = fmt.Sprintf("%.3g (n=%d, no CI)", s.Mean*scale, s.N)
+				label = fmt.Sprintf("%.3g (n=%s, no CI)", s.Mean*scale, unitCount(s))
 				noCI = true
 			}
 			sr.xys = append(sr.xys, plotter.XY{X: pt.n + dodge, Y: s.Mean * scale})
@@ -376,9 +385,9 @@ func (pl *figures) hplOverN() error {
 	p.X.Tick.Marker = ticks
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(6)
-	title := "HPL Gflop/s over problem size N, mean with 95% CI (Student t)"
+	title := "HPL Gflop/s over problem size N, mean with 95% CI (Student t) over repetitions"
 	if noCI {
-		title += "; no error bar where n < 2"
+		title += "; no error bar below 2 repetitions"
 	}
 	p.Title.Text = title + pl.emulationLine(drawn)
 	return pl.save(p, 680, 440, "hpl-over-n")
@@ -841,7 +850,8 @@ func (pl *figures) iperf3Chart(bench string) error {
 		p.Add(plotter.NewGrid(), mean, line, points)
 		p.Title.Text = fmt.Sprintf("%s: mean %.3g Gbit/s (dashed)", pl.label(platform), st.Mean/1e9)
 		if hw, ok := CIHalfWidth(st, Confidence); ok {
-			p.Title.Text = fmt.Sprintf("%s: mean %.3g ± %.2g Gbit/s (95%% CI, dashed), n=%d", pl.label(platform), st.Mean/1e9, hw/1e9, st.N)
+			p.Title.Text = fmt.Sprintf("%s: mean %.3g ± %.2g Gbit/s (95%% CI over repetitions, dashed), n=%s", pl.label(platform),
+				st.Mean/1e9, hw/1e9, unitCount(st))
 		}
 		p.Y.Label.Text = "bandwidth [Gbit/s]"
 		p.X.Min, p.X.Max = -0.5, float64(len(order))-0.5

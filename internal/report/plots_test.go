@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -58,6 +59,7 @@ func TestWritePlotsDemo(t *testing.T) {
 	sort.Strings(names)
 	var want []string
 	for _, base := range []string{"hpcc-n4000-means", "hpcc-n8000-means", "sysbench-cpu-means", "iozone-means", "iperf3-means",
+		"hpcc-n4000-boxes", "hpcc-n8000-boxes", "sysbench-cpu-boxes", "iperf3-boxes",
 		"hpl-over-n", "iozone-write-heatmap", "iozone-read-heatmap", "iperf3-samples"} {
 		want = append(want, base+".png", base+".svg")
 	}
@@ -65,8 +67,10 @@ func TestWritePlotsDemo(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	if len(out.Notes) != 0 {
-		t.Errorf("the demo has every kind of data, yet notes %q", out.Notes)
+	// The demo has every kind of data; only iozone's samples were dropped from its status.
+	wantNotes := []string{"iozone: box plots skipped, the status dropped the samples of every metric (it keeps their count, mean and stddev)"}
+	if diff := cmp.Diff(wantNotes, out.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 	for _, f := range out.Files {
 		if strings.HasSuffix(f, ".png") {
@@ -83,11 +87,18 @@ func TestWritePlotsDemo(t *testing.T) {
 	}
 	// Titles and axes carry units and mark emulation; SVG keeps the text searchable.
 	for file, texts := range map[string][]string{
-		"hpl-over-n.svg":           {"HPL performance [Gflop/s]", "vm (emulated)", "not a measure of VM overhead", "n=1, no CI"},
-		"sysbench-cpu-means.svg":   {"events/s (higher better)", "ms (lower better)", "vm (emulated)", "95% CI"},
+		"hpl-over-n.svg":         {"HPL performance [Gflop/s]", "vm (emulated)", "not a measure of VM overhead", "n=1 rep, no CI", "n=3 reps"},
+		"sysbench-cpu-means.svg": {"events/s (higher better)", "ms (lower better)", "vm (emulated)", "95% CI (Student t) over repetitions", "n=3 reps"},
+		// The emulated VM is 10 times slower than the container: each platform is drawn relative to
+		// its median, except latency_max_ms, where both share an axis in ms.
+		"sysbench-cpu-boxes.svg": {"diamonds: repetition means", "% from the platform's median", "[events/s, higher better]",
+			"9 values, 3 reps", "median 1003", "median 95.5", "vm (emulated)", "latency_max_ms", "[ms, lower better]"},
+		// One VM repetition of hpcc-n8000 survived: its column has one value.
+		"hpcc-n8000-boxes.svg":     {"3 values, 3 reps", "1 value, 1 rep"},
+		"iperf3-boxes.svg":         {"15 values, 3 reps", "node pair"},
 		"iozone-read-heatmap.svg":  {"[MiB/s]", "file size", "record size", "64M", "1M", "vm (emulated)"},
 		"iperf3-samples.svg":       {"bandwidth [Gbit/s]", "per-second intervals", "r3 node01-node02", "vm (emulated)"},
-		"hpcc-n8000-means.svg":     {"Tflop/s (higher better)", "us (lower better)", "n=1, no CI"},
+		"hpcc-n8000-means.svg":     {"Tflop/s (higher better)", "us (lower better)", "n=1 rep, no CI"},
 		"iozone-write-heatmap.svg": {"write [MiB/s]"},
 	} {
 		svg, err := os.ReadFile(filepath.Join(dir, "plots", file))
@@ -104,7 +115,7 @@ func TestWritePlotsDemo(t *testing.T) {
 
 // svgEscape spells text as vgsvg writes it.
 func svgEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&#39;").Replace(s)
 }
 
 func TestWritePlotsSkips(t *testing.T) {
@@ -134,7 +145,8 @@ func TestWritePlotsSkips(t *testing.T) {
 	for _, f := range out.Files {
 		names = append(names, filepath.Base(f))
 	}
-	if diff := cmp.Diff([]string{"hpcc-n4000-means.png", "sysbench-cpu-means.png", "iozone-means.png"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"hpcc-n4000-means.png", "sysbench-cpu-means.png", "iozone-means.png",
+		"hpcc-n4000-boxes.png", "sysbench-cpu-boxes.png", "iozone-boxes.png"}, names); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	wantNotes := []string{
@@ -161,8 +173,11 @@ func TestWritePlotsTrimmedIperf3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "iperf3 on vm: no iperf3 samples plotted, the status dropped them (count 15, mean 913.5M bit/s)"
-	if diff := cmp.Diff([]string{want}, out.Notes); diff != "" {
+	want := []string{
+		"iozone: box plots skipped, the status dropped the samples of every metric (it keeps their count, mean and stddev)",
+		"iperf3 on vm: no iperf3 samples plotted, the status dropped them (count 15, mean 913.5M bit/s)",
+	}
+	if diff := cmp.Diff(want, out.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }
@@ -199,5 +214,34 @@ func TestIozoneCell(t *testing.T) {
 		if (sub != nil) != tt.matches || (sub != nil && (sub[1] != tt.test || sub[2] != tt.file || sub[3] != tt.rec)) {
 			t.Errorf("%s: %q", tt.name, sub)
 		}
+	}
+}
+
+func TestWritePlotsBoxesOfOneValue(t *testing.T) {
+	// One repetition on one node: a box of one value says nothing, so there is none, and a note.
+	suite := demoSuite()
+	suite.Spec.Benchmarks = suite.Spec.Benchmarks[:1]
+	var kept []vmbenchv1.BenchmarkResult
+	for _, r := range suite.Status.Results {
+		if r.Benchmark == "hpcc-n4000" {
+			for i := range r.Metrics {
+				r.Metrics[i] = summary(r.Metrics[i].Name, r.Metrics[i].Unit, r.Metrics[i].Direction, r.Metrics[i].Samples[:1])
+			}
+			kept = append(kept, r)
+		}
+	}
+	suite.Status.Results = kept
+	out, err := WritePlots(suite, PlotOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range out.Files {
+		if strings.Contains(f, "boxes") {
+			t.Errorf("box plot of single values: %s", f)
+		}
+	}
+	want := "hpcc-n4000: box plots skipped, every platform measured one value per metric (one node, one repetition; raise spec.repetitions)"
+	if !slices.Contains(out.Notes, want) {
+		t.Errorf("notes %q lack %q", out.Notes, want)
 	}
 }

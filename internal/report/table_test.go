@@ -419,8 +419,8 @@ func mdeCell(rep *Report, metric string) string {
 // each platform, as given.
 func suiteOf(metrics map[string][2][]float64) *vmbenchv1.BenchmarkSuite {
 	s := &vmbenchv1.BenchmarkSuite{Spec: vmbenchv1.BenchmarkSuiteSpec{
-		Platforms: []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "vm", Type: vmbenchv1.PlatformVM}},
-		Baseline:  "container",
+		Platforms:  []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "vm", Type: vmbenchv1.PlatformVM}},
+		Baseline:   "container",
 		Benchmarks: []vmbenchv1.Benchmark{{Name: "b", Type: vmbenchv1.BenchmarkSysbenchCPU}},
 	}}
 	s.Name = "holm"
