@@ -38,8 +38,10 @@ func reportUsage(w io.Writer, prog string) {
 	fmt.Fprintf(w, `usage: %[1]s report <suite> [-n namespace] [--kubeconfig path] [--context name] [output flags]
        %[1]s report -f suite.yaml [output flags]
 
-Compares every platform of a BenchmarkSuite with its baseline platform: mean ± 95%% CI (Student t),
-ratio, overhead and Welch's t-test per metric. Emulated VM rows are marked "(emulated)".
+Compares every platform of a BenchmarkSuite with its baseline platform, per metric: mean ± 95%% CI
+(Student t) and coefficient of variation over repetitions (a repetition's nodes are averaged first),
+ratio, overhead, Welch's t-test with its p-value raw and Holm-Bonferroni-adjusted over every comparison
+of the report, and the minimum detectable effect (power 0.8). Emulated VM rows are marked "(emulated)".
 
 input:
   <suite>                 read the suite from the cluster (kubeconfig from --kubeconfig, KUBECONFIG,
@@ -53,8 +55,8 @@ input:
 output:
   --csv FILE              also write the table's rows as CSV
   --json FILE             also write the table's rows as a JSON array
-  --plots DIR             write PNG plots into DIR: means per benchmark, HPL over N, iozone heatmaps,
-                          iperf3 samples
+  --plots DIR             write PNG plots into DIR: means and box plots per benchmark, HPL over N,
+                          iozone heatmaps, iperf3 samples
   --svg                   with --plots, an SVG next to every PNG
 
 regression gate:
