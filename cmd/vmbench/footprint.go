@@ -125,7 +125,7 @@ func httpPromQuery(base string) promQuery {
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			return nil, fmt.Errorf("prometheus at %s: %v", base, err)
+			return nil, fmt.Errorf("prometheus at %s: %w", base, err)
 		}
 		defer func() { _ = resp.Body.Close() }()
 		return io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -256,7 +256,7 @@ func suiteWindow(s *vmbenchv1.BenchmarkSuite, now time.Time) (start, end time.Ti
 			start = r.StartTime.Time
 		}
 		switch {
-		case r.CompletionTime != nil && r.CompletionTime.Time.After(end):
+		case r.CompletionTime != nil && r.CompletionTime.After(end):
 			end = r.CompletionTime.Time
 		case r.StartTime != nil && r.CompletionTime == nil:
 			running = true
@@ -315,7 +315,7 @@ func parsePromScalar(body []byte) (float64, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
-		return 0, fmt.Errorf("not an answer of the Prometheus HTTP API (%v): %.120q", err, body)
+		return 0, fmt.Errorf("not an answer of the Prometheus HTTP API (%w): %.120q", err, body)
 	}
 	switch {
 	case resp.Status != "success":
@@ -329,12 +329,12 @@ func parsePromScalar(body []byte) (float64, error) {
 	}
 	var text string
 	if err := json.Unmarshal(resp.Data.Result[0].Value[1], &text); err != nil {
-		return 0, fmt.Errorf("prometheus sample value %s is not a string: %v", resp.Data.Result[0].Value[1], err)
+		return 0, fmt.Errorf("prometheus sample value %s is not a string: %w", resp.Data.Result[0].Value[1], err)
 	}
 	v, err := strconv.ParseFloat(text, 64)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("prometheus sample value %q: %v", text, err)
+		return 0, fmt.Errorf("prometheus sample value %q: %w", text, err)
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return 0, fmt.Errorf("prometheus sample value %q is not a number", text)
 	}
