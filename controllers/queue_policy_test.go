@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -286,5 +289,83 @@ func TestQueueChangedPassesWhatMovesTheLine(t *testing.T) {
 	}
 	if p.Create(event.CreateEvent{Object: &waiting}) {
 		t.Error("a new suite goes to the back of the line and moves no one")
+	}
+}
+
+// A cache that lags (here: it has not seen suite "old", which holds the slot) lets a suite through to
+// the admission, where the uncached list keeps it waiting.
+func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
+	ctx := context.Background()
+	old := queued("a", "old", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
+	self := queued("a", "x", 5)
+	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(self.DeepCopy()).Build()
+	apiServer := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(old.DeepCopy(), self.DeepCopy()).Build()
+	r := &SuiteReconciler{Client: cache, APIReader: apiServer, MaxActiveRuns: 1, Namespaces: []string{"a"}}
+
+	suite := &vmbenchv1.BenchmarkSuite{}
+	if err := cache.Get(ctx, key("a", "x"), suite); err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.admit(ctx, suite, queueEpoch)
+	d.done()
+	if err != nil || d.Admitted || d.Wait == nil || d.Wait.Position != 1 || suite.Status.StartTime != nil {
+		t.Fatalf("admit = %+v, %v (start %v), want a wait at position 1 behind a/old", d, err, suite.Status.StartTime)
+	}
+
+	// A cache older than the API server's suite: the reconcile comes back rather than decide on it.
+	if err := apiServer.Delete(ctx, old.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	newer := suite.DeepCopy()
+	newer.Labels = map[string]string{"touched": "yes"}
+	if err := apiServer.Update(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	d, err = r.admit(ctx, suite, queueEpoch)
+	d.done()
+	if err != nil || !d.Stale || d.Admitted {
+		t.Fatalf("admit = %+v, %v, want stale", d, err)
+	}
+}
+
+// Suite "b" is admitted; before its status is written, suite "a" appears, created in the same second,
+// which puts it first in line. "a" must not take the slot that "b" holds but has not written yet:
+// the admission mutex keeps "a" out until "b"'s status write is done.
+func TestAnAdmissionIsWrittenBeforeTheNextIsDecided(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(ptr.To(queued("ns", "b", 5))).Build()
+	r := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1}
+	b := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(ctx, key("ns", "b"), b); err != nil {
+		t.Fatal(err)
+	}
+	db, err := r.admit(ctx, b, queueEpoch)
+	if err != nil || !db.Admitted {
+		t.Fatalf("admit b = %+v, %v", db, err)
+	}
+	if err := c.Create(ctx, ptr.To(queued("ns", "a", 5))); err != nil {
+		t.Fatal(err)
+	}
+	a := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(ctx, key("ns", "a"), a); err != nil {
+		t.Fatal(err)
+	}
+	result := make(chan queueDecision, 1)
+	go func() {
+		da, err := r.admit(ctx, a, queueEpoch)
+		da.done()
+		if err != nil {
+			t.Error(err)
+		}
+		result <- da
+	}()
+	// Give the other reconcile every chance to decide before b's write; only the mutex stops it.
+	time.Sleep(100 * time.Millisecond)
+	if err := c.Update(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	db.done()
+	if da := <-result; da.Admitted || da.Wait == nil || da.Wait.Position != 1 {
+		t.Fatalf("admit a = %+v, want a wait behind b, which holds the slot", da)
 	}
 }
