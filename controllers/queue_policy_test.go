@@ -49,7 +49,9 @@ func deleting(s *vmbenchv1.BenchmarkSuite) {
 	s.Finalizers = []string{"example.com/keep"}
 }
 
-func key(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+func key(ns, name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
 
 // selfIn is the suite of the list with that key, or a suite that the list does not have yet, the
 // youngest.
