@@ -325,8 +325,11 @@ func queueChanged() predicate.Funcs {
 	}
 }
 
-// queueRequests maps a change of one suite to the suites in line, whose place or message changed,
-// and to the suite itself: the watch event of its own admission brings it back to start its run.
+// queueRequests maps a change of one suite to the suites in line and to the suite itself (the watch
+// event of its own admission brings it back to start its run). A suite that ended or is being
+// deleted after it was admitted frees a slot: only the first suites in line can take it, and the
+// rest move when one of them is admitted. Any other change (an admission, another run, a suite
+// that leaves the line) changes every waiting suite's place or message.
 func (r *SuiteReconciler) queueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
 	reqs := []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
 	list := &vmbenchv1.BenchmarkSuiteList{}
@@ -335,10 +338,18 @@ func (r *SuiteReconciler) queueRequests(ctx context.Context, obj client.Object) 
 		log.FromContext(ctx).Error(err, "listing the suites in line")
 		return reqs
 	}
+	var waiting []queueSuite
 	for i := range list.Items {
 		if s := &list.Items[i]; waitsForSlot(s) && client.ObjectKeyFromObject(s) != reqs[0].NamespacedName {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s)})
+			waiting = append(waiting, queueSuite{Key: client.ObjectKeyFromObject(s), Created: s.CreationTimestamp})
 		}
+	}
+	if s, ok := obj.(*vmbenchv1.BenchmarkSuite); ok && r.MaxActiveRuns > 0 && s.Status.StartTime != nil && !holdsSlot(s) {
+		sort.Slice(waiting, func(i, j int) bool { return queuedBefore(waiting[i], waiting[j]) })
+		waiting = waiting[:min(len(waiting), r.MaxActiveRuns)]
+	}
+	for _, q := range waiting {
+		reqs = append(reqs, reconcile.Request{NamespacedName: q.Key})
 	}
 	return reqs
 }

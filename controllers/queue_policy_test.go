@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -369,5 +372,51 @@ func TestAnAdmissionIsWrittenBeforeTheNextIsDecided(t *testing.T) {
 	db.done()
 	if da := <-result; da.Admitted || da.Wait == nil || da.Wait.Position != 1 {
 		t.Fatalf("admit a = %+v, want a wait behind b, which holds the slot", da)
+	}
+}
+
+// A freed slot brings back only the suites that can take it; an admission brings back everyone in
+// line, whose place changed.
+func TestQueueRequests(t *testing.T) {
+	ctx := context.Background()
+	line := []vmbenchv1.BenchmarkSuite{queued("a", "w2", 2), queued("a", "w1", 1), queued("b", "w3", 3)}
+	done := queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
+	gone := queued("a", "gone", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning), deleting)
+	holder := queued("a", "holder", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
+	invalid := queued("a", "invalid", 0, withPhase(vmbenchv1.SuiteFailed))
+	objs := []client.Object{done.DeepCopy(), gone.DeepCopy(), holder.DeepCopy(), invalid.DeepCopy()}
+	for i := range line {
+		objs = append(objs, line[i].DeepCopy())
+	}
+	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
+	names := func(reqs []reconcile.Request) []string {
+		out := []string{}
+		for _, r := range reqs {
+			out = append(out, r.String())
+		}
+		slices.Sort(out)
+		return out
+	}
+	everyone := func(self string) []string {
+		return names([]reconcile.Request{{NamespacedName: key("a", self)}, {NamespacedName: key("a", "w1")},
+			{NamespacedName: key("a", "w2")}, {NamespacedName: key("b", "w3")}})
+	}
+	for _, tt := range []struct {
+		name  string
+		obj   *vmbenchv1.BenchmarkSuite
+		slots int
+		want  []string
+	}{
+		{"a holder ended", &done, 1, names([]reconcile.Request{{NamespacedName: key("a", "done")}, {NamespacedName: key("a", "w1")}})},
+		{"a holder is being deleted", &gone, 2, names([]reconcile.Request{{NamespacedName: key("a", "gone")},
+			{NamespacedName: key("a", "w1")}, {NamespacedName: key("a", "w2")}})},
+		{"a suite was admitted or moved to its next run", &holder, 1, everyone("holder")},
+		{"a suite left the line", &invalid, 1, everyone("invalid")},
+		{"no limit", &done, 0, everyone("done")},
+	} {
+		r := &SuiteReconciler{Client: c, MaxActiveRuns: tt.slots}
+		if diff := cmp.Diff(tt.want, names(r.queueRequests(ctx, tt.obj))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
 	}
 }
