@@ -520,7 +520,7 @@ func (c *countingTransport) slowest(n int) string {
 	var out []string
 	for _, k := range kinds[:min(n, len(kinds))] {
 		t := c.spent[k]
-		out = append(out, fmt.Sprintf("%s: %d in %s (mean %s)", k, t.n, t.total.Round(time.Millisecond), (t.total / time.Duration(t.n)).Round(time.Millisecond)))
+		out = append(out, fmt.Sprintf("%s: %d in %s (mean %s)", k, t.n, t.total.Round(time.Millisecond), (t.total/time.Duration(t.n)).Round(time.Millisecond)))
 	}
 	return strings.Join(out, "; ")
 }
