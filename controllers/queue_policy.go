@@ -139,7 +139,7 @@ func (a admission) message() string {
 	if len(a.Ahead) > 0 {
 		msg += "; ahead in line: " + listSuites(a.Ahead)
 	}
-	return msg + ". Time in line does not count against spec.timeout. To run this suite sooner, delete the suites ahead of it, " +
+	return msg + ". Time in line does not count against spec.timeout. To run this suite sooner, delete the suites running or ahead of it, " +
 		"or raise the manager's --max-active-runs (Helm value maxActiveRuns) if suites are placed on disjoint nodes"
 }
 

@@ -203,7 +203,7 @@ func TestQueueMessageNamesThePlaceTheRunAndTheWayOut(t *testing.T) {
 	for _, want := range []string{
 		"5th in line", "running now (1 of 1 slots): team/big (run big-container-1)",
 		"ahead in line: team/w1, team/w2, team/w3, and 1 more", "does not count against spec.timeout",
-		"delete the suites ahead", "--max-active-runs",
+		"delete the suites running or ahead of it", "--max-active-runs",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
