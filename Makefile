@@ -72,6 +72,12 @@ test: test-unit test-e2e ## Every test: unit, parser, chart and envtest tests, t
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./... -coverprofile cover.out
 
+.PHONY: bench-scale
+bench-scale: manifests envtest-crds ## The scale benchmark (test/scale, not part of test): 5, 20 and 50 suites on envtest, with the run queue and without, each in a process of its own; figures in docs/performance.md.
+	for n in 5 20 50; do for q in 1 off; do \
+		KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test -tags scale ./test/scale/ -run '^$$' \
+			-bench "BenchmarkSuites/^suites=$$n$$/^queue=$$q$$" -benchtime 1x -timeout 60m || exit 1; done; done
+
 .PHONY: fuzz
 fuzz: ## Run every parser and frame fuzz target for FUZZTIME each (default 20s).
 	for target in $$(go test ./internal/results/ -list 'Fuzz.*' | grep ^Fuzz); do \

@@ -6,10 +6,12 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,6 +72,15 @@ type SuiteReconciler struct {
 	NetworkPolicy bool
 	// MasterKey derives every run's keys; it comes from a Secret in the manager's own namespace.
 	MasterKey platform.MasterKey
+	// MaxActiveRuns is how many suites may run at once across the namespaces the manager runs;
+	// the others wait in line (queue_policy.go). 0 or less: no limit.
+	MaxActiveRuns int
+	// Namespaces are the namespaces the manager runs suites in, as its cache is restricted to them;
+	// empty for every namespace. The queue's uncached reads stay within them.
+	Namespaces []string
+
+	// admissionMu serializes admissions to the run queue.
+	admissionMu sync.Mutex
 }
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
@@ -121,13 +132,30 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 	state := suiteState{Generation: suite.Generation, Now: now, InvalidSpec: validateSpec(suite, benchmarks)}
 	var next step
+	var queue queueDecision
 	if state.InvalidSpec == nil {
 		var err error
-		if next, err = r.advance(ctx, suite, benchmarks, now); err != nil {
+		if queue, err = r.admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
 		}
-		state.TimedOut, state.Waiting = next.timedOut, next.waiting
+		defer queue.done()
+		switch {
+		case queue.Stale:
+			return ctrl.Result{RequeueAfter: settle}, nil
+		case queue.Wait != nil:
+			// The watch on the suites ahead brings this one back (queueChanged).
+			state.Waiting = &cause{Reason: vmbenchv1.ReasonWaitingForRun, Message: queue.Wait.message()}
+		case queue.Admitted && r.MaxActiveRuns > 0:
+			// The admission is in status before any child exists, so that children never run
+			// outside a slot; the watch event of this write brings the suite back to start its run.
+		default:
+			if next, err = r.advance(ctx, suite, benchmarks, now); err != nil {
+				return ctrl.Result{}, err
+			}
+			state.TimedOut, state.Waiting = next.timedOut, next.waiting
+		}
 	}
+	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation)
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
 	st.Headline = headline(suite.Spec, st.Ratios)
@@ -139,14 +167,19 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
 	}
 
-	if err := r.Status().Patch(ctx, suite, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			logger.V(1).Info("status conflict, retrying")
-			return ctrl.Result{Requeue: true}, nil
+	// A status that this pass left as it was is not written: the suites in line are reconciled each
+	// time the line moves, and most of them stay where they were.
+	if !equality.Semantic.DeepEqual(orig.Status, suite.Status) {
+		if err := r.Status().Patch(ctx, suite, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				logger.V(1).Info("status conflict, retrying")
+				return ctrl.Result{Requeue: true}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
 		}
-		return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
 	}
 	r.emitTransitions(orig, suite, next)
+	r.emitQueueTransitions(orig, suite)
 	metrics.RecordSuite(suite)
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run.
@@ -211,15 +244,12 @@ type step struct {
 	rejected *cause
 }
 
-// advance cleans up finished runs, then starts, follows or collects the active run. The suite's clock
-// starts the first time the controller sees it, so that a suite whose children are refused still
-// times out.
+// advance cleans up finished runs, then starts, follows or collects the active run of an admitted
+// suite. The suite's clock starts at its admission (queue_policy.go), so that a suite whose children
+// are refused still times out.
 func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark,
 	now time.Time) (step, error) {
 	st := &suite.Status
-	if st.StartTime == nil {
-		st.StartTime = &metav1.Time{Time: now}
-	}
 	suiteEnd := after(st.StartTime.Time, suite.Spec.SuiteTimeout())
 	timedOut := !now.Before(suiteEnd)
 	children, err := r.listChildren(ctx, suite)
@@ -647,6 +677,8 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 		}
 		b = b.Owns(obj)
 	}
+	// A suite that is admitted, moves on, ends or is deleted moves the suites in line.
+	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.queueRequests), builder.WithPredicates(queueChanged()))
 	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
 	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
 	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))

@@ -468,7 +468,7 @@ type BenchmarkSuiteStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions are Progressing, Complete, Failed and RunsFailed.
+	// Conditions are Queued, Progressing, Complete, Failed and RunsFailed.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=map
@@ -484,9 +484,18 @@ type BenchmarkSuiteStatus struct {
 	// +kubebuilder:validation:MaxLength=16
 	Progress string `json:"progress,omitempty"`
 
-	// StartTime is when the controller first saw the suite: spec.timeout counts from it.
+	// StartTime is when the suite was admitted to run: when it took one of the cluster's run slots
+	// (the manager's --max-active-runs) after waiting its turn. spec.timeout counts from it; time
+	// spent queued does not.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// QueuePosition is the suite's place in the line of suites waiting for a run slot, from 1 (next);
+	// empty once the suite was admitted, or when it does not wait. The Queued condition says who runs
+	// now and what to do if this suite must go first.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	QueuePosition int32 `json:"queuePosition,omitempty"`
 
 	// CompletionTime is when the suite ended, complete or failed.
 	// +optional
@@ -533,6 +542,7 @@ type BenchmarkSuiteStatus struct {
 // +kubebuilder:resource:shortName=suite;suites,categories=vmbench
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Queue",type=integer,JSONPath=`.status.queuePosition`,description="Place in the line of suites waiting for a run slot, from 1"
 // +kubebuilder:printcolumn:name="Benchmark",type=string,JSONPath=`.status.headline.benchmark`,priority=1
 // +kubebuilder:printcolumn:name="Metric",type=string,JSONPath=`.status.headline.metric`
 // +kubebuilder:printcolumn:name="Ratio",type=string,JSONPath=`.status.headline.summary`

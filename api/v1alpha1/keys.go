@@ -21,8 +21,12 @@ const (
 	RoleNode   = "node"
 )
 
-// Condition types of a BenchmarkSuite. Every reconcile sets all four.
+// Condition types of a BenchmarkSuite. Every reconcile sets all five.
 const (
+	// ConditionQueued is True while the suite waits for a run slot (the manager runs at most
+	// --max-active-runs suites at once, in creation order); the message names its place in line and
+	// the suites running now. False once the suite was admitted.
+	ConditionQueued = "Queued"
 	// ConditionProgressing is True while runs are pending or running.
 	ConditionProgressing = "Progressing"
 	// ConditionComplete is True once every run finished and every benchmark produced results.
@@ -50,6 +54,10 @@ const (
 	ReasonNoFailure          = "NoFailure"
 	ReasonFinished           = "Finished"
 	ReasonResultsCorrupted   = "ResultsCorrupted"
+	// ReasonWaitingForRun (Queued=True, and Progressing while queued): other suites hold every run slot.
+	ReasonWaitingForRun = "WaitingForRun"
+	// ReasonAdmitted (Queued=False): the suite took a run slot.
+	ReasonAdmitted = "Admitted"
 )
 
 // MaxSuiteNameLength keeps every child name (for example "<suite>-<platform>-r10-node07") and every

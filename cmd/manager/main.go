@@ -5,7 +5,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +50,7 @@ type options struct {
 	masterKeySecret         string
 	watchNamespaces         string
 	metricsSecure           bool
+	maxActiveRuns           int
 }
 
 func parseFlags() options {
@@ -74,6 +77,9 @@ func parseFlags() options {
 			"Keep it in the manager's own namespace.")
 	flag.StringVar(&o.watchNamespaces, "watch-namespaces", "",
 		"Comma-separated namespaces whose suites the manager runs; empty for every namespace.")
+	flag.IntVar(&o.maxActiveRuns, "max-active-runs", 1,
+		"How many suites may run at once; the others wait in line, in creation order. Raise it only where suites are placed on disjoint nodes "+
+			"(spec.placement), as suites that share nodes disturb each other's figures; 0 removes the limit.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -96,6 +102,9 @@ func (o options) validate() error {
 	case controllers.EmulationAllow, controllers.EmulationForbid:
 	default:
 		return fmt.Errorf("--emulation=%q: use allow or forbid", o.emulation)
+	}
+	if o.maxActiveRuns < 0 {
+		return fmt.Errorf("--max-active-runs=%d: use 1 (one suite at a time), a larger number, or 0 for no limit", o.maxActiveRuns)
 	}
 	if _, err := o.masterKey(); err != nil {
 		return err
@@ -199,6 +208,8 @@ func run() error {
 		Available:        available,
 		NetworkPolicy:    o.networkPolicy,
 		MasterKey:        masterKey,
+		MaxActiveRuns:    o.maxActiveRuns,
+		Namespaces:       slices.Sorted(maps.Keys(namespaces)),
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return fmt.Errorf("setting up the controller: %w", err)

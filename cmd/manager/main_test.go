@@ -53,3 +53,18 @@ func TestWatchNamespacesFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxActiveRunsFlag(t *testing.T) {
+	for _, ok := range []int{0, 1, 4} {
+		o := validOptions()
+		o.maxActiveRuns = ok
+		if err := o.validate(); err != nil {
+			t.Errorf("--max-active-runs=%d: %v", ok, err)
+		}
+	}
+	o := validOptions()
+	o.maxActiveRuns = -1
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--max-active-runs") {
+		t.Errorf("--max-active-runs=-1: %v, want a refusal naming the flag", err)
+	}
+}

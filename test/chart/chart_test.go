@@ -643,6 +643,7 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
 		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
 		"--network-policy=true", "--master-key-secret=vmbench-system/vmbench-master-key", "--metrics-secure=true",
+		"--max-active-runs=1",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("defaults: no %s in %v", want, c.Args)
@@ -656,11 +657,11 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--set", "runnerImage=registry.example/runner:1", "--set", "vmDiskImage=registry.example/disk:1",
 		"--set", "imagePullPolicy=Always", "--set", "vmNetwork=passt", "--set", "emulation=forbid",
 		"--set", "containerStartup=5m", "--set", "vmStartup=1h30m", "--set", "image.tag=v1", "--set", "image.pullPolicy=Always",
-		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel", "--set", "metrics.secure=false"))
+		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel", "--set", "metrics.secure=false", "--set", "maxActiveRuns=3"))
 	for _, want := range []string{
 		"--metrics-secure=false", "--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
 		"--vm-network=passt", "--emulation=forbid", "--container-startup=5m", "--vm-startup=1h30m", "--zap-devel",
-		"--network-policy=false",
+		"--network-policy=false", "--max-active-runs=3",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("set: no %s in %v", want, c.Args)
@@ -877,6 +878,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"dashboards.label=not a label", "label"},
 		{"logLevel=chatty", "logLevel"},
 		{"networkPolicy=maybe", "networkPolicy"},
+		{"maxActiveRuns=-1", "maxActiveRuns"},
 		{"watchNamespaces={Team_A}", "watchNamespaces"},
 		{"allowedRuntimeClasses={Kata_1}", "allowedRuntimeClasses"},
 		{"admissionPolicy.enabled=maybe", "enabled"},

@@ -37,12 +37,17 @@ func (e *env) managerArgs(flags map[string]string) {
 		e.waitRolledOut(key)
 	}
 	changed := make([]string, 0, len(original))
+	replaced := map[string]bool{}
 	for _, arg := range original {
 		name, _, _ := strings.Cut(arg, "=")
 		if v, ok := flags[name]; ok {
 			arg = name + "=" + v
+			replaced[name] = true
 		}
 		changed = append(changed, arg)
+	}
+	for name := range flags {
+		e.g.Expect(replaced).To(HaveKey(name), "the manager's Deployment does not pass %s: reinstall the chart of this checkout (hack/install.sh)", name)
 	}
 	e.t.Cleanup(func() { set(original) })
 	set(changed)
@@ -66,7 +71,8 @@ func (e *env) waitRolledOut(key client.ObjectKey) {
 func TestStartupFailuresNameTheirCause(t *testing.T) {
 	e := newEnv(t, podSecurityRestricted)
 	const image = "vmbench/runner:does-not-exist"
-	e.managerArgs(map[string]string{"--runner-image": image, "--container-startup": "100s"})
+	// Both suites are in the run queue's slots at once, so that both fail within one startup limit.
+	e.managerArgs(map[string]string{"--runner-image": image, "--container-startup": "100s", "--max-active-runs": "2"})
 
 	tiny := func(name string) *vmbenchv1.BenchmarkSuite {
 		s := containerOnly(e.sample("suite-quick.yaml", name))

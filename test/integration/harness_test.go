@@ -142,6 +142,8 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		Available:        available,
 		NetworkPolicy:    true,
 		MasterKey:        masterKey,
+		MaxActiveRuns:    1,
+		Namespaces:       []string{h.ns},
 	}
 	if h.configure != nil {
 		h.configure(r)

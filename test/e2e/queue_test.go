@@ -1,0 +1,57 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// TestSuitesAppliedAtOnceNeverOverlap applies two small container suites at once: with the manager's
+// default --max-active-runs=1 the second waits in line, and its run starts only after the first one's
+// results were collected, as the runs' times in status show.
+func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
+	e := newEnv(t)
+	small := func(name string) *vmbenchv1.BenchmarkSuite {
+		s := containerOnly(e.sample("suite-quick.yaml", name))
+		s.Spec.Repetitions = 1
+		s.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU,
+			SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: vmbenchv1.DurationOf(5 * time.Second)}}}
+		return s
+	}
+	// Created in this order, and "one" sorts before "two" should both have the same second.
+	e.g.Expect(k8s.Create(e.ctx, small("one"))).To(Succeed())
+	e.g.Expect(k8s.Create(e.ctx, small("two"))).To(Succeed())
+
+	e.g.Eventually(func(g Gomega) {
+		s := &vmbenchv1.BenchmarkSuite{}
+		g.Expect(k8s.Get(e.ctx, client.ObjectKey{Namespace: e.ns, Name: "two"}, s)).To(Succeed())
+		c := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionQueued)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), c.Message)
+		g.Expect(c.Message).To(ContainSubstring("1st in line"))
+		g.Expect(c.Message).To(ContainSubstring(e.ns + "/one (run one-container-1)"))
+		g.Expect(s.Status.QueuePosition).To(Equal(int32(1)))
+	}, 2*time.Minute, time.Second).Should(Succeed(), "two waits behind one")
+
+	one := e.waitEnded("one", 10*time.Minute)
+	two := e.waitEnded("two", 10*time.Minute)
+	for _, s := range []*vmbenchv1.BenchmarkSuite{one, two} {
+		e.g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
+			"%s failed: %v", s.Name, meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed))
+		e.g.Expect(s.Status.Runs).To(HaveLen(1))
+		e.g.Expect(s.Status.QueuePosition).To(BeZero())
+	}
+	first, second := one.Status.Runs[0], two.Status.Runs[0]
+	e.t.Logf("run %s %s - %s; run %s %s - %s", first.Name, first.StartTime, first.CompletionTime, second.Name, second.StartTime, second.CompletionTime)
+	e.g.Expect(second.StartTime.Time).NotTo(BeTemporally("<", first.CompletionTime.Time),
+		"run %s started at %s, before run %s ended at %s", second.Name, second.StartTime, first.Name, first.CompletionTime)
+	e.g.Expect(two.Status.StartTime.Time).NotTo(BeTemporally("<", first.CompletionTime.Time), "two was admitted while one ran")
+}

@@ -1,0 +1,724 @@
+//go:build scale
+
+// Package scale measures the suite controller with many suites at once on envtest (a real
+// kube-apiserver and etcd, no kubelet): reconcile latency, API calls per reconcile and the memory of
+// the process that runs the manager. Nothing runs the children: a driver plays the MPI Operator and
+// KubeVirt, as the envtest integration tests do, finishing every run as soon as it starts. Run it
+// with `make bench-scale`; docs/performance.md has the figures.
+package scale
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	dto "github.com/prometheus/client_model/go"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/frame"
+	vmbenchmetrics "github.com/vmbench/vmbench/internal/metrics"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+var (
+	cfg *rest.Config
+	// direct reads and writes for the driver and the checks, around any cache and outside the counts.
+	direct client.Client
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make bench-scale`, which provides kube-apiserver and etcd under bin/k8s")
+		return 1
+	}
+	// The manager logs at info level, as it does when installed; the logs go nowhere.
+	log.SetLogger(zap.New(zap.WriteTo(io.Discard)))
+	root := filepath.Join("..", "..")
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases"), filepath.Join(root, "bin", "crds")},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	if cfg, err = env.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "starting envtest:", err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	if direct, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+		fmt.Fprintln(os.Stderr, "client:", err)
+		return 1
+	}
+	vmbenchmetrics.Register(ctrlmetrics.Registry)
+	return m.Run()
+}
+
+// BenchmarkSuites runs N suites of two runs each (a container run and a VM run, three benchmarks,
+// three nodes) from creation to Complete, under the default run queue (one suite at a time: the
+// others wait in line) and without it (every suite's children at once).
+func BenchmarkSuites(b *testing.B) {
+	for _, n := range []int{5, 20, 50} {
+		for _, slots := range []int{1, 0} {
+			queue := "queue=1"
+			if slots == 0 {
+				queue = "queue=off"
+			}
+			b.Run(fmt.Sprintf("suites=%d/%s", n, queue), func(b *testing.B) {
+				for range b.N {
+					runSuites(b, n, slots)
+				}
+			})
+		}
+	}
+}
+
+// runSuites creates n suites at once under a fresh manager and waits until every one has ended.
+func runSuites(b *testing.B, n, slots int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "scale-"}}
+	if err := direct.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	logs := &fakeLogs{logs: map[string][]byte{}}
+	calls := &countingTransport{}
+	stopManager := startManager(b, ns.Name, slots, logs, calls)
+	defer stopManager()
+	driverDone := make(chan struct{})
+	go func() {
+		defer close(driverDone)
+		drive(ctx, b, ns.Name, logs)
+	}()
+	defer func() { cancel(); <-driverDone }()
+	// The manager's caches are synced once its first suite list answers; what it holds then is the
+	// fixed cost, before any suite.
+	if err := waitCacheSynced(ctx); err != nil {
+		b.Fatal(err)
+	}
+	idleRSS := vmRSS()
+	memory := sampleMemory(ctx)
+
+	before := gatherReconciles(b)
+	calls.reset()
+	start := time.Now()
+	for i := range n {
+		s := &vmbenchv1.BenchmarkSuite{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("s%03d", i), Namespace: ns.Name},
+			Spec:       vmbenchv1.BenchmarkSuiteSpec{Repetitions: 1, Benchmarks: benchmarks()},
+		}
+		if err := direct.Create(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	complete := waitEnded(ctx, b, ns.Name, n, 30*time.Minute)
+	wall := time.Since(start)
+	after := gatherReconciles(b)
+	peakRSS, peakHeap := memory()
+	if path := os.Getenv("SCALE_HEAP_PROFILE"); path != "" {
+		writeHeapProfile(b, fmt.Sprintf("%s.%d-%d", path, n, slots))
+	}
+
+	rec := after.minus(before)
+	if rec.count == 0 {
+		b.Fatal("no reconcile was counted")
+	}
+	b.ReportMetric(rec.quantile(0.5)*1000, "p50-ms")
+	b.ReportMetric(rec.quantile(0.99)*1000, "p99-ms")
+	b.ReportMetric(float64(rec.count), "reconciles")
+	requests, writes := calls.counts()
+	b.ReportMetric(float64(requests)/float64(rec.count), "api-calls/reconcile")
+	b.ReportMetric(float64(writes)/float64(rec.count), "writes/reconcile")
+	b.ReportMetric(float64(idleRSS)/(1<<20), "idle-RSS-MiB")
+	b.ReportMetric(float64(peakRSS)/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(wall.Seconds(), "wall-s")
+	b.ReportMetric(float64(complete), "complete")
+	b.Logf("%d suites, %s: requests that took the most time: %s", n, map[int]string{0: "no queue", 1: "queue of 1"}[slots], calls.slowest(6))
+	if complete != n {
+		b.Errorf("%d of %d suites ended Complete", complete, n)
+	}
+}
+
+// startManager runs the controller as cmd/manager does: the cache restricted to vmbench's own
+// objects (here in one namespace), every request through the counting transport.
+func startManager(b *testing.B, ns string, slots int, logs controllers.LogReader, calls *countingTransport) func() {
+	counted := rest.CopyConfig(cfg)
+	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countedRoundTripper{next: rt, counts: calls} })
+	scheme := controllers.NewScheme()
+	suiteLabel, err := labels.NewRequirement(vmbenchv1.LabelSuite, selection.Exists, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	owned := cache.ByObject{Label: labels.NewSelector().Add(*suiteLabel)}
+	mgr, err := ctrl.NewManager(counted, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
+			&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
+		}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &controllers.SuiteReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    scheme,
+		Recorder:  mgr.GetEventRecorder("vmbench"),
+		Clock:     clock.RealClock{},
+		Logs:      logs,
+		Images: platform.Images{
+			Runner: "vmbench/runner:scale", VMDisk: "vmbench/vm-disk:scale", PullPolicy: corev1.PullIfNotPresent,
+		},
+		VMNetwork:        platform.VMNetworkPasst,
+		ContainerStartup: 10 * time.Minute,
+		VMStartup:        20 * time.Minute,
+		Available: map[schema.GroupVersionKind]bool{
+			mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                      true,
+			kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): true,
+		},
+		NetworkPolicy: true,
+		MasterKey:     masterKey,
+		MaxActiveRuns: slots,
+		Namespaces:    []string{ns},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			b.Errorf("manager: %v", err)
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+var masterKey = platform.MasterKey(bytes.Repeat([]byte("s"), platform.MasterKeySize))
+
+func benchmarks() []vmbenchv1.Benchmark {
+	return []vmbenchv1.Benchmark{
+		{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU},
+		{Name: "net", Type: vmbenchv1.BenchmarkIperf3},
+		{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{N: ptr.To[int32](3000), NB: 96}},
+	}
+}
+
+// waitEnded waits until n suites of the namespace are Complete or Failed, and counts the Complete.
+func waitEnded(ctx context.Context, b *testing.B, ns string, n int, limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	for {
+		list := &vmbenchv1.BenchmarkSuiteList{}
+		if err := direct.List(ctx, list, client.InNamespace(ns)); err != nil {
+			b.Fatal(err)
+		}
+		ended, complete := 0, 0
+		for _, s := range list.Items {
+			switch s.Status.Phase {
+			case vmbenchv1.SuiteComplete:
+				complete++
+				ended++
+			case vmbenchv1.SuiteFailed:
+				ended++
+			}
+		}
+		if ended == n {
+			return complete
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d suites ended within %s", ended, n, limit)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// drive plays the MPI Operator and KubeVirt: every MPIJob gets a launcher pod whose log holds a
+// whole run's results and then succeeds; every VM run's master gets a virt-launcher pod with that
+// log, its nodes run and the master powers off.
+func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
+	done := map[string]bool{}
+	msgs := newRunMessages(b)
+	for ctx.Err() == nil {
+		jobs := &mpiv2.MPIJobList{}
+		vmis := &kubevirtv1.VirtualMachineInstanceList{}
+		if err := direct.List(ctx, jobs, client.InNamespace(ns)); err != nil {
+			continue
+		}
+		if err := direct.List(ctx, vmis, client.InNamespace(ns)); err != nil {
+			continue
+		}
+		for i := range jobs.Items {
+			job := &jobs.Items[i]
+			if done[string(job.UID)] {
+				continue
+			}
+			run := job.Labels[vmbenchv1.LabelRun]
+			log := msgs.log(b, metav1.GetControllerOf(job).UID, run, "kvm", job.CreationTimestamp.Time)
+			if launcherPod(ctx, b, ns, job.Labels, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", log, logs) &&
+				setJobSucceeded(ctx, job) {
+				done[string(job.UID)] = true
+			}
+		}
+		byRun := map[string][]*kubevirtv1.VirtualMachineInstance{}
+		for i := range vmis.Items {
+			vmi := &vmis.Items[i]
+			byRun[vmi.Labels[vmbenchv1.LabelRun]] = append(byRun[vmi.Labels[vmbenchv1.LabelRun]], vmi)
+		}
+		for run, members := range byRun {
+			master := slices.IndexFunc(members, func(v *kubevirtv1.VirtualMachineInstance) bool {
+				return v.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster
+			})
+			if master < 0 || len(members) < 3 || done[string(members[master].UID)] {
+				continue
+			}
+			m := members[master]
+			log := msgs.log(b, metav1.GetControllerOf(m).UID, run, "kvm", m.CreationTimestamp.Time)
+			if !launcherPod(ctx, b, ns, m.Labels, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", log, logs) {
+				continue
+			}
+			ok := true
+			for _, v := range members {
+				phase := kubevirtv1.Running
+				if v == m {
+					phase = kubevirtv1.Succeeded
+				}
+				v.Status.Phase = phase
+				ok = ok && direct.Update(ctx, v) == nil
+			}
+			if ok {
+				done[string(m.UID)] = true
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// launcherPod creates the pod that holds a run's log, once.
+func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extra map[string]string, container string, log []byte, logs *fakeLogs) bool {
+	l := map[string]string{vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
+	for k, v := range childLabels {
+		l[k] = v
+	}
+	for k, v := range extra {
+		l[k] = v
+	}
+	name := l[vmbenchv1.LabelRun] + "-log"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: container, Image: "x"}}},
+	}
+	logs.set(ns, name, container, log)
+	if err := direct.Create(ctx, pod); err != nil && !apierrors.IsAlreadyExists(err) {
+		if ctx.Err() == nil {
+			b.Logf("creating pod %s: %v", name, err)
+		}
+		return false
+	}
+	return true
+}
+
+func setJobSucceeded(ctx context.Context, job *mpiv2.MPIJob) bool {
+	now := metav1.Now()
+	job.Status.Conditions = append(job.Status.Conditions, mpiv2.JobCondition{
+		Type: mpiv2.JobSucceeded, Status: corev1.ConditionTrue, Reason: "MPIJobSucceeded", Message: "MPIJob succeeded",
+		LastUpdateTime: now, LastTransitionTime: now,
+	})
+	return direct.Status().Update(ctx, job) == nil
+}
+
+// runMessages builds what a runner reports for a whole run, from real tool outputs.
+type runMessages struct {
+	sysbench, iperf, hpcc []results.Metric
+}
+
+func newRunMessages(b *testing.B) runMessages {
+	parse := func(tool results.Tool, file string) []results.Metric {
+		out, err := os.ReadFile(filepath.Join("..", "..", "internal", "results", "testdata", file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ms, err := results.Parse(tool, out)
+		if err != nil {
+			b.Fatalf("parsing %s: %v", file, err)
+		}
+		return ms
+	}
+	return runMessages{
+		sysbench: parse(results.SysbenchCPU, "sysbench-cpu.txt"),
+		iperf:    parse(results.Iperf3, "iperf3-tcp-5s.json"),
+		hpcc:     parse(results.HPCC, "hpcc-np2.txt"),
+	}
+}
+
+// log is a run's runner log, framed and authenticated with the run's token.
+func (m runMessages) log(b *testing.B, suiteUID types.UID, run, virtualization string, created time.Time) []byte {
+	nodes := []string{"master", "node01", "node02"}
+	ready := map[string]time.Time{}
+	for i, n := range nodes {
+		ready[n] = created.Add(time.Duration(30+i) * time.Second)
+	}
+	msgs := []runplan.Message{{Kind: runplan.KindStarted, Run: run, NodesReady: ready, Virtualization: virtualization}}
+	for _, n := range nodes {
+		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "cpu", Node: n, Metrics: m.sysbench, Seconds: 10})
+	}
+	for _, pair := range []string{"master-node01", "master-node02", "node01-master", "node02-master", "node01-node02"} {
+		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "net", Node: pair, Metrics: m.iperf, Seconds: 10})
+	}
+	msgs = append(msgs,
+		runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "hpcc", Node: "master", Metrics: m.hpcc, Seconds: 200},
+		runplan.Message{Kind: runplan.KindDone, Run: run, BenchmarkSeconds: 280})
+	auth, err := masterKey.RunAuth(suiteUID, run, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for i, msg := range msgs {
+		payload, err := json.Marshal(msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := frame.Write(&buf, auth.Token, fmt.Sprintf("%s-%d", run, i), payload, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// fakeLogs stands in for the pods/log API, which envtest does not serve.
+type fakeLogs struct {
+	mu   sync.Mutex
+	logs map[string][]byte
+}
+
+func (f *fakeLogs) Open(_ context.Context, namespace, pod, container string) (io.ReadCloser, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.logs[namespace+"/"+pod+"/"+container]
+	if !ok {
+		return nil, fmt.Errorf("no log for %s/%s container %s", namespace, pod, container)
+	}
+	return io.NopCloser(bytes.NewReader(b)), nil
+}
+
+func (f *fakeLogs) set(namespace, pod, container string, b []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.logs[namespace+"/"+pod+"/"+container] = b
+}
+
+// countingTransport counts the manager's requests to the API server, writes apart, but not its
+// watches, each one long request that the informers open once. It also sums the time of each kind
+// of request.
+type countingTransport struct {
+	requests, writes atomic.Int64
+	mu               sync.Mutex
+	spent            map[string]*requestTime
+}
+
+type requestTime struct {
+	n     int
+	total time.Duration
+}
+
+// record adds one request's time to its kind: the method, the resource and subresource, and SSA.
+func (c *countingTransport) record(req *http.Request, took time.Duration) {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	resource := ""
+	if i := slices.Index(parts, "namespaces"); i >= 0 && len(parts) > i+2 {
+		resource = strings.Join(parts[i+2:], "/")
+		if len(parts) > i+3 {
+			// Drop the object's name, keep the subresource.
+			resource = strings.Join(append([]string{parts[i+2]}, parts[i+4:]...), "/")
+		}
+	} else if len(parts) > 0 {
+		resource = parts[len(parts)-1]
+	}
+	kind := req.Method + " " + resource
+	if strings.HasPrefix(req.Header.Get("Content-Type"), "application/apply-patch") {
+		kind += " (apply)"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.spent == nil {
+		c.spent = map[string]*requestTime{}
+	}
+	t := c.spent[kind]
+	if t == nil {
+		t = &requestTime{}
+		c.spent[kind] = t
+	}
+	t.n++
+	t.total += took
+}
+
+// slowest names the kinds of request that took the most time in all.
+func (c *countingTransport) slowest(n int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kinds := make([]string, 0, len(c.spent))
+	for k := range c.spent {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int { return int(c.spent[b].total - c.spent[a].total) })
+	var out []string
+	for _, k := range kinds[:min(n, len(kinds))] {
+		t := c.spent[k]
+		out = append(out, fmt.Sprintf("%s: %d in %s (mean %s)", k, t.n, t.total.Round(time.Millisecond), (t.total/time.Duration(t.n)).Round(time.Millisecond)))
+	}
+	return strings.Join(out, "; ")
+}
+
+// countedRoundTripper counts every request of one of the manager's clients.
+type countedRoundTripper struct {
+	next   http.RoundTripper
+	counts *countingTransport
+}
+
+func (c countedRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
+		return c.next.RoundTrip(req)
+	}
+	c.counts.requests.Add(1)
+	if req.Method != http.MethodGet {
+		c.counts.writes.Add(1)
+	}
+	start := time.Now()
+	resp, err := c.next.RoundTrip(req)
+	c.counts.record(req, time.Since(start))
+	return resp, err
+}
+
+func (c *countingTransport) reset() {
+	c.requests.Store(0)
+	c.writes.Store(0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spent = nil
+}
+
+func (c *countingTransport) counts() (requests, writes int64) {
+	return c.requests.Load(), c.writes.Load()
+}
+
+// sampleMemory samples, every 100 ms until ctx ends, the resident set size of this process
+// (VmRSS of /proc/self/status: the manager, the driver and the test's client, not the API server
+// or etcd, which are processes of their own) and the Go heap's live objects; the returned function
+// gives the peaks so far.
+func sampleMemory(ctx context.Context) func() (rss, heap uint64) {
+	var mu sync.Mutex
+	var peakRSS, peakHeap uint64
+	sample := func() {
+		heapObjects := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(heapObjects)
+		rss := vmRSS()
+		mu.Lock()
+		defer mu.Unlock()
+		peakRSS = max(peakRSS, rss)
+		peakHeap = max(peakHeap, heapObjects[0].Value.Uint64())
+	}
+	sample()
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+				sample()
+			}
+		}
+	}()
+	return func() (uint64, uint64) {
+		sample()
+		mu.Lock()
+		defer mu.Unlock()
+		return peakRSS, peakHeap
+	}
+}
+
+// waitCacheSynced gives the new manager two seconds to start its informers and list the (still
+// empty) namespace; the manager gives no signal of that outside itself.
+func waitCacheSynced(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(2 * time.Second):
+		return nil
+	}
+}
+
+// writeHeapProfile writes the live heap, after a collection, for `go tool pprof`.
+func writeHeapProfile(b *testing.B, path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("heap profile in %s", path)
+}
+
+func vmRSS() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// reconcileTimes is the suite controller's controller_runtime_reconcile_time_seconds as a native
+// histogram: bucket i holds the durations in (base^(i-1), base^i], base = 2^(2^-schema).
+type reconcileTimes struct {
+	schema  int32
+	zero    uint64
+	count   uint64
+	buckets map[int32]uint64
+}
+
+func gatherReconciles(b *testing.B) reconcileTimes {
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := reconcileTimes{buckets: map[int32]uint64{}}
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_time_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if !hasLabel(m, "controller", "benchmarksuite") {
+				continue
+			}
+			h := m.GetHistogram()
+			if h.GetSchema() == 0 && len(h.GetPositiveSpan()) == 0 && h.GetSampleCount() > 0 {
+				b.Fatal("controller_runtime_reconcile_time_seconds has no native buckets: the quantiles need them")
+			}
+			out.schema, out.zero, out.count = h.GetSchema(), h.GetZeroCount(), h.GetSampleCount()
+			index, count := int32(0), int64(0)
+			deltas := h.GetPositiveDelta()
+			d := 0
+			for _, span := range h.GetPositiveSpan() {
+				index += span.GetOffset()
+				for range span.GetLength() {
+					count += deltas[d]
+					d++
+					out.buckets[index] = uint64(count)
+					index++
+				}
+			}
+		}
+	}
+	return out
+}
+
+func hasLabel(m *dto.Metric, name, value string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name && l.GetValue() == value {
+			return true
+		}
+	}
+	return false
+}
+
+// minus is what was observed between two gatherings.
+func (a reconcileTimes) minus(before reconcileTimes) reconcileTimes {
+	out := reconcileTimes{schema: a.schema, zero: a.zero - before.zero, count: a.count - before.count, buckets: map[int32]uint64{}}
+	for i, n := range a.buckets {
+		if d := n - before.buckets[i]; d > 0 {
+			out.buckets[i] = d
+		}
+	}
+	return out
+}
+
+// quantile is the upper bound of the bucket that holds the q-quantile: at most 9% above the true
+// value at schema 3, the schema of a bucket factor of 1.1.
+func (a reconcileTimes) quantile(q float64) float64 {
+	rank := uint64(math.Ceil(q * float64(a.count)))
+	seen := a.zero
+	if seen >= rank {
+		return 0
+	}
+	indexes := make([]int32, 0, len(a.buckets))
+	for i := range a.buckets {
+		indexes = append(indexes, i)
+	}
+	slices.Sort(indexes)
+	base := math.Pow(2, math.Pow(2, -float64(a.schema)))
+	for _, i := range indexes {
+		seen += a.buckets[i]
+		if seen >= rank {
+			return math.Pow(base, float64(i))
+		}
+	}
+	return math.Inf(1)
+}
