@@ -114,6 +114,7 @@ func (c *CLI) run(ctx context.Context, args []string) int {
 	r.Progress = c.Stderr
 	r.WaitTimeout = *wait
 	r.SampleNoise = true
+	r.ReadCPUSets = true
 
 	plan, err := readPlan(*planFile)
 	if err != nil {

@@ -52,6 +52,8 @@ type Runner struct {
 	AsRoot func() bool
 	// SampleNoise samples each execution's node before and after it runs (package runplan's Noise).
 	SampleNoise bool
+	// ReadCPUSets reads every node's CPU list before the first benchmark, for the Started message.
+	ReadCPUSets bool
 }
 
 // Run runs plan with exec and reports through emit, with the default clock and timeouts.
@@ -77,6 +79,9 @@ func (r *Runner) Run(ctx context.Context, plan runplan.Plan) error {
 		return r.abort(plan.Run, err)
 	}
 	started := runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: r.virtualization(ctx, plan)}
+	if r.ReadCPUSets {
+		started.CPUSets = r.cpuSets(ctx, plan)
+	}
 	if err := r.emit(plan.Run, started); err != nil {
 		return err
 	}
@@ -166,6 +171,7 @@ func (r *Runner) execute(ctx context.Context, plan runplan.Plan, b vmbenchv1.Ben
 	if sampled {
 		if after, ok := r.snapshot(ctx, node, own); ok {
 			if n, ok := noiseBetween(before, after); ok {
+				n.Node = node.Name
 				noise = &n
 			}
 		}
