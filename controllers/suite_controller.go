@@ -396,7 +396,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	}
 	failed := finishRun(st, active, planned.Platform.Type, benchmarks, runCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
-		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()),
+		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
 	})
 	if t.suiteTimedOut {
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)

@@ -72,6 +72,8 @@ type runCompletion struct {
 	Now      time.Time
 	// Created is when each node's pod or VMI was created, for the time to the runner's start.
 	Created map[string]time.Time
+	// Shape is the suite's cluster shape, against which the nodes' CPU lists are judged.
+	Shape vmbenchv1.ClusterShape
 }
 
 // finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
@@ -110,6 +112,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 			run.Accelerator = acceleratorOf(rep.Started.Virtualization)
 		}
 		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
+		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape)
 	}
 	if rep.Done != nil && run.StartTime != nil {
 		orchestration := c.Now.Sub(run.StartTime.Time).Seconds() - rep.Done.BenchmarkSeconds
@@ -119,6 +122,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	emulated := run.Accelerator == vmbenchv1.AcceleratorEmulation
 	var failedBenchmarks, benchmarkCauses []string
 	latest := latestResults(rep.Results)
+	run.Noise = nodeNoise(latest)
 	for _, b := range benchmarks {
 		res := resultFor(st, b.Name, run.Platform)
 		res.Emulated = res.Emulated || emulated
@@ -141,7 +145,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				if findMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= maxMetricsPerEntry {
 					continue // warnings() says that the benchmark reached the limit
 				}
-				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value})
+				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)})
 			}
 		}
 		if !reported {
@@ -536,6 +540,9 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 	}
 	if !spec.Cluster.Guaranteed() {
 		out = append(out, "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU")
+	}
+	if w := pinningWarning(spec, st); w != "" {
+		out = append(out, w)
 	}
 	for _, r := range st.Runs {
 		if r.Accelerator == vmbenchv1.AcceleratorEmulation {

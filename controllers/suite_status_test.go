@@ -1371,7 +1371,9 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		run.StartTime = &metav1.Time{Time: finishStart}
 		ready := map[string]time.Time{}
 		created := map[string]time.Time{}
+		cpuSets := map[string]runplan.CPUSet{}
 		for _, n := range nodes {
+			cpuSets[n] = runplan.CPUSet{Allowed: strings.Repeat("0-1,", 40), Online: 256}
 			created[n] = finishStart
 			ready[n] = finishStart.Add(time.Duration(rng.Int64N(int64(time.Minute))))
 		}
@@ -1390,12 +1392,15 @@ func TestWorstCaseStatusSize(t *testing.T) {
 					}
 					ms[mi] = results.Metric{Name: name, Value: 1 + rng.Float64()*1e6, Unit: strings.Repeat("u", 16), Direction: dir}
 				}
-				msgs = append(msgs, resultMsg(b.Name, node, ms...))
+				m := resultMsg(b.Name, node, ms...)
+				sampled, _, _ := strings.Cut(node, "-")
+				m.Noise = &runplan.Noise{Node: sampled, BusyPercent: 99.9, StealPercent: 10.123456789, OthersPercent: pct(33.333333333), CPUs: 64}
+				msgs = append(msgs, m)
 			}
 		}
 		finishRun(st, run, vmbenchv1.PlatformVM, benchmarks, runCompletion{
 			Report: runReport{
-				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu"},
+				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu", CPUSets: cpuSets},
 				Results: msgs,
 				Done:    &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 123.456789},
 			},
@@ -1423,8 +1428,9 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		}
 	}
 	for _, r := range st.Runs {
-		if len(r.Message) != 1024 || len(r.BootSeconds) != maxNodes {
-			t.Fatalf("run %s has a message of %d bytes and %d boot times, want 1024 and %d", r.Name, len(r.Message), len(r.BootSeconds), maxNodes)
+		if len(r.Message) != 1024 || len(r.BootSeconds) != maxNodes || len(r.Noise) != maxNodes || len(r.CPUs) != maxNodes {
+			t.Fatalf("run %s has a message of %d bytes, %d boot times, %d noise and %d CPU figures, want 1024 and %d of each",
+				r.Name, len(r.Message), len(r.BootSeconds), len(r.Noise), len(r.CPUs), maxNodes)
 		}
 	}
 

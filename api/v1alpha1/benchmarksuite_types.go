@@ -48,6 +48,7 @@ type Platform struct {
 // Nodes-1 workers, each with the same CPU and memory.
 // Requests above limits are refused by the controller (InvalidSpec): a CEL rule over two
 // int-or-string quantities exceeds the API server's cost budget.
+// +kubebuilder:validation:XValidation:rule="!has(self.dedicatedCPUs) || !self.dedicatedCPUs || (!has(self.cpuRequest) && !has(self.memoryRequest))",message="cluster.dedicatedCPUs needs requests equal to limits (Guaranteed QoS, whole CPUs): remove cluster.cpuRequest and cluster.memoryRequest, or set dedicatedCPUs to false"
 type ClusterShape struct {
 	// Nodes is the number of machines per platform, master included. The seeds used 3.
 	// +optional
@@ -80,6 +81,13 @@ type ClusterShape struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!isQuantity(string(self)) || quantity(string(self)).isGreaterThan(quantity('0'))",message="set cluster.memoryRequest above 0, for example 1Gi, or remove it"
 	MemoryRequest *resource.Quantity `json:"memoryRequest,omitempty"`
+
+	// DedicatedCPUs asks for exclusive cores: pods in Guaranteed QoS with whole CPUs, which a kubelet
+	// with --cpu-manager-policy=static pins, and VMs with dedicatedCpuPlacement, which KubeVirt places
+	// only on nodes it labelled cpumanager=true. Each run's status records whether the pinning took
+	// effect on every node, and the suite warns where it did not.
+	// +optional
+	DedicatedCPUs bool `json:"dedicatedCPUs,omitempty"`
 }
 
 // Placement decides where every platform's pods and VMs may run. It is applied to all platforms
@@ -305,6 +313,70 @@ type RunStatus struct {
 	// scheduling, image start, boot and result collection.
 	// +optional
 	OrchestrationSeconds *float64 `json:"orchestrationSeconds,omitempty"`
+
+	// Noise is, per node, what the rest of the node did while the run's benchmarks ran on it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=node
+	Noise []NodeNoise `json:"noise,omitempty"`
+
+	// CPUs is, per node, the CPUs the run's processes were allowed on, and whether they were pinned.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=node
+	CPUs []NodeCPUs `json:"cpus,omitempty"`
+}
+
+// NodeNoise sums up the noise of one node of a run over the executions sampled on it. Percentages
+// are of the node's whole CPU time.
+type NodeNoise struct {
+	// Node is the node's name in the run: master, node01, ...
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Node string `json:"node"`
+
+	// OthersPercent is the mean CPU time used by everything outside the benchmark's own container
+	// (the host's busy time from /proc/stat less the container's cgroup usage). Pods only: a VM's
+	// guest cannot see its host, so VMs show their host's load as steal.
+	// +optional
+	OthersPercent *float64 `json:"othersPercent,omitempty"`
+
+	// StealPercent is the mean time the node's CPUs waited for the hypervisor.
+	// +required
+	StealPercent float64 `json:"stealPercent"`
+
+	// MaxPercent is the noisiest execution's noise: others plus steal in pods, steal in VMs.
+	// +required
+	MaxPercent float64 `json:"maxPercent"`
+
+	// Samples is the number of executions sampled.
+	// +required
+	Samples int32 `json:"samples"`
+}
+
+// NodeCPUs is what one node of a run saw of its CPUs.
+type NodeCPUs struct {
+	// Node is the node's name in the run: master, node01, ...
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Node string `json:"node"`
+
+	// Allowed is the CPU list the runner's processes could run on (Cpus_allowed_list), e.g. "2-3".
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Allowed string `json:"allowed"`
+
+	// Online is the number of CPUs the node had online.
+	// +required
+	Online int32 `json:"online"`
+
+	// Pinned says that the node had exclusive CPUs: in a pod, exactly cluster.cpu CPUs out of more
+	// online; in a VM, dedicatedCpuPlacement, which KubeVirt grants only on a static CPU manager node
+	// (the guest cannot see its host's CPUs).
+	// +required
+	Pinned bool `json:"pinned"`
 }
 
 // Direction says which way a metric improves.
@@ -331,6 +403,11 @@ type Sample struct {
 	// Value is the measured value, in the metric's unit.
 	// +required
 	Value float64 `json:"value"`
+
+	// Noise is the node's noise while the value was measured, in percent of its CPU: CPU used by
+	// others plus steal in pods, steal in VMs. Absent where it was not sampled.
+	// +optional
+	Noise *float64 `json:"noise,omitempty"`
 }
 
 // MetricSummary holds every sample of one metric of one benchmark on one platform, and their

@@ -26,7 +26,7 @@ import (
 // symlink), `kubectl vmbench report demo -n bench` runs it with the arguments after "vmbench", which
 // main already takes from os.Args[1:]; only the usage text changes its program name.
 
-const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
+const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--noise-threshold PCT] [--drop-noisy] [--baseline SUITE]"
 
 // exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
 const exitRegression = 3
@@ -59,6 +59,11 @@ output:
                           iozone heatmaps, iperf3 samples
   --svg                   with --plots, an SVG next to every PNG
 
+noise:
+  --noise-threshold PCT   mark rows with samples measured while the node's noise (CPU used by others
+                          plus steal in pods, steal in VMs) exceeded PCT percent of its CPU (default 10)
+  --drop-noisy            leave those samples out of the statistics, and say how many
+
 regression gate:
   --baseline SUITE        compare with another suite in the cluster, metric by metric
   --baseline-file FILE    compare with a saved suite
@@ -79,6 +84,8 @@ type reportOptions struct {
 	svg                         bool
 	baseline, baselineFile      string
 	tolerance                   float64
+	noiseThreshold              float64
+	dropNoisy                   bool
 }
 
 // runReport implements `vmbench report`.
@@ -114,10 +121,19 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	rep, err := report.Build(suite)
+	noisy := report.NoisySamples(suite, opts.noiseThreshold)
+	dropped := 0
+	reported := suite
+	if opts.dropNoisy {
+		reported, dropped, noisy = report.DropNoisy(suite, opts.noiseThreshold)
+	}
+	rep, err := report.Build(reported)
 	if err != nil {
 		return fail(err)
 	}
+	rep.Notes = append(rep.Notes, report.NoiseNotes(noisy, opts.noiseThreshold, dropped, opts.dropNoisy)...)
+	table := *rep
+	table.Rows = report.MarkNoisy(rep.Rows, noisy)
 
 	var comparison *report.Comparison
 	if opts.baseline != "" || opts.baselineFile != "" {
@@ -135,7 +151,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	if err := rep.WriteTable(stdout); err != nil {
+	if err := table.WriteTable(stdout); err != nil {
 		return fail(err)
 	}
 	if opts.csv != "" {
@@ -149,7 +165,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if opts.plots != "" {
-		out, err := report.WritePlots(suite, report.PlotOptions{Dir: opts.plots, SVG: opts.svg})
+		out, err := report.WritePlots(reported, report.PlotOptions{Dir: opts.plots, SVG: opts.svg})
 		if out != nil {
 			for _, f := range out.Files {
 				fmt.Fprintf(stderr, "vmbench: wrote %s\n", f)
@@ -192,6 +208,8 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 	fs.StringVar(&o.baseline, "baseline", "", "")
 	fs.StringVar(&o.baselineFile, "baseline-file", "", "")
 	fs.Float64Var(&o.tolerance, "tolerance", report.DefaultTolerance*100, "")
+	fs.Float64Var(&o.noiseThreshold, "noise-threshold", report.DefaultNoiseThreshold, "")
+	fs.BoolVar(&o.dropNoisy, "drop-noisy", false, "")
 
 	usageError := func(format string, a ...any) (reportOptions, int, bool) {
 		fmt.Fprintf(stderr, "vmbench: report: "+format+"\n", a...)
@@ -229,6 +247,8 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 		return usageError("--svg needs --plots DIR")
 	case o.tolerance < 0:
 		return usageError("--tolerance must not be negative, got %g", o.tolerance)
+	case o.noiseThreshold < 0 || o.noiseThreshold > 100:
+		return usageError("--noise-threshold is a percentage of a node's CPU, between 0 and 100, got %g", o.noiseThreshold)
 	case o.file == "-" && o.baselineFile == "-":
 		return usageError("only one of -f and --baseline-file can read stdin")
 	}

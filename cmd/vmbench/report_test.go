@@ -313,3 +313,50 @@ func TestReportHelp(t *testing.T) {
 		t.Errorf("help does not list report: %q", top.stdout)
 	}
 }
+
+// TestReportNoise marks the rows of samples taken under noise, and drops them on request.
+func TestReportNoise(t *testing.T) {
+	s := loadDemo(t)
+	noisyValues := 0
+	for i := range s.Status.Results {
+		res := &s.Status.Results[i]
+		if res.Benchmark != "sysbench-cpu" || res.Platform != "container" {
+			continue
+		}
+		for k := range res.Metrics[0].Samples {
+			noise := 1.5
+			if k == 0 {
+				noise = 25
+				noisyValues++
+			}
+			res.Metrics[0].Samples[k].Noise = &noise
+		}
+	}
+	if noisyValues != 1 {
+		t.Fatal("the demo has no container sysbench-cpu samples")
+	}
+	file := writeYAML(t, s)
+
+	r := runCLI("", "report", "-f", file)
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"vm ! (emulated)", "rows marked ! include 1 sample(s)", "exceeded 10%", "sysbench-cpu events_per_second on container (1)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if high := runCLI("", "report", "-f", file, "--noise-threshold", "30"); high.code != 0 || strings.Contains(high.stdout, "rows marked !") {
+		t.Errorf("threshold 30: exit %d, stdout:\n%s", high.code, high.stdout)
+	}
+	dropped := runCLI("", "report", "-f", file, "--drop-noisy")
+	if dropped.code != 0 || !strings.Contains(dropped.stdout, "--drop-noisy: 1 sample(s)") || strings.Contains(dropped.stdout, "rows marked !") {
+		t.Errorf("--drop-noisy: exit %d, stdout:\n%s", dropped.code, dropped.stdout)
+	}
+	if dropped.stdout == r.stdout {
+		t.Error("--drop-noisy left the table as it was")
+	}
+	if bad := runCLI("", "report", "-f", file, "--noise-threshold", "-1"); bad.code != exitUsage || !strings.Contains(bad.stderr, "--noise-threshold") {
+		t.Errorf("negative threshold: exit %d, stderr %q", bad.code, bad.stderr)
+	}
+}

@@ -156,7 +156,7 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 	default:
 		iface.Bridge = &kubevirtv1.InterfaceBridge{}
 	}
-	return &kubevirtv1.VirtualMachineInstance{
+	vmi := &kubevirtv1.VirtualMachineInstance{
 		TypeMeta:   metav1TypeMeta(kubevirtv1.SchemeGroupVersion.String(), "VirtualMachineInstance"),
 		ObjectMeta: metav1ObjectMetaNamed(run, VMIName(run.Name, node), withNode(withRole(runLabels(run), role), node)),
 		Spec: kubevirtv1.VirtualMachineInstanceSpec{
@@ -194,6 +194,8 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 			},
 		},
 	}
+	dedicateCPUs(vmi, spec.Cluster)
+	return vmi
 }
 
 // vmPorts are the guest ports that passt forwards from the pod's address, and the only ones reachable

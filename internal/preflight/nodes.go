@@ -378,6 +378,10 @@ func CheckCPUManager(needs Needs, nodes []corev1.Node, policies map[string]strin
 		parts = append(parts, policy+" on "+list(byPolicy[policy], maxNodesInSentence))
 	}
 	detail := strings.Join(parts, "; ")
+	if _, ok := byPolicy["static"]; !ok && needs.Cluster.DedicatedCPUs {
+		return warn(name, detail+": cluster.dedicatedCPUs asks for CPUs of their own, which no node's kubelet grants, so runs will record that nothing was pinned",
+			"start the benchmark nodes' kubelets with --cpu-manager-policy=static (and, for VMs, enable KubeVirt's CPUManager feature gate), or set cluster.dedicatedCPUs to false")
+	}
 	if _, ok := byPolicy["static"]; !ok && needs.Cluster.Guaranteed() {
 		detail += " (with static, Guaranteed pods of whole CPUs get CPUs of their own, which steadies the figures)"
 	}

@@ -160,6 +160,12 @@ func TestCheckCPUManager(t *testing.T) {
 		"none on a (with static, Guaranteed pods of whole CPUs get CPUs of their own")
 	expect(t, CheckCPUManager(needs, nodes[:1], nil, errForbidden), Skip,
 		"not visible: the nodes carry no cpumanager label (KubeVirt sets it) and the kubelets' configuration cannot be read: nodes \"a\" is forbidden")
+
+	// Dedicated CPUs asked for: a cluster without a static kubelet is warned about, one with it passes.
+	needs.Cluster.DedicatedCPUs = true
+	expect(t, CheckCPUManager(needs, nodes[:1], map[string]string{"a": "none"}, nil), Warn,
+		"none on a: cluster.dedicatedCPUs asks for CPUs of their own, which no node's kubelet grants")
+	expect(t, CheckCPUManager(needs, nodes, map[string]string{"a": "none"}, nil), Pass, "none on a; static on b")
 }
 
 func TestCPUManagerPolicy(t *testing.T) {

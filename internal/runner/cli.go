@@ -113,6 +113,8 @@ func (c *CLI) run(ctx context.Context, args []string) int {
 	r.Emit = FrameEmitter(out, key, *repeat, strconv.FormatInt(r.now().UnixNano(), 36))
 	r.Progress = c.Stderr
 	r.WaitTimeout = *wait
+	r.SampleNoise = true
+	r.ReadCPUSets = true
 
 	plan, err := readPlan(*planFile)
 	if err != nil {

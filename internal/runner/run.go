@@ -50,6 +50,10 @@ type Runner struct {
 	// AsRoot says whether the runner runs as root, which mpirun must be told (os.Geteuid()==0
 	// when nil).
 	AsRoot func() bool
+	// SampleNoise samples each execution's node before and after it runs (package runplan's Noise).
+	SampleNoise bool
+	// ReadCPUSets reads every node's CPU list before the first benchmark, for the Started message.
+	ReadCPUSets bool
 }
 
 // Run runs plan with exec and reports through emit, with the default clock and timeouts.
@@ -75,6 +79,9 @@ func (r *Runner) Run(ctx context.Context, plan runplan.Plan) error {
 		return r.abort(plan.Run, err)
 	}
 	started := runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: r.virtualization(ctx, plan)}
+	if r.ReadCPUSets {
+		started.CPUSets = r.cpuSets(ctx, plan)
+	}
 	if err := r.emit(plan.Run, started); err != nil {
 		return err
 	}
@@ -93,7 +100,7 @@ func (r *Runner) Run(ctx context.Context, plan runplan.Plan) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			msg := r.execute(ctx, b, e)
+			msg := r.execute(ctx, plan, b, e)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -143,10 +150,16 @@ func ValidatePlan(plan runplan.Plan) error {
 }
 
 // execute runs one execution under the benchmark's timeout and turns it into a Result.
-func (r *Runner) execute(ctx context.Context, b vmbenchv1.Benchmark, e execution) runplan.Message {
+func (r *Runner) execute(ctx context.Context, plan runplan.Plan, b vmbenchv1.Benchmark, e execution) runplan.Message {
 	timeout := DefaultBenchmarkTimeout
 	if b.Timeout != nil && b.Timeout.Duration() > 0 {
 		timeout = b.Timeout.Duration()
+	}
+	var before noiseSnapshot
+	sampled := false
+	node, own := noiseNode(plan, e.label), ownCgroup(plan)
+	if r.SampleNoise {
+		before, sampled = r.snapshot(ctx, node, own)
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	start := r.now()
@@ -154,6 +167,15 @@ func (r *Runner) execute(ctx context.Context, b vmbenchv1.Benchmark, e execution
 	elapsed := r.now().Sub(start)
 	timedOut := errors.Is(ectx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
+	var noise *runplan.Noise
+	if sampled {
+		if after, ok := r.snapshot(ctx, node, own); ok {
+			if n, ok := noiseBetween(before, after); ok {
+				n.Node = node.Name
+				noise = &n
+			}
+		}
+	}
 	if e.cleanup != nil {
 		// Cleanup gets its own time: after a timeout the execution's context is already over.
 		cctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -168,6 +190,7 @@ func (r *Runner) execute(ctx context.Context, b vmbenchv1.Benchmark, e execution
 		Variant:   strings.TrimSuffix(e.prefix, "_"),
 		Seconds:   elapsed.Seconds(),
 		RawTail:   tail(raw, RawTailBytes),
+		Noise:     noise,
 	}
 	switch {
 	case timedOut:

@@ -78,6 +78,9 @@ type Message struct {
 	// inside (systemd-detect-virt: "kvm", "qemu", "none", ...).
 	NodesReady     map[string]time.Time `json:"nodesReady,omitempty"`
 	Virtualization string               `json:"virtualization,omitempty"`
+	// CPUSets is, per node, the CPUs its processes may run on and the CPUs online, for telling
+	// whether dedicated CPUs were granted.
+	CPUSets map[string]CPUSet `json:"cpuSets,omitempty"`
 
 	// Result: one execution of one benchmark.
 	Benchmark string `json:"benchmark,omitempty"`
@@ -91,6 +94,9 @@ type Message struct {
 	Seconds float64          `json:"seconds,omitempty"`
 	// RawTail is the end of the tool's output, kept for people to read, never parsed again.
 	RawTail string `json:"rawTail,omitempty"`
+	// Noise is what the rest of the node did while the execution ran; nil when it could not be
+	// sampled.
+	Noise *Noise `json:"noise,omitempty"`
 
 	// Done: the time all benchmarks took together.
 	BenchmarkSeconds float64 `json:"benchmarkSeconds,omitempty"`

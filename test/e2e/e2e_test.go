@@ -265,6 +265,40 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 		}
 		e.g.Expect(run.OrchestrationSeconds).NotTo(BeNil(), run.Name)
 	}
+	// Every run records the noise on each of its nodes (sysbench-cpu runs on every node): others' CPU
+	// in pods only, steal everywhere; and each node's CPU list. kind's kubelets do not pin, and the
+	// suite does not ask for dedicated CPUs, so no node may claim it was pinned.
+	for _, run := range s.Status.Runs {
+		e.g.Expect(run.Noise).To(HaveLen(int(suite.Spec.Cluster.NodeCount())), "noise of %s", run.Name)
+		for _, n := range run.Noise {
+			e.g.Expect(n.Samples).To(BeNumerically(">", 0), "%s %s", run.Name, n.Node)
+			e.g.Expect(n.StealPercent).To(BeNumerically(">=", 0), "%s %s", run.Name, n.Node)
+			e.g.Expect(n.MaxPercent).To(BeNumerically("<=", 100), "%s %s", run.Name, n.Node)
+			if run.Platform == "vm" {
+				e.g.Expect(n.OthersPercent).To(BeNil(), "a VM guest cannot see its host: %s %s", run.Name, n.Node)
+			} else {
+				e.g.Expect(n.OthersPercent).NotTo(BeNil(), "%s %s", run.Name, n.Node)
+				e.g.Expect(*n.OthersPercent).To(BeNumerically(">=", 0), "%s %s", run.Name, n.Node)
+			}
+		}
+		e.g.Expect(run.CPUs).To(HaveLen(int(suite.Spec.Cluster.NodeCount())), "CPU lists of %s", run.Name)
+		for _, c := range run.CPUs {
+			e.g.Expect(c.Allowed).NotTo(BeEmpty(), "%s %s", run.Name, c.Node)
+			e.g.Expect(c.Online).To(BeNumerically(">", 0), "%s %s", run.Name, c.Node)
+			e.g.Expect(c.Pinned).To(BeFalse(), "%s %s", run.Name, c.Node)
+		}
+	}
+	withNoise := 0
+	for _, r := range s.Status.Results {
+		for _, m := range r.Metrics {
+			for _, sample := range m.Samples {
+				if sample.Noise != nil {
+					withNoise++
+				}
+			}
+		}
+	}
+	e.g.Expect(withNoise).To(BeNumerically(">", 0), "no sample carries its noise")
 	// The metrics endpoint exposes one value series per metric.
 	raw, err := clientset.CoreV1().RESTClient().Get().
 		AbsPath("/api/v1/namespaces/vmbench-system/services/vmbench-metrics:metrics/proxy/metrics").DoRaw(e.ctx)

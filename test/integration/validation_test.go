@@ -117,6 +117,14 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 			"spec.cluster.cpuRequest: Invalid value: \"0\": set cluster.cpuRequest above 0, for example 500m, or remove it"},
 		{"negative memory request", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("-1Gi")) },
 			"spec.cluster.memoryRequest: Invalid value: \"-1Gi\": set cluster.memoryRequest above 0, for example 1Gi, or remove it"},
+		{"dedicated CPUs with a lowered cpu request", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.DedicatedCPUs = true
+			s.Spec.Cluster.CPURequest = ptr.To(resource.MustParse("1"))
+		}, "spec.cluster: Invalid value: cluster.dedicatedCPUs needs requests equal to limits (Guaranteed QoS, whole CPUs): remove cluster.cpuRequest and cluster.memoryRequest, or set dedicatedCPUs to false"},
+		{"dedicated CPUs with a lowered memory request", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.DedicatedCPUs = true
+			s.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("1Gi"))
+		}, "cluster.dedicatedCPUs needs requests equal to limits"},
 		{"shared storage above 1Ti", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs", Size: ptr.To(resource.MustParse("2Ti"))}
 		}, "spec.sharedStorage.size: Invalid value: \"2Ti\": set sharedStorage.size above 0 and at most 1Ti"},
@@ -261,4 +269,12 @@ func TestSamplesAreValid(t *testing.T) {
 		s.Namespace = h.ns
 		h.g.Expect(k8s.Create(h.ctx, s, client.DryRunAll)).To(Succeed(), f)
 	}
+}
+
+// cluster.dedicatedCPUs with requests equal to limits (none lowered) is accepted.
+func TestDedicatedCPUsAreAccepted(t *testing.T) {
+	h := newHarness(t)
+	s := h.suite("dedicated", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	s.Spec.Cluster.DedicatedCPUs = true
+	h.g.Expect(k8s.Create(h.ctx, s, client.DryRunAll)).To(Succeed())
 }
