@@ -92,6 +92,8 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// The launcher Job that controls the pod whose log is read, to check that the run's MPIJob controls it.
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // The metrics endpoint asks the API server who a scraper is and whether it may read /metrics.
@@ -347,7 +349,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	}
 	var report runReport
 	if !retired {
-		report, err = r.readReport(ctx, suite, adapter.LogSource(run), keys)
+		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, keys)
 	}
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -273,9 +274,15 @@ func findJobCondition(conds []mpiv2.JobCondition, t mpiv2.JobConditionType) *mpi
 	return nil
 }
 
+// launcherJobGVK is the kind of the MPI Operator's launcher: a batch Job <MPIJob>-launcher that the
+// MPIJob controls and that controls the launcher pod.
+var launcherJobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
+
 // LogSource implements Adapter: the launcher pod's runner writes the frames to its stdout.
 func (MPIJobAdapter) LogSource(run Run) LogSource {
 	return LogSource{
+		Owner: ChildRef{GVK: mpiJobGVK, Name: run.Name},
+		Via:   &ChildRef{GVK: launcherJobGVK, Name: run.Name + "-" + launcherName},
 		Selector: map[string]string{
 			vmbenchv1.LabelSuite: run.Suite.Name,
 			vmbenchv1.LabelRun:   run.Name,

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -676,7 +677,11 @@ func TestMPIJobLogSource(t *testing.T) {
 	run := testRun(containerPlatform)
 	src := MPIJobAdapter{}.LogSource(run)
 	want := LogSource{Selector: labels.Set{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-container-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
-		mpiv2.JobRoleLabel: "launcher"}, Container: launcherName}
+		mpiv2.JobRoleLabel: "launcher"}, Container: launcherName,
+		// The MPI Operator (v2beta1) names the launcher Job <MPIJob>-launcher and makes the MPIJob its
+		// controller; the Job controller makes the Job the launcher pod's.
+		Owner: ChildRef{GVK: mpiv2.SchemeGroupVersion.WithKind("MPIJob"), Name: "demo-container-1"},
+		Via:   &ChildRef{GVK: schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, Name: "demo-container-1-launcher"}}
 	if diff := cmp.Diff(want, src); diff != "" {
 		t.Errorf("LogSource() mismatch (-want +got):\n%s", diff)
 	}

@@ -319,9 +319,11 @@ func vmiReason(vmi *kubevirtv1.VirtualMachineInstance) string {
 }
 
 // LogSource implements Adapter: the master's serial console, which KubeVirt's guest-console-log
-// container copies into the virt-launcher pod's log. KubeVirt copies the VMI's labels to that pod.
+// container copies into the virt-launcher pod's log. KubeVirt copies the VMI's labels to that pod,
+// and makes the VMI its controller.
 func (VMIAdapter) LogSource(run Run) LogSource {
 	return LogSource{
+		Owner: ChildRef{GVK: vmiGVK, Name: VMIName(run.Name, vmbenchv1.RoleMaster)},
 		Selector: map[string]string{
 			vmbenchv1.LabelSuite: run.Suite.Name,
 			vmbenchv1.LabelRun:   run.Name,

@@ -534,7 +534,8 @@ func TestVMILogSource(t *testing.T) {
 	run := vmRun()
 	src := VMIAdapter{}.LogSource(run)
 	want := LogSource{Selector: labels.Set{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-vm-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
-		"kubevirt.io": "virt-launcher"}, Container: "guest-console-log"}
+		"kubevirt.io": "virt-launcher"}, Container: "guest-console-log",
+		Owner: ChildRef{GVK: kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"), Name: "demo-vm-1-master"}}
 	if diff := cmp.Diff(want, src); diff != "" {
 		t.Errorf("LogSource() mismatch (-want +got):\n%s", diff)
 	}
