@@ -43,7 +43,7 @@ func TestPickLogPod(t *testing.T) {
 				pod("q-container-1-launcher-abcde", 0, launcher)},
 			want: "q-container-1-launcher-abcde", lookalikes: []string{"fake"}},
 		{name: "an owner that is not the controller does not count",
-			pods: []corev1.Pod{pod("fake", time.Minute, ref("batch/v1", "Job", "q-container-1-launcher", "job-uid", false))},
+			pods:       []corev1.Pod{pod("fake", time.Minute, ref("batch/v1", "Job", "q-container-1-launcher", "job-uid", false))},
 			lookalikes: []string{"fake"}, refusedIn: []string{"pod fake (its controller: none) has the run's labels but is not controlled by " +
 				"Job q-container-1-launcher (uid job-uid) of MPIJob q-container-1 (uid mpijob-uid); its log is not read"}},
 		{name: "the right UID under another kind does not count",

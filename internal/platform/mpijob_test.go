@@ -55,10 +55,11 @@ func testRun(p vmbenchv1.Platform, benchmarks ...vmbenchv1.Benchmark) Run {
 	return Run{
 		Suite: suite, Name: "demo-" + p.Name + "-1", Platform: p, Repetition: 1, Benchmarks: benchmarks,
 		AuthSecret: "demo-auth",
-		Auth:       Auth{Token: []byte("0123abcd"), SSHPrivateKey: []byte("-----PRIVATE KEY-----\n"), SSHPublicKey: []byte("ssh-ed25519 AAAA vmbench\n")},
-		Images:     Images{Runner: "runner:v1", VMDisk: "disk:v1", PullPolicy: corev1.PullIfNotPresent},
-		Deadline:   90 * time.Minute,
-		VMNetwork:  VMNetworkPasst,
+		Auth: Auth{Token: []byte("0123abcd"), SSHPrivateKey: []byte("-----PRIVATE KEY-----\n"), SSHPublicKey: []byte("ssh-ed25519 AAAA vmbench\n"),
+			SSHHostKey: []byte("-----HOST KEY-----\n"), SSHHostPublicKey: []byte("ssh-ed25519 HOST vmbench\n"), KnownHosts: []byte("* ssh-ed25519 HOST vmbench\n")},
+		Images:    Images{Runner: "runner:v1", VMDisk: "disk:v1", PullPolicy: corev1.PullIfNotPresent},
+		Deadline:  90 * time.Minute,
+		VMNetwork: VMNetworkPasst,
 	}
 }
 
@@ -616,7 +617,7 @@ func TestMPIJobPlan(t *testing.T) {
 			{Name: "node01", Address: "demo-container-2-worker-0.demo-container-2.bench.svc"},
 			{Name: "node02", Address: "demo-container-2-worker-1.demo-container-2.bench.svc"},
 		},
-		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, SSHPort: 2222,
+		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
 		Benchmarks: run.Benchmarks,
 	}
 	if diff := cmp.Diff(want, decodePlan(t, cm.Data[planConfigKey])); diff != "" {
