@@ -46,10 +46,13 @@ const (
 	ReasonSuiteTimeout       = "SuiteTimeout"
 	ReasonPlatformMissing    = "PlatformUnavailable"
 	ReasonEmulationForbidden = "EmulationForbidden"
-	ReasonNotDone            = "NotDone"
-	ReasonNoFailure          = "NoFailure"
-	ReasonFinished           = "Finished"
-	ReasonResultsCorrupted   = "ResultsCorrupted"
+	// ReasonNamespaceRefusesVMs fails a VM run whose namespace's Pod Security level refuses
+	// KubeVirt's virt-launcher pods.
+	ReasonNamespaceRefusesVMs = "NamespaceRefusesVMs"
+	ReasonNotDone             = "NotDone"
+	ReasonNoFailure           = "NoFailure"
+	ReasonFinished            = "Finished"
+	ReasonResultsCorrupted    = "ResultsCorrupted"
 )
 
 // MaxSuiteNameLength keeps every child name (for example "<suite>-<platform>-r10-node07") and every
