@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
 // A run that does not come up is held up by something Kubernetes already names: a pod the scheduler
@@ -34,6 +36,9 @@ const (
 type cause struct {
 	Reason  string
 	Message string
+	// Terminal causes do not heal by waiting: the run fails at once rather than at its startup
+	// limit. Pod Security's refusals are: the namespace's level is an admin's decision.
+	Terminal bool
 }
 
 func (c *cause) String() string {
@@ -54,10 +59,21 @@ type startObservation struct {
 	Since time.Time
 }
 
-// holdUp names what keeps a run from coming up, most specific first: a pod's own waiting reason or
-// scheduling condition, a VMI's failed condition, a claim left pending, the newest Warning event. It
-// is nil when nothing says anything is wrong (the cluster is merely still starting).
+// holdUp names what keeps a run from coming up: a terminal cause first (a Pod Security refusal, in
+// a VMI's condition or any Warning event since the run started), then the most specific: a pod's own
+// waiting reason or scheduling condition, a VMI's failed condition, a claim left pending, the newest
+// Warning event. It is nil when nothing says anything is wrong (the cluster is merely still starting).
 func holdUp(o startObservation) *cause {
+	for _, vmi := range o.VMIs {
+		if c := vmiCause(vmi); c != nil && c.Terminal {
+			return c
+		}
+	}
+	for i := range o.Events {
+		if c := eventCause(o.Events[i:i+1], o.Since); c != nil && c.Terminal {
+			return c
+		}
+	}
 	pods := append([]corev1.Pod(nil), o.Pods...)
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	for i := range pods {
@@ -116,7 +132,11 @@ func vmiCause(vmi *kubevirtv1.VirtualMachineInstance) *cause {
 		case c.Type == kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled):
 			return &cause{Reason: ReasonUnschedulable, Message: fmt.Sprintf("VMI %s cannot be scheduled: %s", vmi.Name, oneLineString(c.Message))}
 		case c.Type == kubevirtv1.VirtualMachineInstanceSynchronized:
-			return &cause{Reason: ReasonFailedCreate, Message: fmt.Sprintf("VMI %s: %s: %s", vmi.Name, c.Reason, oneLineString(c.Message))}
+			msg := fmt.Sprintf("VMI %s: %s: %s", vmi.Name, c.Reason, oneLineString(c.Message))
+			if refusedByPodSecurity(c.Message) {
+				return virtLauncherRefused(msg)
+			}
+			return &cause{Reason: ReasonFailedCreate, Message: msg}
 		}
 	}
 	return nil
@@ -159,7 +179,28 @@ func eventCause(events []corev1.Event, since time.Time) *cause {
 	if newest.Reason == "FailedScheduling" {
 		reason = ReasonUnschedulable
 	}
-	return &cause{Reason: reason, Message: fmt.Sprintf("%s %s: %s: %s", newest.InvolvedObject.Kind, newest.InvolvedObject.Name, newest.Reason, oneLineString(newest.Message))}
+	msg := fmt.Sprintf("%s %s: %s: %s", newest.InvolvedObject.Kind, newest.InvolvedObject.Name, newest.Reason, oneLineString(newest.Message))
+	if refusedByPodSecurity(newest.Message) {
+		if newest.InvolvedObject.Kind == "VirtualMachineInstance" {
+			return virtLauncherRefused(msg)
+		}
+		return &cause{Reason: reason, Terminal: true, Message: msg + "; the runner's pods pass Pod Security restricted, " +
+			"Host platforms need privileged: run the suite in a namespace whose level admits its pods"}
+	}
+	return &cause{Reason: reason, Message: msg}
+}
+
+// refusedByPodSecurity reports whether a message is Pod Security admission's refusal of a pod, which
+// the Job controller and virt-controller repeat in their events and conditions.
+func refusedByPodSecurity(msg string) bool { return strings.Contains(msg, "violates PodSecurity") }
+
+// virtLauncherRefused is a VM's virt-launcher pod refused by Pod Security, which the controller's own
+// check before the run (namespace_policy.go) did not foresee: a namespace without the label under a
+// stricter cluster default, or one relabelled since.
+func virtLauncherRefused(msg string) *cause {
+	return &cause{Reason: vmbenchv1.ReasonNamespaceRefusesVMs, Terminal: true, Message: msg + "; KubeVirt's virt-launcher pods " +
+		"need Pod Security baseline (privileged with KubeVirt's Root feature gate): label the namespace " +
+		"pod-security.kubernetes.io/enforce=baseline, or run the suite in a namespace that admits virt-launcher"}
 }
 
 func eventsOf(events []corev1.Event, kind, name string) []corev1.Event {

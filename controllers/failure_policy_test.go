@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
 func TestHoldUp(t *testing.T) {
@@ -32,11 +34,19 @@ func TestHoldUp(t *testing.T) {
 		return corev1.Event{Type: corev1.EventTypeWarning, Reason: reason, Message: msg, LastTimestamp: metav1.NewTime(at),
 			InvolvedObject: corev1.ObjectReference{Kind: kind, Name: name}}
 	}
+	psaVMI := func(name string) *kubevirtv1.VirtualMachineInstance {
+		return &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: kubevirtv1.VirtualMachineInstanceStatus{Conditions: []kubevirtv1.VirtualMachineInstanceCondition{{
+				Type: kubevirtv1.VirtualMachineInstanceSynchronized, Status: corev1.ConditionFalse, Reason: "FailedCreate",
+				Message: `failed to create pod for vmi ns/q-vm-1-master, it needs a privileged namespace to run: pods "virt-launcher-q-vm-1-master-" ` +
+					`is forbidden: violates PodSecurity "restricted:latest": seccompProfile (pod or containers "compute" must set securityContext.seccompProfile.type)`}}}}
+	}
 	tests := []struct {
-		name       string
-		o          startObservation
-		wantReason string
-		wantIn     []string
+		name         string
+		o            startObservation
+		wantReason   string
+		wantIn       []string
+		wantTerminal bool
 	}{
 		{name: "nothing wrong yet", o: startObservation{Pods: []corev1.Pod{pod("q-container-1-worker-0", func(*corev1.Pod) {})}}},
 		{name: "unschedulable with the scheduler's message", o: startObservation{Pods: []corev1.Pod{unschedulable}},
@@ -65,7 +75,23 @@ func TestHoldUp(t *testing.T) {
 				event("Job", "q-container-1-launcher", "FailedCreate", `pods "q-container-1-launcher-x" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities`, start.Add(2*time.Second)),
 				event("MPIJob", "q-container-1", "MPIJobFailed", "older", start.Add(time.Second)),
 			}},
-			wantReason: ReasonFailedCreate, wantIn: []string{"Job q-container-1-launcher: FailedCreate", "violates PodSecurity"}},
+			wantReason: ReasonFailedCreate, wantIn: []string{"Job q-container-1-launcher: FailedCreate", "violates PodSecurity", "Host platforms need privileged"},
+			wantTerminal: true},
+		{name: "other refusals of the launcher Job's pod heal by waiting",
+			o: startObservation{Since: start, Events: []corev1.Event{event("Job", "q-container-1-launcher", "FailedCreate",
+				`pods "q-container-1-launcher-x" is forbidden: exceeded quota: compute, requested: cpu=2`, start.Add(time.Second))}},
+			wantReason: ReasonFailedCreate, wantIn: []string{"exceeded quota"}},
+		{name: "a VMI whose virt-launcher pod Pod Security refuses",
+			o:          startObservation{Since: start, VMIs: []*kubevirtv1.VirtualMachineInstance{psaVMI("q-vm-1-master")}},
+			wantReason: vmbenchv1.ReasonNamespaceRefusesVMs, wantTerminal: true,
+			wantIn: []string{"VMI q-vm-1-master: FailedCreate", `violates PodSecurity "restricted:latest"`, "pod-security.kubernetes.io/enforce=baseline"}},
+		{name: "virt-controller's refusal event, before a newer event and an unschedulable pod",
+			o: startObservation{Since: start, Pods: []corev1.Pod{unschedulable}, Events: []corev1.Event{
+				event("VirtualMachineInstance", "q-vm-1-node01", "FailedCreate", `failed to render launch manifest: pods "virt-launcher-q-vm-1-node01-" `+
+					`is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "compute" must not include "SYS_NICE")`, start.Add(time.Second)),
+				event("VirtualMachineInstance", "q-vm-1-master", "SyncFailed", "something else", start.Add(2*time.Second)),
+			}},
+			wantReason: vmbenchv1.ReasonNamespaceRefusesVMs, wantTerminal: true, wantIn: []string{"VirtualMachineInstance q-vm-1-node01: FailedCreate", "SYS_NICE"}},
 		{name: "events before the run started belong to an earlier object",
 			o: startObservation{Since: start, Events: []corev1.Event{event("MPIJob", "q-container-1", "MPIJobFailed", "old", start.Add(-time.Second))}}},
 		{name: "scheduler events are unschedulable",
@@ -95,6 +121,9 @@ func TestHoldUp(t *testing.T) {
 			}
 			if got == nil || got.Reason != tt.wantReason {
 				t.Fatalf("holdUp() = %v, want reason %s", got, tt.wantReason)
+			}
+			if got.Terminal != tt.wantTerminal {
+				t.Errorf("holdUp() terminal = %t, want %t", got.Terminal, tt.wantTerminal)
 			}
 			for _, want := range tt.wantIn {
 				if !strings.Contains(got.Message, want) {

@@ -63,7 +63,8 @@ func LoadMasterKey(ctx context.Context, c client.Client, key types.NamespacedNam
 // runAuthSecretName is the name of a run's Secret.
 func runAuthSecretName(run string) string { return run + "-auth" }
 
-// runAuth derives a run's keys: the frame token, and the SSH key pair of a VM run's master.
+// runAuth derives a run's keys: the frame token, the host key of its nodes' sshd with the
+// known_hosts that pins it, and the SSH key pair of a VM run's master.
 func (r *SuiteReconciler) runAuth(suite *vmbenchv1.BenchmarkSuite, planned plannedRun) (platform.Auth, error) {
 	return r.MasterKey.RunAuth(suite.UID, planned.Name, planned.Platform.Type == vmbenchv1.PlatformVM)
 }
@@ -72,11 +73,11 @@ func (r *SuiteReconciler) runAuth(suite *vmbenchv1.BenchmarkSuite, planned plann
 func (r *SuiteReconciler) frameKeysOf(suite *vmbenchv1.BenchmarkSuite, run string) (frameKeys, error) {
 	keys := frameKeys{run: run, tokens: map[string][]byte{}}
 	for _, p := range plannedRuns(suite) {
-		a, err := r.MasterKey.RunAuth(suite.UID, p.Name, false)
+		token, err := r.MasterKey.RunToken(suite.UID, p.Name)
 		if err != nil {
 			return frameKeys{}, err
 		}
-		keys.tokens[p.Name] = a.Token
+		keys.tokens[p.Name] = token
 	}
 	if keys.tokens[run] == nil {
 		return frameKeys{}, fmt.Errorf("run %s is not one of the suite's runs", run)
@@ -84,7 +85,8 @@ func (r *SuiteReconciler) frameKeysOf(suite *vmbenchv1.BenchmarkSuite, run strin
 	return keys, nil
 }
 
-// runAuthSecret hands a run its keys: the launcher reads its token from it. It carries the run's
+// runAuthSecret hands a run its keys: the launcher reads its token from it, and every runner pod
+// mounts the host key and known_hosts from it (VMs get theirs through cloud-init). It carries the run's
 // labels, so that the run's cleanup deletes it, and the suite controls it, so that it goes with the
 // suite.
 func runAuthSecret(run platform.Run) *corev1.Secret {

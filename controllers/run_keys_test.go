@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,8 +202,11 @@ func TestRunAuthSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data := runAuthSecret(container).Data; len(data) != 1 || data[platform.AuthTokenKey] == nil {
-		t.Errorf("a container run's Secret holds %v, want its token only", data)
+	// A container run's pods get their client keys from the MPI Operator: the Secret holds the token
+	// and the host key with its known_hosts, and no client key.
+	data := runAuthSecret(container).Data
+	if diff := cmp.Diff([]string{platform.AuthKnownHosts, platform.AuthSSHHostKey, platform.AuthTokenKey}, slices.Sorted(maps.Keys(data))); diff != "" {
+		t.Errorf("a container run's Secret keys (-want +got):\n%s", diff)
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 type kubeVirtConfig struct {
 	network   platform.VMNetwork
 	emulation bool
+	launcher  platform.VirtLauncher
 }
 
 // kubeVirtConfig reads the KubeVirt CRs around the cache (it is read once per VM run, and vmbench
@@ -34,7 +35,7 @@ func (r *SuiteReconciler) kubeVirtConfig(ctx context.Context) (kubeVirtConfig, e
 	if err := r.APIReader.List(ctx, list); err != nil {
 		return kubeVirtConfig{}, fmt.Errorf("reading KubeVirt's configuration: %w", err)
 	}
-	cfg := kubeVirtConfig{network: platform.ClusterVMNetwork(list.Items)}
+	cfg := kubeVirtConfig{network: platform.ClusterVMNetwork(list.Items), launcher: platform.ClusterVirtLauncher(list.Items)}
 	for _, kv := range list.Items {
 		if on, _, _ := unstructured.NestedBool(kv.Object, "spec", "configuration", "developerConfiguration", "useEmulation"); on {
 			cfg.emulation = true

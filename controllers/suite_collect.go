@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/frame"
@@ -51,9 +51,18 @@ func ptrInt64(v int64) *int64 { return &v }
 const logReadTimeout = 2 * time.Minute
 
 // readReport finds the run's log pod, reads its log and decodes the runner's authenticated frames.
-// A pod that is confirmed gone gives a report with the cause; an error means the log may still be
-// read later (an API or kubelet error) and nothing is concluded.
-func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource, keys frameKeys) (runReport, error) {
+// A pod that is confirmed gone, or that cannot be tied to the run's children, gives a report with
+// the cause; an error means the log may still be read later (an API or kubelet error) and nothing is
+// concluded.
+func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource,
+	children []client.Object, keys frameKeys) (runReport, error) {
+	want, gone, err := r.logPodController(ctx, suite.Namespace, src, children)
+	if err != nil {
+		return runReport{}, err
+	}
+	if gone != nil {
+		return runReport{LogErr: gone}, nil
+	}
 	pods := &corev1.PodList{}
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector)); err != nil {
 		return runReport{}, fmt.Errorf("listing the runner's pod: %w", err)
@@ -61,11 +70,13 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	if len(pods.Items) == 0 {
 		return runReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}, nil
 	}
-	// The newest pod is the one that ran last, should a launcher ever have been recreated.
-	sort.Slice(pods.Items, func(i, j int) bool {
-		return pods.Items[j].CreationTimestamp.Before(&pods.Items[i].CreationTimestamp)
-	})
-	pod := pods.Items[0]
+	pod, lookalikes, refused := pickLogPod(pods.Items, want)
+	if len(lookalikes) > 0 {
+		log.FromContext(ctx).Info("pods with a run's labels but another controller are not read", "run", keys.run, "pods", lookalikes, "controller", want.String())
+	}
+	if refused != nil {
+		return runReport{LogErr: refused}, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, logReadTimeout)
 	defer cancel()
 	stream, err := r.Logs.Open(ctx, pod.Namespace, pod.Name, src.Container)

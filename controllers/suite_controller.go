@@ -103,6 +103,10 @@ func childKinds() []client.ObjectList {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// The launcher Job that controls the pod whose log is read, to check that the run's MPIJob controls it.
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get
+// The suite's namespace, whose Pod Security level must admit KubeVirt's virt-launcher pods.
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // The metrics endpoint asks the API server who a scraper is and whether it may read /metrics.
@@ -353,19 +357,24 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		if err != nil {
 			return step{}, err
 		}
-		if now.Before(startupEnd) {
+		switch {
+		case held != nil && held.Terminal:
+			// Waiting for the startup limit would change nothing.
+			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: held.String()}
+		case now.Before(startupEnd):
 			if held == nil {
 				held = &cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
 			}
 			active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held,
 				startupEnd.UTC().Format(time.RFC3339)), 1024)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, end, t.suiteEnd)}}, nil
+		default:
+			msg := fmt.Sprintf("%s: the run's %s did not start within %s", ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
+			if held != nil {
+				msg += ": " + held.String()
+			}
+			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
 		}
-		msg := fmt.Sprintf("%s: the run's %s did not start within %s", ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
-		if held != nil {
-			msg += ": " + held.String()
-		}
-		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
 	}
 
 	if active.EndTime == nil {
@@ -377,7 +386,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	}
 	var report runReport
 	if !retired {
-		report, err = r.readReport(ctx, suite, adapter.LogSource(run), keys)
+		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, keys)
 	}
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)
@@ -455,6 +464,13 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 		if r.Emulation == EmulationForbid && kubevirt.emulation {
 			return refuse(fmt.Sprintf("%s: KubeVirt on this cluster runs VMs under software emulation (useEmulation: true) and vmbench runs with --emulation=forbid; "+
 				"run on nodes with working KVM, or allow emulation (Helm value emulation: allow) to get VM figures marked as emulated", vmbenchv1.ReasonEmulationForbidden))
+		}
+		held, err := r.vmNamespaceCheck(ctx, suite.Namespace, kubevirt.launcher)
+		if err != nil {
+			return step{}, err
+		}
+		if held != nil {
+			return refuse(held.String())
 		}
 		run.VMNetwork = r.VMNetwork
 		if run.VMNetwork == platform.VMNetworkAuto {

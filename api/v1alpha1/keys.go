@@ -50,10 +50,13 @@ const (
 	ReasonSuiteTimeout       = "SuiteTimeout"
 	ReasonPlatformMissing    = "PlatformUnavailable"
 	ReasonEmulationForbidden = "EmulationForbidden"
-	ReasonNotDone            = "NotDone"
-	ReasonNoFailure          = "NoFailure"
-	ReasonFinished           = "Finished"
-	ReasonResultsCorrupted   = "ResultsCorrupted"
+	// ReasonNamespaceRefusesVMs fails a VM run whose namespace's Pod Security level refuses
+	// KubeVirt's virt-launcher pods.
+	ReasonNamespaceRefusesVMs = "NamespaceRefusesVMs"
+	ReasonNotDone             = "NotDone"
+	ReasonNoFailure           = "NoFailure"
+	ReasonFinished            = "Finished"
+	ReasonResultsCorrupted    = "ResultsCorrupted"
 	// ReasonWaitingForRun (Queued=True, and Progressing while queued): other suites hold every run slot.
 	ReasonWaitingForRun = "WaitingForRun"
 	// ReasonAdmitted (Queued=False): the suite took a run slot.

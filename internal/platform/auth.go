@@ -22,17 +22,27 @@ const (
 	// nodes. MPIJobs get their own keys from the MPI Operator.
 	AuthSSHPrivateKey = "ssh-privatekey"
 	AuthSSHPublicKey  = "ssh-publickey"
+	// AuthSSHHostKey is the host key of every sshd of the run (its pods' or VMs'), and AuthKnownHosts
+	// the known_hosts file that pins it for every ssh client of the run (the runner's and mpirun's).
+	AuthSSHHostKey = "ssh-host-key"
+	AuthKnownHosts = "known_hosts"
 )
 
 // MasterKeySize is the size of a master key in bytes, and the least a master key may have.
 const MasterKeySize = 32
 
-// Auth is what one run needs to authenticate: the token of its frames and, for VM runs, the SSH key
-// pair of its master.
+// Auth is what one run needs to authenticate: the token of its frames, the host key of its nodes'
+// sshd with the known_hosts that pins it and, for VM runs, the SSH key pair of its master.
 type Auth struct {
 	Token         []byte
 	SSHPrivateKey []byte
 	SSHPublicKey  []byte
+	// SSHHostKey is an ed25519 private key in OpenSSH's format; SSHHostPublicKey is its public key
+	// in authorized_keys format.
+	SSHHostKey       []byte
+	SSHHostPublicKey []byte
+	// KnownHosts is a known_hosts file that accepts the host key, and no other, for every host name.
+	KnownHosts []byte
 }
 
 // Data is the Secret data of an Auth: the keys it has.
@@ -41,6 +51,10 @@ func (a Auth) Data() map[string][]byte {
 	if len(a.SSHPrivateKey) > 0 {
 		out[AuthSSHPrivateKey] = a.SSHPrivateKey
 		out[AuthSSHPublicKey] = a.SSHPublicKey
+	}
+	if len(a.SSHHostKey) > 0 {
+		out[AuthSSHHostKey] = a.SSHHostKey
+		out[AuthKnownHosts] = a.KnownHosts
 	}
 	return out
 }
@@ -60,29 +74,69 @@ func (m MasterKey) Validate() error {
 	return nil
 }
 
-// RunAuth derives a run's keys: its frame token, and with ssh its SSH key pair too.
-func (m MasterKey) RunAuth(suite types.UID, run string, withSSH bool) (Auth, error) {
-	if err := m.Validate(); err != nil {
+// RunAuth derives a run's keys: its frame token, the host key of its nodes' sshd with its
+// known_hosts and, with clientKey, the SSH key pair of its master (VM runs; the MPI Operator makes
+// the pods' own).
+func (m MasterKey) RunAuth(suite types.UID, run string, clientKey bool) (Auth, error) {
+	runKey, err := m.runKey(suite, run)
+	if err != nil {
 		return Auth{}, err
 	}
+	a := Auth{Token: frameToken(runKey)}
+	hostKey, hostPub, err := derivedSSHKey(runKey, "ssh host ed25519 seed", "ssh host check", "vmbench "+run+" host key")
+	if err != nil {
+		return Auth{}, err
+	}
+	a.SSHHostKey, a.SSHHostPublicKey = hostKey, hostPub
+	a.KnownHosts = KnownHosts(hostPub)
+	if clientKey {
+		if a.SSHPrivateKey, a.SSHPublicKey, err = derivedSSHKey(runKey, "ssh ed25519 seed", "ssh check", "vmbench "+run); err != nil {
+			return Auth{}, err
+		}
+	}
+	return a, nil
+}
+
+// RunToken derives only a run's frame token: what reading a run's log needs.
+func (m MasterKey) RunToken(suite types.UID, run string) ([]byte, error) {
+	runKey, err := m.runKey(suite, run)
+	if err != nil {
+		return nil, err
+	}
+	return frameToken(runKey), nil
+}
+
+func (m MasterKey) runKey(suite types.UID, run string) ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
 	if suite == "" || run == "" {
-		return Auth{}, errors.New("deriving run keys: the suite's UID and the run's name must be known")
+		return nil, errors.New("deriving run keys: the suite's UID and the run's name must be known")
 	}
-	suiteKey := mac(m, "suite", string(suite))
-	runKey := mac(suiteKey, "run", run)
-	a := Auth{Token: []byte(hex.EncodeToString(mac(runKey, "frame token")))}
-	if !withSSH {
-		return a, nil
-	}
-	priv := ed25519.NewKeyFromSeed(mac(runKey, "ssh ed25519 seed")[:ed25519.SeedSize])
-	check := binary.BigEndian.Uint32(mac(runKey, "ssh check"))
+	return mac(mac(m, "suite", string(suite)), "run", run), nil
+}
+
+func frameToken(runKey []byte) []byte { return []byte(hex.EncodeToString(mac(runKey, "frame token"))) }
+
+// derivedSSHKey derives an ed25519 key from the run's key, its seed and its check bytes under labels
+// of their own, so that the client key and the host key are unrelated: the private key in OpenSSH's
+// format and the public key in authorized_keys format.
+func derivedSSHKey(runKey []byte, seedLabel, checkLabel, comment string) (private, public []byte, err error) {
+	priv := ed25519.NewKeyFromSeed(mac(runKey, seedLabel)[:ed25519.SeedSize])
+	check := binary.BigEndian.Uint32(mac(runKey, checkLabel))
 	sshPub, err := ssh.NewPublicKey(priv.Public())
 	if err != nil {
-		return Auth{}, fmt.Errorf("encoding the SSH public key: %w", err)
+		return nil, nil, fmt.Errorf("encoding the SSH public key: %w", err)
 	}
-	a.SSHPrivateKey = pem.EncodeToMemory(openSSHPrivateKey(priv, "vmbench "+run, check))
-	a.SSHPublicKey = ssh.MarshalAuthorizedKey(sshPub)
-	return a, nil
+	return pem.EncodeToMemory(openSSHPrivateKey(priv, comment, check)), ssh.MarshalAuthorizedKey(sshPub), nil
+}
+
+// KnownHosts is a known_hosts file that accepts the host key (in authorized_keys format) for every
+// host name and address, "[name]:port" forms included: each run has its own file, whose only hosts
+// are the run's nodes, which the runner and mpirun dial under several names (the Service's full
+// names, short names, addresses).
+func KnownHosts(hostPublicKey []byte) []byte {
+	return append([]byte("* "), hostPublicKey...)
 }
 
 // mac is HMAC-SHA256 under key of the fields, each preceded by its length, so that no two lists of

@@ -120,11 +120,12 @@ func TestRunAuthRefusesWeakInput(t *testing.T) {
 
 func TestAuthData(t *testing.T) {
 	vm := mustRunAuth(t, testMaster, "uid", "demo-vm-1", true)
-	if diff := cmp.Diff([]string{AuthSSHPrivateKey, AuthSSHPublicKey, AuthTokenKey}, slices.Sorted(maps.Keys(vm.Data()))); diff != "" {
+	if diff := cmp.Diff([]string{AuthKnownHosts, AuthSSHHostKey, AuthSSHPrivateKey, AuthSSHPublicKey, AuthTokenKey},
+		slices.Sorted(maps.Keys(vm.Data()))); diff != "" {
 		t.Errorf("VM run's Data() keys mismatch (-want +got):\n%s", diff)
 	}
 	container := mustRunAuth(t, testMaster, "uid", "demo-container-1", false)
-	if diff := cmp.Diff([]string{AuthTokenKey}, slices.Sorted(maps.Keys(container.Data()))); diff != "" {
+	if diff := cmp.Diff([]string{AuthKnownHosts, AuthSSHHostKey, AuthTokenKey}, slices.Sorted(maps.Keys(container.Data()))); diff != "" {
 		t.Errorf("container run's Data() keys mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -3,9 +3,11 @@ package platform
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -23,12 +25,15 @@ const (
 	podLocalDir     = "/scratch"
 	podSharedDir    = "/shared"
 	planVolume      = "plan"
+	sshHostVolume   = "ssh-host"
 	scratchVolume   = "scratch"
 	sharedVolume    = "shared"
 	launcherName    = "launcher"
 	workerName      = "worker"
 	planConfigKey   = "plan.json"
 	mpiLauncherRole = "launcher"
+	// podSSHHostKey is where the runner image's sshd_config expects the run's host key.
+	podSSHHostKey = runplan.SSHDir + "/ssh_host_ed25519_key"
 )
 
 // MPIJobAdapter runs container and host platforms as a Kubeflow MPIJob: the launcher is the master
@@ -62,6 +67,7 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 		shared = podSharedDir
 	}
 	plan := NewPlan(run, a.nodes(run), podLocalDir, shared, nil)
+	plan.KnownHostsFile = runplan.KnownHostsFile
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the plan of run %s: %w", run.Name, err)
@@ -136,12 +142,18 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool, storage podS
 		Command:         []string{"/usr/sbin/sshd", "-De", "-f", sshdConfig},
 		Resources:       res,
 		Env:             []corev1.EnvVar{{Name: "LC_ALL", Value: "C"}, {Name: "OPENBLAS_NUM_THREADS", Value: "1"}},
-		VolumeMounts:    []corev1.VolumeMount{{Name: scratchVolume, MountPath: podLocalDir}},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: scratchVolume, MountPath: podLocalDir},
+			{Name: sshHostVolume, MountPath: runplan.SSHDir, ReadOnly: true},
+		},
 		SecurityContext: containerSecurity(hostNetwork),
 	}
-	volumes := []corev1.Volume{{Name: scratchVolume, VolumeSource: corev1.VolumeSource{
-		EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(storage.Scratch)},
-	}}}
+	volumes := []corev1.Volume{
+		{Name: scratchVolume, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(storage.Scratch)},
+		}},
+		sshHostKeyVolume(run),
+	}
 	if shared {
 		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: sharedVolume, MountPath: podSharedDir})
 		volumes = append(volumes, corev1.Volume{Name: sharedVolume, VolumeSource: corev1.VolumeSource{
@@ -179,6 +191,22 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool, storage podS
 		ObjectMeta: metav1ObjectMetaLabels(withRole(runLabels(run), role)),
 		Spec:       pod,
 	}
+}
+
+// sshHostKeyVolume gives a pod the run's host key, for its sshd, and the known_hosts that pins it,
+// for ssh and mpirun (the image's ssh_config names it), from the run's auth Secret, and nothing else
+// of it: the token stays in the launcher's environment. The files are root's and readable by the
+// pod's fsGroup, mpiuser's group, alone. sshd, running as mpiuser, reads a host key that it does not
+// own without asking for mode 0600: OpenSSH checks the mode only of keys the user owns.
+func sshHostKeyVolume(run Run) corev1.Volume {
+	return corev1.Volume{Name: sshHostVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+		SecretName: run.AuthSecret,
+		Items: []corev1.KeyToPath{
+			{Key: AuthSSHHostKey, Path: path.Base(podSSHHostKey)},
+			{Key: AuthKnownHosts, Path: path.Base(runplan.KnownHostsFile)},
+		},
+		DefaultMode: ptr.To[int32](0o440),
+	}}}
 }
 
 // pingGroupRange lets the runner's group, and only it, open ICMP datagram sockets: iputils' ping
@@ -273,9 +301,15 @@ func findJobCondition(conds []mpiv2.JobCondition, t mpiv2.JobConditionType) *mpi
 	return nil
 }
 
+// launcherJobGVK is the kind of the MPI Operator's launcher: a batch Job <MPIJob>-launcher that the
+// MPIJob controls and that controls the launcher pod.
+var launcherJobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
+
 // LogSource implements Adapter: the launcher pod's runner writes the frames to its stdout.
 func (MPIJobAdapter) LogSource(run Run) LogSource {
 	return LogSource{
+		Owner: ChildRef{GVK: mpiJobGVK, Name: run.Name},
+		Via:   &ChildRef{GVK: launcherJobGVK, Name: run.Name + "-" + launcherName},
 		Selector: map[string]string{
 			vmbenchv1.LabelSuite: run.Suite.Name,
 			vmbenchv1.LabelRun:   run.Name,

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,10 +55,11 @@ func testRun(p vmbenchv1.Platform, benchmarks ...vmbenchv1.Benchmark) Run {
 	return Run{
 		Suite: suite, Name: "demo-" + p.Name + "-1", Platform: p, Repetition: 1, Benchmarks: benchmarks,
 		AuthSecret: "demo-auth",
-		Auth:       Auth{Token: []byte("0123abcd"), SSHPrivateKey: []byte("-----PRIVATE KEY-----\n"), SSHPublicKey: []byte("ssh-ed25519 AAAA vmbench\n")},
-		Images:     Images{Runner: "runner:v1", VMDisk: "disk:v1", PullPolicy: corev1.PullIfNotPresent},
-		Deadline:   90 * time.Minute,
-		VMNetwork:  VMNetworkPasst,
+		Auth: Auth{Token: []byte("0123abcd"), SSHPrivateKey: []byte("-----PRIVATE KEY-----\n"), SSHPublicKey: []byte("ssh-ed25519 AAAA vmbench\n"),
+			SSHHostKey: []byte("-----HOST KEY-----\n"), SSHHostPublicKey: []byte("ssh-ed25519 HOST vmbench\n"), KnownHosts: []byte("* ssh-ed25519 HOST vmbench\n")},
+		Images:    Images{Runner: "runner:v1", VMDisk: "disk:v1", PullPolicy: corev1.PullIfNotPresent},
+		Deadline:  90 * time.Minute,
+		VMNetwork: VMNetworkPasst,
 	}
 }
 
@@ -615,7 +617,7 @@ func TestMPIJobPlan(t *testing.T) {
 			{Name: "node01", Address: "demo-container-2-worker-0.demo-container-2.bench.svc"},
 			{Name: "node02", Address: "demo-container-2-worker-1.demo-container-2.bench.svc"},
 		},
-		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, SSHPort: 2222,
+		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
 		Benchmarks: run.Benchmarks,
 	}
 	if diff := cmp.Diff(want, decodePlan(t, cm.Data[planConfigKey])); diff != "" {
@@ -676,7 +678,11 @@ func TestMPIJobLogSource(t *testing.T) {
 	run := testRun(containerPlatform)
 	src := MPIJobAdapter{}.LogSource(run)
 	want := LogSource{Selector: labels.Set{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-container-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
-		mpiv2.JobRoleLabel: "launcher"}, Container: launcherName}
+		mpiv2.JobRoleLabel: "launcher"}, Container: launcherName,
+		// The MPI Operator (v2beta1) names the launcher Job <MPIJob>-launcher and makes the MPIJob its
+		// controller; the Job controller makes the Job the launcher pod's.
+		Owner: ChildRef{GVK: mpiv2.SchemeGroupVersion.WithKind("MPIJob"), Name: "demo-container-1"},
+		Via:   &ChildRef{GVK: schema.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"}, Name: "demo-container-1-launcher"}}
 	if diff := cmp.Diff(want, src); diff != "" {
 		t.Errorf("LogSource() mismatch (-want +got):\n%s", diff)
 	}

@@ -86,10 +86,15 @@ type Children struct {
 	Objects []client.Object
 }
 
-// LogSource says which pod's log carries the runner's frames.
+// LogSource says which pod's log carries the runner's frames. Labels alone do not say it: anyone who
+// may create pods in the namespace can copy them. The pod must also be controlled by the run's child
+// Owner, directly or, when Via is set, through the object Via names, which Owner controls (the MPI
+// Operator's launcher Job). The controller checks the UIDs of that chain before it reads a log.
 type LogSource struct {
 	Selector  labels.Set
 	Container string
+	Owner     ChildRef
+	Via       *ChildRef
 }
 
 // Adapter is one kind of platform.

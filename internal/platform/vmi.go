@@ -94,7 +94,7 @@ func vmMPIArgs() []string {
 
 // Build implements Adapter.
 func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
-	if len(run.Auth.Token) == 0 || len(run.Auth.SSHPublicKey) == 0 || len(run.Auth.SSHPrivateKey) == 0 {
+	if len(run.Auth.Token) == 0 || len(run.Auth.SSHPublicKey) == 0 || len(run.Auth.SSHPrivateKey) == 0 || len(run.Auth.SSHHostKey) == 0 {
 		return nil, fmt.Errorf("run %s: the suite's auth Secret is not loaded", run.Name)
 	}
 	// Shared storage in VMs needs an in-guest NFS export, which the VM disk does not have yet: the
@@ -102,6 +102,7 @@ func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
 	nodes := a.nodes(run)
 	plan := NewPlan(run, nodes, vmLocalDir, "", vmMPIArgs())
 	plan.NodeReadyCheck = []string{"test", "-e", vmBootFinished}
+	plan.KnownHostsFile = runplan.KnownHostsFile
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the plan of run %s: %w", run.Name, err)
@@ -232,27 +233,44 @@ type cloudConfig struct {
 	Hostname          string            `json:"hostname"`
 	DisableRoot       bool              `json:"disable_root"`
 	SSHAuthorizedKeys []string          `json:"ssh_authorized_keys"`
+	SSHKeys           map[string]string `json:"ssh_keys,omitempty"`
 	WriteFiles        []cloudConfigFile `json:"write_files"`
 	RunCmd            [][]string        `json:"runcmd"`
 }
 
-// vmSSHDConfig lets root in with a key on the runner's port only, where the other nodes' runner and
-// mpirun connect; port 22 stays open for people, and refuses root. The file is included before the
-// rest of Debian's sshd_config, and its Match block ends with the file.
-var vmSSHDConfig = fmt.Sprintf("Port 22\nPort %d\nPermitRootLogin no\nMatch LocalPort %d\n  PermitRootLogin prohibit-password\n",
-	runplan.DefaultSSHPort, runplan.DefaultSSHPort)
+// vmSSHHostKey is where cloud-init's ssh module writes the ed25519 host key of ssh_keys.
+const vmSSHHostKey = "/etc/ssh/ssh_host_ed25519_key"
 
-// cloudInit is the user data of one VM. Every VM accepts the suite's key for root on port 2222 (the
-// port the pods use too, and one passt forwards); only the master holds the private key, the plan and
-// the frame token, and runs the runner, which writes to the serial console and then powers off.
+// vmSSHDConfig serves the run's host key only, and lets root in with a key on the runner's port
+// only, where the other nodes' runner and mpirun connect; port 22 stays open for people, and refuses
+// root. The file is included before the rest of Debian's sshd_config, and its Match block ends with
+// the file.
+var vmSSHDConfig = fmt.Sprintf("Port 22\nPort %d\nHostKey %s\nPermitRootLogin no\nMatch LocalPort %d\n  PermitRootLogin prohibit-password\n",
+	runplan.DefaultSSHPort, vmSSHHostKey, runplan.DefaultSSHPort)
+
+// vmSSHConfig is root's ssh client configuration, which the runner's ssh and mpirun's use: the
+// runner's port, and the run's host key, pinned by the known_hosts, as the only key any node may
+// present.
+var vmSSHConfig = fmt.Sprintf("Host *\n  Port %d\n  StrictHostKeyChecking yes\n  UserKnownHostsFile %s\n  GlobalKnownHostsFile /dev/null\n  LogLevel ERROR\n",
+	runplan.DefaultSSHPort, runplan.KnownHostsFile)
+
+// cloudInit is the user data of one VM. Every VM accepts the run's key for root on port 2222 (the
+// port the pods use too, and one passt forwards) and presents the run's host key, which cloud-init's
+// ssh module installs in place of generated ones; every VM's ssh pins that key. Only the master holds
+// the private key, the plan and the frame token, and runs the runner, which writes to the serial
+// console and then powers off.
 func cloudInit(run Run, node string, master bool, planJSON []byte) ([]byte, error) {
 	cfg := cloudConfig{
 		Hostname:          node,
 		SSHAuthorizedKeys: []string{strings.TrimSpace(string(run.Auth.SSHPublicKey))},
+		SSHKeys: map[string]string{
+			"ed25519_private": string(run.Auth.SSHHostKey),
+			"ed25519_public":  string(run.Auth.SSHHostPublicKey),
+		},
 		WriteFiles: []cloudConfigFile{
 			{Path: "/etc/ssh/sshd_config.d/vmbench.conf", Permissions: "0644", Content: vmSSHDConfig},
-			{Path: "/root/.ssh/config", Permissions: "0600",
-				Content: fmt.Sprintf("Host *\n  Port %d\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n", runplan.DefaultSSHPort)},
+			{Path: runplan.KnownHostsFile, Permissions: "0644", Content: string(run.Auth.KnownHosts)},
+			{Path: "/root/.ssh/config", Permissions: "0600", Content: vmSSHConfig},
 		},
 		RunCmd: [][]string{{"systemctl", "restart", "ssh"}},
 	}
@@ -321,9 +339,11 @@ func vmiReason(vmi *kubevirtv1.VirtualMachineInstance) string {
 }
 
 // LogSource implements Adapter: the master's serial console, which KubeVirt's guest-console-log
-// container copies into the virt-launcher pod's log. KubeVirt copies the VMI's labels to that pod.
+// container copies into the virt-launcher pod's log. KubeVirt copies the VMI's labels to that pod,
+// and makes the VMI its controller.
 func (VMIAdapter) LogSource(run Run) LogSource {
 	return LogSource{
+		Owner: ChildRef{GVK: vmiGVK, Name: VMIName(run.Name, vmbenchv1.RoleMaster)},
 		Selector: map[string]string{
 			vmbenchv1.LabelSuite: run.Suite.Name,
 			vmbenchv1.LabelRun:   run.Name,

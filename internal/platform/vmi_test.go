@@ -348,7 +348,8 @@ func TestVMICloudInit(t *testing.T) {
 				{Name: "node01", Address: "node01.demo-vm-1.bench.svc"},
 				{Name: "node02", Address: "node02.demo-vm-1.bench.svc"},
 			},
-			CPU: 2, MemoryBytes: 2 << 30, LocalDir: vmLocalDir, SSHPort: 2222, MPIArgs: vmMPIArgs(), Benchmarks: run.Benchmarks,
+			CPU: 2, MemoryBytes: 2 << 30, LocalDir: vmLocalDir, SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
+			MPIArgs: vmMPIArgs(), Benchmarks: run.Benchmarks,
 			NodeReadyCheck: []string{"test", "-e", "/var/lib/cloud/instance/boot-finished"},
 		}
 		if diff := cmp.Diff(wantPlan, decodePlan(t, files[runplan.PlanFile])); diff != "" {
@@ -358,9 +359,10 @@ func TestVMICloudInit(t *testing.T) {
 }
 
 // sshdSettings reads an sshd_config fragment as sshd does for a connection to port: the ports it
-// listens on, and PermitRootLogin, where outside Match blocks the first value wins and a matching
-// "Match LocalPort" block overrides it (sshd_config(5)). Only what vmbench writes is understood.
-func sshdSettings(t *testing.T, conf string, port int) (ports []int, permitRoot string) {
+// listens on, its host keys, and PermitRootLogin, where outside Match blocks the first value wins
+// and a matching "Match LocalPort" block overrides it (sshd_config(5)). Only what vmbench writes is
+// understood.
+func sshdSettings(t *testing.T, conf string, port int) (ports []int, hostKeys []string, permitRoot string) {
 	t.Helper()
 	global, matched := "", ""
 	inMatch, matches := false, false
@@ -379,6 +381,11 @@ func sshdSettings(t *testing.T, conf string, port int) (ports []int, permitRoot 
 				t.Fatalf("port of %q: %v", line, err)
 			}
 			ports = append(ports, p)
+		case "hostkey":
+			if inMatch {
+				t.Fatalf("HostKey inside a Match block: %q", conf)
+			}
+			hostKeys = append(hostKeys, fields[1])
 		case "match":
 			if len(fields) != 3 || !strings.EqualFold(fields[1], "LocalPort") {
 				t.Fatalf("unexpected Match line %q", line)
@@ -396,12 +403,12 @@ func sshdSettings(t *testing.T, conf string, port int) (ports []int, permitRoot 
 		}
 	}
 	if matched != "" {
-		return ports, matched
+		return ports, hostKeys, matched
 	}
 	if global == "" {
-		return ports, "prohibit-password" // sshd's default
+		return ports, hostKeys, "prohibit-password" // sshd's default
 	}
-	return ports, global
+	return ports, hostKeys, global
 }
 
 // In VMs root logs in with the key on the runner's port only, which the nodes use between them;
@@ -415,8 +422,11 @@ func TestVMSSHDLetsRootInOnTheRunnersPortOnly(t *testing.T) {
 			files[f.Path] = f.Content
 		}
 		conf := files["/etc/ssh/sshd_config.d/vmbench.conf"]
-		ports, root22 := sshdSettings(t, conf, 22)
-		_, rootRunner := sshdSettings(t, conf, runplan.DefaultSSHPort)
+		ports, hostKeys, root22 := sshdSettings(t, conf, 22)
+		_, _, rootRunner := sshdSettings(t, conf, runplan.DefaultSSHPort)
+		if diff := cmp.Diff([]string{vmSSHHostKey}, hostKeys); diff != "" {
+			t.Errorf("%s sshd host keys mismatch (-want +got):\n%s", node, diff)
+		}
 		if diff := cmp.Diff([]int{22, runplan.DefaultSSHPort}, ports); diff != "" {
 			t.Errorf("%s sshd ports mismatch (-want +got):\n%s", node, diff)
 		}
@@ -442,6 +452,7 @@ func TestVMIBuildNeedsAuth(t *testing.T) {
 		{name: "no public key", auth: Auth{Token: []byte("t"), SSHPrivateKey: []byte("k")}},
 		{name: "no private key", auth: Auth{Token: []byte("t"), SSHPublicKey: []byte("p")}},
 		{name: "empty private key", auth: Auth{Token: []byte("t"), SSHPrivateKey: []byte{}, SSHPublicKey: []byte("p")}},
+		{name: "no host key", auth: Auth{Token: []byte("t"), SSHPrivateKey: []byte("k"), SSHPublicKey: []byte("p")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -534,7 +545,8 @@ func TestVMILogSource(t *testing.T) {
 	run := vmRun()
 	src := VMIAdapter{}.LogSource(run)
 	want := LogSource{Selector: labels.Set{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-vm-1", vmbenchv1.LabelRole: vmbenchv1.RoleMaster,
-		"kubevirt.io": "virt-launcher"}, Container: "guest-console-log"}
+		"kubevirt.io": "virt-launcher"}, Container: "guest-console-log",
+		Owner: ChildRef{GVK: kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"), Name: "demo-vm-1-master"}}
 	if diff := cmp.Diff(want, src); diff != "" {
 		t.Errorf("LogSource() mismatch (-want +got):\n%s", diff)
 	}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 func TestCheckAPIs(t *testing.T) {
@@ -90,6 +91,7 @@ func TestCheckPodSecurity(t *testing.T) {
 		suite    func(t *testing.T) *vmbenchv1.BenchmarkSuite
 		explicit bool
 		ns       *corev1.Namespace
+		launcher platform.VirtLauncher
 		result   Result
 		detail   string
 	}{
@@ -101,15 +103,20 @@ func TestCheckPodSecurity(t *testing.T) {
 		{name: "baseline's reason for Host pods", suite: host, explicit: true, ns: enforce("baseline"), result: Fail, detail: "host namespaces (hostNetwork=true)"},
 		{name: "restricted refuses Host pods, a warning for the default suite", suite: host, ns: enforce("restricted"), result: Warn,
 			detail: "host namespaces"},
-		{name: "restricted and VMs", suite: vmOnly, explicit: true, ns: enforce("restricted"), result: Warn,
-			detail: "the VMs' virt-launcher pods are KubeVirt's and may need more than restricted"},
+		{name: "restricted refuses virt-launcher", suite: vmOnly, explicit: true, ns: enforce("restricted"), result: Fail,
+			detail: "platform vm (KubeVirt's virt-launcher pods): seccompProfile"},
+		{name: "restricted admits virt-launcher with KubeVirt's seccomp profile", suite: vmOnly, explicit: true, ns: enforce("restricted"),
+			launcher: platform.VirtLauncher{Seccomp: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}, result: Pass,
+			detail: "admits the pods vmbench builds and KubeVirt's virt-launcher pods"},
 		{name: "baseline and VMs", suite: vmOnly, explicit: true, ns: enforce("baseline"), result: Pass},
+		{name: "baseline refuses a root virt-launcher", suite: vmOnly, explicit: true, ns: enforce("baseline"),
+			launcher: platform.VirtLauncher{Root: true}, result: Fail, detail: "SYS_NICE"},
 		{name: "a label that does not parse", suite: quick, explicit: true, ns: enforce("strict"), result: Fail, detail: "do not parse"},
 		{name: "namespace unreadable", suite: quick, explicit: true, result: Skip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			expect(t, CheckPodSecurity(needsOf(t, tt.suite(t), tt.explicit), tt.ns), tt.result, tt.detail)
+			expect(t, CheckPodSecurity(needsOf(t, tt.suite(t), tt.explicit), tt.ns, tt.launcher), tt.result, tt.detail)
 		})
 	}
 }
@@ -331,7 +338,7 @@ func TestImagePodIsRestricted(t *testing.T) {
 	restricted := needs
 	restricted.Platforms = []PlatformNeeds{{Platform: vmbenchv1.Platform{Name: "check", Type: vmbenchv1.PlatformContainer},
 		Pods: []corev1.PodTemplateSpec{{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec}}}}
-	expect(t, CheckPodSecurity(restricted, namespace(map[string]string{"pod-security.kubernetes.io/enforce": "restricted"})), Pass, "admits")
+	expect(t, CheckPodSecurity(restricted, namespace(map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}), platform.VirtLauncher{}), Pass, "admits")
 }
 
 func TestImagesOf(t *testing.T) {

@@ -218,7 +218,7 @@ func Run(needs Needs, cl Cluster) Report {
 	}
 	r = append(r, CheckNamespace(needs, cl.Namespace, cl.NamespaceErr))
 	if !apierrors.IsNotFound(cl.NamespaceErr) {
-		r = append(r, CheckPodSecurity(needs, cl.Namespace))
+		r = append(r, CheckPodSecurity(needs, cl.Namespace, cl.KubeVirt.Launcher))
 		r = append(r, CheckQuotas(needs, cl.Quotas, cl.QuotasErr, cl.LimitRanges)...)
 		r = append(r, CheckLimitRanges(needs, cl.LimitRanges, cl.LimitRangesErr)...)
 	}

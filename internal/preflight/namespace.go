@@ -8,6 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	psaapi "k8s.io/pod-security-admission/api"
 	psapolicy "k8s.io/pod-security-admission/policy"
+
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // CheckNamespace says whether the namespace exists. nsErr is the error of reading it.
@@ -25,10 +27,11 @@ func CheckNamespace(needs Needs, ns *corev1.Namespace, nsErr error) Check {
 	return pass(name, fmt.Sprintf("namespace %q exists", needs.Namespace))
 }
 
-// CheckPodSecurity evaluates the pods vmbench builds (MPIJob launchers and workers) against the
-// namespace's Pod Security enforce level with the Pod Security admission's own checks. VMs' pods are
-// KubeVirt's: the level restricted is a warning for them.
-func CheckPodSecurity(needs Needs, ns *corev1.Namespace) Check {
+// CheckPodSecurity evaluates the pods vmbench builds (MPIJob launchers and workers), and for VM
+// platforms KubeVirt's virt-launcher pods as the cluster's KubeVirt configures them (launcher), against
+// the namespace's Pod Security enforce level with the Pod Security admission's own checks: the
+// controller fails a VM run at once where virt-launcher would be refused.
+func CheckPodSecurity(needs Needs, ns *corev1.Namespace, launcher platform.VirtLauncher) Check {
 	const name = "pod-security"
 	if ns == nil {
 		return skip(name, "the namespace could not be read")
@@ -51,11 +54,20 @@ func CheckPodSecurity(needs Needs, ns *corev1.Namespace) Check {
 		return skip(name, "cannot evaluate Pod Security: "+err.Error())
 	}
 	var refused []string
+	vms := false
 	for _, p := range needs.Platforms {
 		for _, tmpl := range p.Pods {
 			result := psapolicy.AggregateCheckResults(evaluator.EvaluatePod(enforce, &tmpl.ObjectMeta, &tmpl.Spec))
 			if !result.Allowed {
 				refused = append(refused, fmt.Sprintf("platform %s (%s pods): %s", p.Platform.Name, p.Platform.Type, result.ForbiddenDetail()))
+			}
+		}
+		if p.VM() {
+			meta, spec := launcher.Pod()
+			result := psapolicy.AggregateCheckResults(evaluator.EvaluatePod(enforce, &meta, &spec))
+			if !result.Allowed {
+				vms = true
+				refused = append(refused, fmt.Sprintf("platform %s (KubeVirt's virt-launcher pods): %s", p.Platform.Name, result.ForbiddenDetail()))
 			}
 		}
 	}
@@ -64,13 +76,16 @@ func CheckPodSecurity(needs Needs, ns *corev1.Namespace) Check {
 		level += fmt.Sprintf(", %s=%s", psaapi.EnforceVersionLabel, v)
 	}
 	if len(refused) > 0 {
+		action := "run the suite in a namespace whose enforce level is looser (privileged for Host platforms), or drop those platforms"
+		if vms {
+			action = "run the suite in a namespace whose enforce level is looser (baseline for VMs, privileged for Host platforms and " +
+				"with KubeVirt's Root feature gate), or drop those platforms; VM runs here fail at once (NamespaceRefusesVMs)"
+		}
 		return Check{Name: name, Result: needs.severity(),
-			Detail: fmt.Sprintf("%s refuses the runner's pods: %s", level, strings.Join(dedupe(refused), "; ")),
-			Action: "run the suite in a namespace whose enforce level is looser (privileged for Host platforms), or drop those platforms"}
+			Detail: fmt.Sprintf("%s refuses the runner's pods: %s", level, strings.Join(dedupe(refused), "; ")), Action: action}
 	}
-	if needs.UsesVMI() && enforce.Level == psaapi.LevelRestricted {
-		return warn(name, level+" admits the runner's pods, but the VMs' virt-launcher pods are KubeVirt's and may need more than restricted",
-			"check that KubeVirt's virt-launcher pods are admitted here (KubeVirt's own documentation), or use a baseline or privileged namespace")
+	if needs.UsesVMI() {
+		return pass(name, level+" admits the pods vmbench builds and KubeVirt's virt-launcher pods")
 	}
 	return pass(name, level+" admits the pods vmbench builds")
 }

@@ -166,7 +166,8 @@ func NewNeeds(suite *vmbenchv1.BenchmarkSuite, explicit bool, namespace string, 
 			Suite: suite, Name: fmt.Sprintf("%s-%s-1", suite.Name, p.Name), Platform: p, Repetition: 1,
 			Benchmarks: benchmarks, AuthSecret: suite.Name + "-auth", Images: images,
 			// Any value does: only the shape of the children matters here.
-			Auth:     platform.Auth{Token: []byte("preflight"), SSHPrivateKey: []byte("preflight"), SSHPublicKey: []byte("preflight")},
+			Auth: platform.Auth{Token: []byte("preflight"), SSHPrivateKey: []byte("preflight"), SSHPublicKey: []byte("preflight"),
+				SSHHostKey: []byte("preflight"), SSHHostPublicKey: []byte("preflight"), KnownHosts: []byte("preflight")},
 			Deadline: time.Hour,
 		}
 		objs, err := adapter.Build(run)

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/klog/v2"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // What KubeVirt shows on nodes: the KVM device its device plugin offers, the label virt-handler sets
@@ -28,11 +30,13 @@ type KubeVirtConfig struct {
 	Found bool
 	// Emulation is set when a KubeVirt CR has spec.configuration.developerConfiguration.useEmulation.
 	Emulation bool
+	// Launcher is what decides the security context of the VMs' virt-launcher pods.
+	Launcher platform.VirtLauncher
 }
 
 // KubeVirtConfigOf reads the KubeVirt CRs (kubevirts.kubevirt.io).
 func KubeVirtConfigOf(kubevirts []unstructured.Unstructured) KubeVirtConfig {
-	cfg := KubeVirtConfig{Found: len(kubevirts) > 0}
+	cfg := KubeVirtConfig{Found: len(kubevirts) > 0, Launcher: platform.ClusterVirtLauncher(kubevirts)}
 	for _, kv := range kubevirts {
 		if on, _, _ := unstructured.NestedBool(kv.Object, "spec", "configuration", "developerConfiguration", "useEmulation"); on {
 			cfg.Emulation = true

@@ -45,13 +45,15 @@ type SystemExecutor struct {
 	AllLocal bool
 	// SSHPort is the port of the other nodes' sshd.
 	SSHPort int32
+	// KnownHostsFile pins the other nodes' host key; "" leaves ssh's default files.
+	KnownHostsFile string
 	// StopGrace is how long a stopped command may take to exit after SIGTERM before it is killed.
 	StopGrace time.Duration
 }
 
 // NewSystemExecutor returns the executor for plan: Nodes[0] runs locally.
 func NewSystemExecutor(plan runplan.Plan) *SystemExecutor {
-	e := &SystemExecutor{SSHPort: plan.SSHPort, StopGrace: 10 * time.Second}
+	e := &SystemExecutor{SSHPort: plan.SSHPort, KnownHostsFile: plan.KnownHostsFile, StopGrace: 10 * time.Second}
 	if len(plan.Nodes) > 0 {
 		e.Master = plan.Nodes[0].Name
 	}
@@ -71,7 +73,7 @@ func (e *SystemExecutor) Run(ctx context.Context, node runplan.Node, cmd Command
 		c = exec.CommandContext(ctx, cmd.Argv[0], cmd.Argv[1:]...)
 		c.Dir = cmd.Dir
 	} else {
-		argv := SSHArgv(node.Address, e.SSHPort, RemoteCommand(ctx, cmd))
+		argv := SSHArgv(node.Address, e.SSHPort, e.KnownHostsFile, RemoteCommand(ctx, cmd))
 		c = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	}
 	c.Env = append(os.Environ(), "LC_ALL=C")
@@ -86,19 +88,24 @@ func (e *SystemExecutor) Run(ctx context.Context, node runplan.Node, cmd Command
 	return stdout.Bytes(), stderr.Bytes(), err
 }
 
-// SSHArgv is the ssh command line that runs remote (a shell command line) on address.
-// LogLevel=ERROR keeps the "Permanently added ... to the list of known hosts" warning, which every
-// connection would print with a throw-away known_hosts file, out of the tools' stderr.
-func SSHArgv(address string, port int32, remote string) []string {
-	return []string{
+// SSHArgv is the ssh command line that runs remote (a shell command line) on address. The node's
+// host key must be the one knownHosts pins (strict checking, whatever ssh_config says); an empty
+// knownHosts leaves ssh's default known_hosts files. LogLevel=ERROR keeps ssh's informational lines
+// out of the tools' stderr, and still prints why a host key was refused.
+func SSHArgv(address string, port int32, knownHosts, remote string) []string {
+	argv := []string{
 		"ssh", "-p", strconv.Itoa(int(port)),
 		"-o", "BatchMode=yes",
-		"-o", "StrictHostKeyChecking=no",
-		"-o", "UserKnownHostsFile=/dev/null",
+		"-o", "StrictHostKeyChecking=yes",
+	}
+	if knownHosts != "" {
+		argv = append(argv, "-o", "UserKnownHostsFile="+knownHosts, "-o", "GlobalKnownHostsFile=/dev/null")
+	}
+	return append(argv,
 		"-o", "ConnectTimeout=10",
 		"-o", "LogLevel=ERROR",
 		address, "--", remote,
-	}
+	)
 }
 
 // RemoteCommand is the shell command line that runs cmd on another node. When ctx has a deadline,

@@ -41,8 +41,14 @@ func TestRemoteCommand(t *testing.T) {
 }
 
 func TestSSHArgv(t *testing.T) {
-	want := "ssh -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=10 -o LogLevel=ERROR node01.svc -- exec env LC_ALL=C true"
-	if got := strings.Join(SSHArgv("node01.svc", 2222, "exec env LC_ALL=C true"), " "); got != want {
+	want := "ssh -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=/etc/ssh/vmbench/known_hosts " +
+		"-o GlobalKnownHostsFile=/dev/null -o ConnectTimeout=10 -o LogLevel=ERROR node01.svc -- exec env LC_ALL=C true"
+	if got := strings.Join(SSHArgv("node01.svc", 2222, runplan.KnownHostsFile, "exec env LC_ALL=C true"), " "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	// Without a known_hosts of the run's, host keys are still checked, against ssh's own files.
+	want = "ssh -p 2222 -o BatchMode=yes -o StrictHostKeyChecking=yes -o ConnectTimeout=10 -o LogLevel=ERROR node01.svc -- true"
+	if got := strings.Join(SSHArgv("node01.svc", 2222, "", "true"), " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -91,7 +97,7 @@ func TestSystemExecutorRemote(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
-	e := NewSystemExecutor(runplan.Plan{Nodes: []runplan.Node{{Name: "master", Address: "m"}}})
+	e := NewSystemExecutor(runplan.Plan{Nodes: []runplan.Node{{Name: "master", Address: "m"}}, KnownHostsFile: "/run/known_hosts"})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -105,7 +111,8 @@ func TestSystemExecutorRemote(t *testing.T) {
 	}
 	args, _ := os.ReadFile(argsFile)
 	lines := strings.Split(strings.TrimSpace(string(args)), "\n")
-	wantPrefix := "-p 2222 -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=10 -o LogLevel=ERROR 10.0.0.2 --"
+	wantPrefix := "-p 2222 -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=/run/known_hosts -o GlobalKnownHostsFile=/dev/null " +
+		"-o ConnectTimeout=10 -o LogLevel=ERROR 10.0.0.2 --"
 	if got := strings.Join(lines[:len(lines)-1], " "); got != wantPrefix {
 		t.Errorf("ssh arguments %q", got)
 	}

@@ -34,6 +34,9 @@ type Plan struct {
 
 	// SSHPort is the port of every node's sshd (2222: unprivileged, as the MPI Operator expects).
 	SSHPort int32 `json:"sshPort"`
+	// KnownHostsFile is the known_hosts that pins the run's host key: ssh to the other nodes
+	// accepts no other key. Empty in a plan whose nodes are all this machine.
+	KnownHostsFile string `json:"knownHostsFile,omitempty"`
 
 	// MPIArgs are extra mpirun arguments of this platform, for example its btl and port ranges.
 	MPIArgs []string `json:"mpiArgs,omitempty"`
@@ -112,4 +115,9 @@ const (
 	TokenFile = "/etc/vmbench/token"
 	// DefaultSSHPort is the sshd port on every node.
 	DefaultSSHPort = 2222
+	// SSHDir holds, on every node of a run, the known_hosts that pins the run's host key, and in pods
+	// the host key too (VMs keep theirs where sshd's default is).
+	SSHDir = "/etc/ssh/vmbench"
+	// KnownHostsFile is the known_hosts in SSHDir.
+	KnownHostsFile = SSHDir + "/known_hosts"
 )

@@ -75,8 +75,8 @@ type env struct {
 type envOption func(*corev1.Namespace)
 
 // podSecurityRestricted makes the namespace enforce Pod Security's restricted profile, as platform
-// teams do for tenants: the runner pods of container runs must be admitted there. VM runs are not
-// tested there: KubeVirt's virt-launcher pods are KubeVirt's own.
+// teams do for tenants: the runner pods of container runs must be admitted there. KubeVirt's
+// virt-launcher pods are not, so VM runs there fail at once (security_test.go).
 func podSecurityRestricted(ns *corev1.Namespace) {
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}

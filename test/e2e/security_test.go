@@ -10,10 +10,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // managerUser is the user name of the manager's service account, as the API server authorizes it.
@@ -44,14 +48,18 @@ func TestManagerReadsNoSecretButItsMasterKey(t *testing.T) {
 		{Verb: "watch", Resource: "secrets"},
 		{Verb: "get", Resource: "secrets", Namespace: e.ns},
 		{Verb: "list", Resource: "secrets", Namespace: "vmbench-system"},
+		{Verb: "list", Resource: "namespaces"},
 	} {
-		e.g.Expect(e.can(user, attrs)).To(BeFalse(), "%s may %s secrets in %q", user, attrs.Verb, attrs.Namespace)
+		e.g.Expect(e.can(user, attrs)).To(BeFalse(), "%s may %s %s in %q", user, attrs.Verb, attrs.Resource, attrs.Namespace)
 	}
 	for _, attrs := range []authorizationv1.ResourceAttributes{
 		{Verb: "get", Resource: "secrets", Namespace: "vmbench-system", Name: "vmbench-master-key"},
 		{Verb: "create", Resource: "secrets", Namespace: e.ns},
 		{Verb: "get", Resource: "pods", Subresource: "log", Namespace: e.ns},
 		{Verb: "update", Group: "vmbench.io", Resource: "benchmarksuites", Subresource: "finalizers", Namespace: e.ns},
+		// The suite's namespace, for its Pod Security level; the launcher Job, for the log pod's owner.
+		{Verb: "get", Resource: "namespaces", Namespace: e.ns, Name: e.ns},
+		{Verb: "get", Group: "batch", Resource: "jobs", Namespace: e.ns},
 	} {
 		e.g.Expect(e.can(user, attrs)).To(BeTrue(), "%s may not %s %s/%s", user, attrs.Verb, attrs.Resource, attrs.Subresource)
 	}
@@ -78,4 +86,33 @@ func TestHostSuiteNeedsTheAdminsLabel(t *testing.T) {
 	ns.Labels[vmbenchv1.LabelPrivilegedPlatforms] = "true"
 	e.g.Expect(k8s.Update(e.ctx, ns)).To(Succeed())
 	e.g.Eventually(func() error { return k8s.Create(e.ctx, s.DeepCopy(), client.DryRunAll) }, 30*time.Second, time.Second).Should(Succeed())
+}
+
+// A VM suite in a namespace that enforces restricted fails at once, before any VM is made: KubeVirt's
+// virt-launcher pods need baseline, and the run's message says which label to set. No VM boots.
+func TestVMSuiteWhereVirtLauncherIsRefusedFailsAtOnce(t *testing.T) {
+	e := newEnv(t, podSecurityRestricted)
+	kubevirts := &unstructured.UnstructuredList{}
+	kubevirts.SetGroupVersionKind(platform.KubeVirtListGVK)
+	e.g.Expect(k8s.List(e.ctx, kubevirts)).To(Succeed(), "KubeVirt is not installed: make test-e2e installs it")
+	e.g.Expect(platform.ClusterVirtLauncher(kubevirts.Items).Seccomp).To(BeNil(),
+		"the cluster's KubeVirt gives VMs a seccomp profile, with which restricted admits virt-launcher; this case needs KubeVirt's default")
+
+	s := e.sample("suite-quick.yaml", "novms")
+	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	s.Spec.Baseline = "vm"
+	s.Spec.Repetitions = 1
+	e.g.Expect(k8s.Create(e.ctx, s)).To(Succeed())
+	ended := e.waitEnded("novms", 2*time.Minute)
+	e.g.Expect(ended.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
+	run := ended.Status.Runs[0]
+	e.g.Expect(run.Message).To(HavePrefix(vmbenchv1.ReasonNamespaceRefusesVMs + ": namespace " + e.ns + " enforces Pod Security restricted:latest"))
+	e.g.Expect(run.Message).To(ContainSubstring("label the namespace pod-security.kubernetes.io/enforce=baseline"))
+	e.g.Expect(run.StartTime.Time).To(BeTemporally("==", run.CompletionTime.Time), "the run failed in the reconcile that would have started it")
+	failed := meta.FindStatusCondition(ended.Status.Conditions, vmbenchv1.ConditionFailed)
+	e.g.Expect(failed).NotTo(BeNil())
+	e.g.Expect(failed.Message).To(ContainSubstring(vmbenchv1.ReasonNamespaceRefusesVMs))
+	vmis := &kubevirtv1.VirtualMachineInstanceList{}
+	e.g.Expect(k8s.List(e.ctx, vmis, client.InNamespace(e.ns))).To(Succeed())
+	e.g.Expect(vmis.Items).To(BeEmpty(), "no VM was made")
 }

@@ -135,7 +135,9 @@ func TestUnschedulablePodIsNamedThenFailsTheRunAtTheStartupLimit(t *testing.T) {
 	h.g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteRunning))
 }
 
-func TestPodSecurityRefusalIsNamedFromTheLaunchersEvents(t *testing.T) {
+// Pod Security's refusal of the launcher pod does not heal by waiting: the run fails at once, with
+// the Job controller's words, long before --container-startup.
+func TestPodSecurityRefusalOfTheLauncherFailsTheRunAtOnce(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("psa", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
@@ -152,9 +154,11 @@ func TestPodSecurityRefusalIsNamedFromTheLaunchersEvents(t *testing.T) {
 	h.g.Expect(k8s.Create(h.ctx, event)).To(Succeed())
 	h.poke("psa-container-1")
 	s := h.eventuallySuite("psa", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonFailedCreate))
+		g.Expect(runPhase(s, "psa-container-1")).To(Equal(vmbenchv1.RunFailed))
 	})
-	h.g.Expect(progressing(s).Message).To(ContainSubstring(`Job psa-container-1-launcher: FailedCreate: Error creating: pods "psa-container-1-launcher-abcde" is forbidden: violates PodSecurity`))
+	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix(`FailedCreate: Job psa-container-1-launcher: FailedCreate: Error creating: ` +
+		`pods "psa-container-1-launcher-abcde" is forbidden: violates PodSecurity`))
+	h.g.Expect(s.Status.Runs[0].CompletionTime.Time).To(BeTemporally("==", h.clock.Now()), "failed without waiting for the startup limit")
 }
 
 func TestRunningRunWithoutStartTimeGoesOn(t *testing.T) {

@@ -16,7 +16,9 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -48,12 +50,15 @@ type fakeLogs struct {
 	// failures is how many reads of every log fail before reads succeed, as a kubelet that restarts.
 	failures int
 	reads    int
+	// opened are the pods whose logs were opened, in order.
+	opened []string
 }
 
 func (f *fakeLogs) Open(_ context.Context, namespace, pod, container string) (io.ReadCloser, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++
+	f.opened = append(f.opened, pod)
 	b, ok := f.logs[namespace+"/"+pod+"/"+container]
 	if f.failures > 0 {
 		f.failures--
@@ -73,6 +78,12 @@ func (f *fakeLogs) Open(_ context.Context, namespace, pod, container string) (io
 type brokenStream struct{}
 
 func (brokenStream) Read([]byte) (int, error) { return 0, errors.New("http2: stream closed") }
+
+func (f *fakeLogs) openedPods() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.opened...)
+}
 
 func (f *fakeLogs) set(namespace, pod, container string, b []byte) {
 	f.mu.Lock()
@@ -266,9 +277,10 @@ func scaled(ms []results.Metric, f float64) []results.Metric {
 	return out
 }
 
-// launcherPod creates the pod the MPI Operator would create for a run's launcher (or KubeVirt for a
-// VM's virt-launcher), with the labels vmbench's log source selects on, and sets its log.
-func (h *harness) launcherPod(suite, run string, extraLabels map[string]string, container string, log []byte) {
+// launcherPod creates the pod whose log holds a run's frames, as the Job controller (for the MPI
+// Operator's launcher Job) or KubeVirt (a VM's virt-launcher) would: with the labels vmbench's log
+// source selects on, controlled by owner. It sets the pod's log.
+func (h *harness) launcherPod(suite, run string, extraLabels map[string]string, container string, owner *metav1.OwnerReference, log []byte) *corev1.Pod {
 	h.t.Helper()
 	labels := map[string]string{vmbenchv1.LabelSuite: suite, vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
 	for k, v := range extraLabels {
@@ -278,8 +290,39 @@ func (h *harness) launcherPod(suite, run string, extraLabels map[string]string, 
 		ObjectMeta: metav1.ObjectMeta{GenerateName: run + "-launcher-", Namespace: h.ns, Labels: labels},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: container, Image: "x"}}},
 	}
+	if owner != nil {
+		pod.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
 	h.g.Expect(k8s.Create(h.ctx, pod)).To(Succeed())
 	h.logs.set(h.ns, pod.Name, container, log)
+	return pod
+}
+
+// containerLauncherPod is the launcher pod of a container run, controlled by its launcher Job.
+func (h *harness) containerLauncherPod(suite, run string, log []byte) *corev1.Pod {
+	h.t.Helper()
+	return h.launcherPod(suite, run, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", h.launcherJob(run), log)
+}
+
+// launcherJob creates, once, the Job <run>-launcher that the MPI Operator makes for an MPIJob and
+// that controls the launcher pod, and returns the controller reference such a pod carries.
+func (h *harness) launcherJob(run string) *metav1.OwnerReference {
+	h.t.Helper()
+	job := &batchv1.Job{}
+	key := client.ObjectKey{Namespace: h.ns, Name: run + "-launcher"}
+	if err := k8s.Get(h.ctx, key, job); apierrors.IsNotFound(err) {
+		mpiJob := h.mpiJob(run)
+		job = &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: h.ns, OwnerReferences: []metav1.OwnerReference{
+				*metav1.NewControllerRef(mpiJob, mpiv2.SchemeGroupVersion.WithKind("MPIJob"))}},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "launcher", Image: "x"}}}}},
+		}
+		h.g.Expect(k8s.Create(h.ctx, job)).To(Succeed())
+	} else {
+		h.g.Expect(err).NotTo(HaveOccurred())
+	}
+	return metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))
 }
 
 func (h *harness) mpiJob(name string) *mpiv2.MPIJob {

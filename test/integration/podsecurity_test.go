@@ -2,13 +2,16 @@ package integration
 
 import (
 	"testing"
+	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -110,4 +113,101 @@ func TestNoNetworkPolicyWhenTurnedOff(t *testing.T) {
 	list := &networkingv1.NetworkPolicyList{}
 	h.g.Expect(k8s.List(h.ctx, list, client.InNamespace(h.ns))).To(Succeed())
 	h.g.Expect(list.Items).To(BeEmpty())
+}
+
+// enforce sets the test namespace's Pod Security enforce level.
+func (h *harness) enforce(level string) {
+	h.t.Helper()
+	h.g.Eventually(func() error {
+		ns := &corev1.Namespace{}
+		if err := k8s.Get(h.ctx, client.ObjectKey{Name: h.ns}, ns); err != nil {
+			return err
+		}
+		if ns.Labels == nil {
+			ns.Labels = map[string]string{}
+		}
+		ns.Labels["pod-security.kubernetes.io/enforce"] = level
+		return k8s.Update(h.ctx, ns)
+	}, timeout, interval).Should(Succeed())
+}
+
+func vmOnly(s *vmbenchv1.BenchmarkSuite) *vmbenchv1.BenchmarkSuite {
+	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	s.Spec.Baseline = "vm"
+	return s
+}
+
+// A namespace that enforces restricted cannot host KubeVirt's virt-launcher pods: a VM run there
+// fails at once, in the reconcile that would have started it, with what to do; nothing is created.
+// The same suite in a baseline namespace starts its VMs.
+func TestVMRunWhereVirtLauncherIsRefusedFailsAtOnce(t *testing.T) {
+	h := newHarness(t)
+	h.enforceRestricted()
+	h.startManager(allKinds())
+	h.g.Expect(k8s.Create(h.ctx, vmOnly(h.suite("novms", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+
+	s := h.eventuallySuite("novms", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
+	})
+	run := s.Status.Runs[0]
+	h.g.Expect(run.Phase).To(Equal(vmbenchv1.RunFailed))
+	h.g.Expect(run.Message).To(HavePrefix(vmbenchv1.ReasonNamespaceRefusesVMs + ": namespace " + h.ns + " enforces Pod Security restricted:latest"))
+	h.g.Expect(run.Message).To(And(ContainSubstring("seccompProfile"), ContainSubstring("virt-launcher needs baseline"),
+		ContainSubstring("label the namespace pod-security.kubernetes.io/enforce=baseline")))
+	h.g.Expect(run.StartTime.Time).To(Equal(run.CompletionTime.Time), "failed in the reconcile that would have started it")
+	failed := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed)
+	h.g.Expect(failed.Message).To(ContainSubstring(vmbenchv1.ReasonNamespaceRefusesVMs))
+	vmis := &kubevirtv1.VirtualMachineInstanceList{}
+	h.g.Expect(k8s.List(h.ctx, vmis, client.InNamespace(h.ns))).To(Succeed())
+	h.g.Expect(vmis.Items).To(BeEmpty(), "no VMI is created")
+	secrets := &corev1.SecretList{}
+	h.g.Expect(k8s.List(h.ctx, secrets, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelSuite: "novms"})).To(Succeed())
+	h.g.Expect(secrets.Items).To(BeEmpty(), "no Secret is created")
+
+	h.enforce("baseline")
+	h.g.Expect(k8s.Create(h.ctx, vmOnly(h.suite("vms", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "vms-vm-1-master"}, &kubevirtv1.VirtualMachineInstance{})
+	}, timeout, interval).Should(Succeed(), "baseline admits virt-launcher: the VMs are created")
+}
+
+// A virt-launcher pod that Pod Security refuses although the namespace's label allowed it (a stricter
+// cluster default, a label changed since) fails the run at once, from virt-controller's event,
+// rather than at --vm-startup.
+func TestVirtControllersPodSecurityRefusalFailsTheRunAtOnce(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	h.g.Expect(k8s.Create(h.ctx, vmOnly(h.suite("late", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+	master := &kubevirtv1.VirtualMachineInstance{}
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "late-vm-1-master"}, master)
+	}, timeout, interval).Should(Succeed())
+	// What virt-controller records when the API server refuses the virt-launcher pod.
+	h.g.Expect(k8s.Create(h.ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "late-vm-1-master.1", Namespace: h.ns},
+		InvolvedObject: corev1.ObjectReference{Kind: "VirtualMachineInstance", Name: master.Name, Namespace: h.ns, APIVersion: "kubevirt.io/v1", UID: master.UID},
+		Type:           corev1.EventTypeWarning, Reason: "FailedCreate",
+		Message: `failed to render launch manifest: failed to create pod for vmi ` + h.ns + `/late-vm-1-master, it needs a privileged namespace to run: ` +
+			`pods "virt-launcher-late-vm-1-master-" is forbidden: violates PodSecurity "restricted:latest": seccompProfile`,
+		LastTimestamp: metav1.NewTime(h.clock.Now().Add(time.Second)),
+		Source:        corev1.EventSource{Component: "virtualmachine-controller"},
+	})).To(Succeed())
+	// Events are not watched: a change of the master VMI brings the suite back, as KubeVirt's
+	// status updates do.
+	h.g.Eventually(func() error {
+		vmi := &kubevirtv1.VirtualMachineInstance{}
+		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: master.Name}, vmi); err != nil {
+			return err
+		}
+		vmi.Labels["poke"] = "1"
+		return k8s.Update(h.ctx, vmi)
+	}, timeout, interval).Should(Succeed())
+
+	s := h.eventuallySuite("late", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "late-vm-1")).To(Equal(vmbenchv1.RunFailed))
+	})
+	h.g.Expect(s.Status.Runs[0].Message).To(And(
+		HavePrefix(vmbenchv1.ReasonNamespaceRefusesVMs+": VirtualMachineInstance late-vm-1-master: FailedCreate:"),
+		ContainSubstring("violates PodSecurity"), ContainSubstring("pod-security.kubernetes.io/enforce=baseline")))
+	h.g.Expect(s.Status.Runs[0].CompletionTime.Time).To(BeTemporally("==", h.clock.Now()), "failed without waiting for --vm-startup")
 }

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,8 +63,7 @@ func ptrInt32(v int32) *int32 { return &v }
 func (h *harness) finishContainerRun(suite, run string, factor float64) {
 	h.t.Helper()
 	job := h.mpiJob(run)
-	h.launcherPod(suite, run, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher",
-		runnerLog(h.t, h.token(suite, run), runMessages(h.t, run, factor, "kvm", job.CreationTimestamp.Time)...))
+	h.containerLauncherPod(suite, run, runnerLog(h.t, h.token(suite, run), runMessages(h.t, run, factor, "kvm", job.CreationTimestamp.Time)...))
 	h.setMPIJobCondition(run, mpiv2.JobSucceeded, "MPIJobSucceeded", "MPIJob succeeded")
 }
 
@@ -76,7 +76,7 @@ func (h *harness) finishVMRun(suite, run string, factor float64, virtualization 
 		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-master"}, master)
 	}, timeout, interval).Should(Succeed())
 	h.launcherPod(suite, run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log",
-		runnerLog(h.t, h.token(suite, run), runMessages(h.t, run, factor, virtualization, master.CreationTimestamp.Time)...))
+		metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")), runnerLog(h.t, h.token(suite, run), runMessages(h.t, run, factor, virtualization, master.CreationTimestamp.Time)...))
 	for _, n := range nodes[1:] {
 		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
 	}
@@ -305,13 +305,13 @@ func TestBenchmarkErrorsAndCorruptFramesAreReportedWhileTheSuiteGoesOn(t *testin
 		runplan.Message{Kind: runplan.KindResult, Run: "partial-container-1", Benchmark: "net", Node: "master-node01",
 			Error: "iperf3 reported an error: unable to connect to server: Connection refused"},
 		runplan.Message{Kind: runplan.KindDone, Run: "partial-container-1"})
-	h.launcherPod("partial", "partial-container-1", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", runnerLog(t, h.token("partial", "partial-container-1"), msgs...))
+	h.containerLauncherPod("partial", "partial-container-1", runnerLog(t, h.token("partial", "partial-container-1"), msgs...))
 	h.setMPIJobCondition("partial-container-1", mpiv2.JobSucceeded, "MPIJobSucceeded", "")
 
 	// Run 2 goes on; its frames are signed with a key that is not the suite's.
 	h.mpiJob("partial-container-2")
 	forged := runnerLog(t, []byte("not-the-suite-token"), runplan.Message{Kind: runplan.KindDone, Run: "partial-container-2"})
-	h.launcherPod("partial", "partial-container-2", map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", forged)
+	h.containerLauncherPod("partial", "partial-container-2", forged)
 	h.setMPIJobCondition("partial-container-2", mpiv2.JobSucceeded, "MPIJobSucceeded", "")
 
 	s := h.eventuallySuite("partial", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
