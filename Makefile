@@ -123,6 +123,26 @@ LDFLAGS := -X main.version=$(VERSION)
 build: ## Build the manager, runner and vmbench CLI into bin/.
 	CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
+# make push: where and under which tag the cluster's images go (TAG empty: derived from their content).
+REGISTRY ?=
+TAG ?=
+# The manager image alone, for kubebuilder's docker-build and docker-push.
+IMG ?= vmbench/manager:dev
+
+.PHONY: push
+push: ## Build the manager, runner and VM disk images and push them as REGISTRY/vmbench-{manager,runner,vm-disk}:TAG (e.g. REGISTRY=registry.example.com/perf TAG=v0.1.0); prints each digest.
+	@[ -n "$(REGISTRY)" ] || { echo "make push: REGISTRY is not set: give the registry and path to push to, e.g. make push REGISTRY=registry.example.com/perf TAG=v0.1.0 (docker login to it first)" >&2; exit 2; }
+	hack/images/push.sh "$(REGISTRY)" "$(TAG)"
+
+.PHONY: docker-build
+docker-build: ## Build the manager image alone and tag it IMG (default vmbench/manager:dev).
+	hack/images/vmbench.sh manager
+	[ "$(IMG)" = vmbench/manager:dev ] || docker tag vmbench/manager:dev "$(IMG)"
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG (after docker-build); make push pushes every image a cluster needs.
+	docker push "$(IMG)"
+
 .PHONY: kubectl-plugin
 kubectl-plugin: ## Build the CLI as bin/kubectl-vmbench: put it on PATH to run `kubectl vmbench preflight`, `kubectl vmbench report ...`.
 	CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-vmbench ./cmd/vmbench
