@@ -2,24 +2,25 @@
 # The OCI registry beside the kind cluster, through which the nodes get vmbench's images as a real
 # cluster does: pushed by the host, pulled by each node's containerd. The registry is
 # github.com/distribution/distribution/v3 at REGISTRY_VERSION, built from the Go module proxy (so
-# the same online and offline; see build_binary) into bin/addons/, in the image vmbench/registry:<version> on the local
-# Debian base (images/registry). It runs as the docker container vmbench-registry on kind's network,
-# published on 127.0.0.1:5001 for the host's pushes, its blobs in the docker volume vmbench-registry,
-# which outlives the container: a push of an image the registry already holds sends no layer.
+# the same online and offline; see build_binary) into bin/tools/, in the image
+# vmbench/registry:<version> on the local Debian base (images/registry). It runs as the docker
+# container vmbench-registry on kind's network (restart policy unless-stopped), published on
+# 127.0.0.1:5001 for the host's pushes, its blobs in the docker volume vmbench-registry, which
+# outlives the container: a push of an image the registry already holds sends no layer.
 # Images are named localhost:5001/...; each node's containerd resolves that name to
 # http://vmbench-registry:5000 (a hosts.toml under its config_path, which hack/kind/cluster-up.sh
 # sets in config.toml).
-# Usage: hack/kind/registry.sh          build the registry if needed and run it (kept when current)
-#        hack/kind/registry.sh nodes    point every node of the cluster at it (no containerd restart)
-#        hack/kind/registry.sh prune TAG  keep only TAG of the vmbench-* images, delete unused blobs
-#        hack/kind/registry.sh down     remove the container and its image; --purge also the volume
+# Usage: hack/kind/registry.sh              build the registry if needed and run it (kept when current)
+#        hack/kind/registry.sh nodes        point every node of the cluster at it (no containerd restart)
+#        hack/kind/registry.sh prune TAG    keep only TAG of the vmbench-* images, delete unused blobs
+#        hack/kind/registry.sh down         remove the container and its image; --purge also the volume
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/../lib.sh"
 source "${here}/env.sh"
 
 module=github.com/distribution/distribution/v3
-binary="${BIN}/addons/registry-${REGISTRY_VERSION}/registry"
+binary="${BIN}/tools/registry-${REGISTRY_VERSION}"
 image="vmbench/registry:${REGISTRY_VERSION}"
 
 # build_binary: the registry at REGISTRY_VERSION with the file system storage driver, the only one
@@ -29,7 +30,7 @@ image="vmbench/registry:${REGISTRY_VERSION}"
 build_binary() {
   local work="${BIN}/.build/registry-${REGISTRY_VERSION}" ldflags="-s -w"
   ldflags+=" -X ${module}/version.version=${REGISTRY_VERSION} -X ${module}/version.mainpkg=${module}"
-  rm -rf "${work}" && mkdir -p "${work}" "$(dirname "${binary}")" || return
+  rm -rf "${work}" && mkdir -p "${work}" "${BIN}/tools" || return
   cat >"${work}/main.go" <<'EOF'
 // Command registry is distribution's registry with the file system storage driver only.
 package main
@@ -92,8 +93,8 @@ run() {
 
 up() {
   "${ROOT}/hack/images/debian-base.sh" bookworm
-  [ -x "${binary}" ] || rm -f "${BIN}/stamps/addon-registry-${REGISTRY_VERSION}"
-  cached_step "addon-registry-${REGISTRY_VERSION}" \
+  [ -x "${binary}" ] || rm -f "${BIN}/stamps/registry-${REGISTRY_VERSION}"
+  cached_step "registry-${REGISTRY_VERSION}" \
     "$(inputs_hash "$(go env GOVERSION)" "$(declare -f build_binary)")" build_binary
   image_exists "${image}" || rm -f "${BIN}/stamps/image-registry"
   cached_step "image-registry" "$(inputs_hash "${binary}" "${ROOT}/images/registry" "${image}" \
