@@ -81,11 +81,11 @@ fuzz: ## Run every parser and frame fuzz target for FUZZTIME each (default 20s).
 ##@ Cluster (kind, offline-capable)
 
 .PHONY: cluster-up
-cluster-up: ## Start the kind cluster (built from the Go module proxy and Debian packages when offline).
+cluster-up: ## Start the kind cluster and the OCI registry beside it (built from the Go module proxy and Debian packages when offline).
 	hack/kind/cluster-up.sh
 
 .PHONY: cluster-down
-cluster-down: ## Remove the kind cluster and everything it started.
+cluster-down: ## Remove the kind cluster; the registry beside it and the images stay (hack/kind/cluster-down.sh --purge removes them).
 	hack/kind/cluster-down.sh
 
 .PHONY: images
@@ -94,7 +94,7 @@ images: ## Build the manager, runner and MPI Operator images.
 	hack/images/mpi-operator.sh
 
 .PHONY: install
-install: ## Load the images and install the MPI Operator and vmbench into the kind cluster.
+install: ## Push vmbench's images to the registry beside the kind cluster, load the MPI Operator's, KubeVirt's and Prometheus' images, install them all.
 	hack/install.sh
 
 .PHONY: demo
