@@ -87,11 +87,11 @@ fuzz: ## Run every parser and frame fuzz target for FUZZTIME each (default 20s).
 ##@ Cluster (kind, offline-capable)
 
 .PHONY: cluster-up
-cluster-up: ## Start the kind cluster (built from the Go module proxy and Debian packages when offline).
+cluster-up: ## Start the kind cluster and the OCI registry beside it (built from the Go module proxy and Debian packages when offline).
 	hack/kind/cluster-up.sh
 
 .PHONY: cluster-down
-cluster-down: ## Remove the kind cluster and everything it started.
+cluster-down: ## Remove the kind cluster; the registry beside it and the images stay (hack/kind/cluster-down.sh --purge removes them).
 	hack/kind/cluster-down.sh
 
 .PHONY: images
@@ -100,7 +100,7 @@ images: ## Build the manager, runner and MPI Operator images.
 	hack/images/mpi-operator.sh
 
 .PHONY: install
-install: ## Load the images and install the MPI Operator and vmbench into the kind cluster.
+install: ## Push vmbench's images to the registry beside the kind cluster, load the MPI Operator's, KubeVirt's and Prometheus' images, install them all.
 	hack/install.sh
 
 .PHONY: demo
@@ -128,6 +128,26 @@ LDFLAGS := -X main.version=$(VERSION)
 .PHONY: build
 build: ## Build the manager, runner and vmbench CLI into bin/.
 	CGO_ENABLED=0 go build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+# make push: where and under which tag the cluster's images go (TAG empty: derived from their content).
+REGISTRY ?=
+TAG ?=
+# The manager image alone, for kubebuilder's docker-build and docker-push.
+IMG ?= vmbench/manager:dev
+
+.PHONY: push
+push: ## Build the manager, runner and VM disk images and push them as REGISTRY/vmbench-{manager,runner,vm-disk}:TAG (e.g. REGISTRY=registry.example.com/perf TAG=v0.1.0); prints each digest.
+	@[ -n "$(REGISTRY)" ] || { echo "make push: REGISTRY is not set: give the registry and path to push to, e.g. make push REGISTRY=registry.example.com/perf TAG=v0.1.0 (docker login to it first)" >&2; exit 2; }
+	hack/images/push.sh "$(REGISTRY)" "$(TAG)"
+
+.PHONY: docker-build
+docker-build: ## Build the manager image alone and tag it IMG (default vmbench/manager:dev).
+	hack/images/vmbench.sh manager
+	[ "$(IMG)" = vmbench/manager:dev ] || docker tag vmbench/manager:dev "$(IMG)"
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG (after docker-build); make push pushes every image a cluster needs.
+	docker push "$(IMG)"
 
 .PHONY: kubectl-plugin
 kubectl-plugin: ## Build the CLI as bin/kubectl-vmbench: put it on PATH to run `kubectl vmbench preflight`, `kubectl vmbench report ...`.

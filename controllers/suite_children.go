@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // optionalKinds are child kinds that come with another operator and may be missing from a cluster.
@@ -28,12 +31,43 @@ func optionalKinds() []schema.GroupVersionKind {
 	}
 }
 
-// AvailableKinds asks the API server which optional child kinds it serves.
-func AvailableKinds(mapper meta.RESTMapper) map[schema.GroupVersionKind]bool {
+// optionalKindProviders say what serves each optional child kind.
+var optionalKindProviders = map[schema.GroupVersionKind]string{
+	mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                      "the MPI Operator (its v2beta1 API)",
+	kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): "KubeVirt",
+}
+
+// AvailableKinds asks the API server which optional child kinds it serves. Only a kind the server
+// says it does not know is unavailable; any other error (the server not answering) is returned, so
+// that a passing fault never disables a platform until the next restart.
+func AvailableKinds(mapper meta.RESTMapper) (map[schema.GroupVersionKind]bool, error) {
 	out := map[schema.GroupVersionKind]bool{}
 	for _, gvk := range optionalKinds() {
 		_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil && !meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("asking the API server whether it serves %s %s: %w", gvk.GroupVersion(), gvk.Kind, err)
+		}
 		out[gvk] = err == nil
+	}
+	return out, nil
+}
+
+// UnavailablePlatforms says, for each optional child kind the cluster does not serve, which platform
+// types cannot run for want of it and what to install; empty when every platform type can run.
+func UnavailablePlatforms(available map[schema.GroupVersionKind]bool) []string {
+	var out []string
+	for _, gvk := range optionalKinds() {
+		if available[gvk] {
+			continue
+		}
+		var types []string
+		for _, t := range []vmbenchv1.PlatformType{vmbenchv1.PlatformContainer, vmbenchv1.PlatformVM, vmbenchv1.PlatformHost} {
+			if adapter, err := platform.For(t); err == nil && slices.Contains(adapter.Kinds(), gvk) {
+				types = append(types, string(t))
+			}
+		}
+		out = append(out, fmt.Sprintf("platforms of type %s are unavailable: the %s API (%s) is not served; install %s and restart vmbench",
+			strings.Join(types, " and "), gvk.Kind, gvk.GroupVersion(), optionalKindProviders[gvk]))
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make demo: cluster up, images built and loaded, MPI Operator and vmbench installed, the sample suite
-# (config/samples/suite-quick.yaml) run, and its comparison printed with the manager's own CPU and
-# memory while it ran. Every step says what it does and how long it took.
+# make demo: cluster up (with its registry), images built and pushed, MPI Operator and vmbench
+# installed, the sample suite (config/samples/suite-quick.yaml) run, and its comparison printed with
+# the manager's own CPU and memory while it ran. Every step says what it does and how long it took.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"

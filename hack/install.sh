@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs the MPI Operator, KubeVirt and vmbench into the kind cluster of hack/kind/cluster-up.sh:
-# builds the images (the VM disk too), loads them into the nodes (pull policy IfNotPresent
-# everywhere, so no registry is needed), deploys the MPI Operator with the manifest from its own
-# module, KubeVirt (hack/kind/kubevirt.sh, which probes KVM and the VM network), vmbench with its
-# Helm chart (charts/vmbench, release vmbench), and a Prometheus that scrapes it
-# (hack/kind/prometheus.sh). KubeVirt comes before vmbench: the manager looks for the VMI API when
-# it starts.
+# Installs the MPI Operator, KubeVirt and vmbench into the kind cluster of hack/kind/cluster-up.sh.
+# vmbench's three images (manager, runner, VM disk) reach the nodes as on any real cluster: built,
+# pushed by hack/images/push.sh to the registry beside the cluster (hack/kind/registry.sh,
+# localhost:5001) under a tag derived from their content, and pulled by each node's containerd; the
+# chart gets global.registry and global.tag. The images of the MPI Operator, KubeVirt and Prometheus,
+# which a real cluster brings along, are loaded into the nodes with `kind load` (pull policy
+# IfNotPresent). Then: the MPI Operator with the manifest from its own module, KubeVirt
+# (hack/kind/kubevirt.sh, which probes KVM and the VM network), vmbench with its Helm chart
+# (charts/vmbench, release vmbench), and a Prometheus that scrapes it (hack/kind/prometheus.sh).
+# KubeVirt comes before vmbench: the manager looks for the VMI API when it starts.
 # VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt". Metrics are served over
 # plain HTTP (metrics.secure=false): the Prometheus of hack/kind/prometheus.sh scrapes them without a
 # token, and the e2e reads them through the API server's service proxy, which sends none.
@@ -18,10 +21,22 @@ export KUBECONFIG="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
 kubectl=$(kind_kubectl)
 mpi_version=${MPI_OPERATOR_VERSION:-0.6.0}
 
-"${here}/images/vmbench.sh"
+# push_images: the registry up and known to the nodes, the images pushed under their content tag
+# (push.sh prints REGISTRY/vmbench-<name>:<tag>@<digest>, one a line, the same tag on each), and the
+# older tags pruned, under a lock so that no push runs while the registry collects garbage.
+tag=""
+push_images() {
+  local pushed
+  "${here}/kind/registry.sh" && "${here}/kind/registry.sh" nodes || return
+  pushed=$("${here}/images/push.sh" "${LOCAL_REGISTRY}") || return
+  tag=$(head -n 1 <<<"${pushed}")
+  tag=${tag%@*}
+  tag=${tag##*:}
+  "${here}/kind/registry.sh" prune "${tag}"
+}
+with_lock registry-push push_images
 "${here}/images/mpi-operator.sh"
-"${here}/images/vm-disk.sh"
-step "load images into the nodes" kind_load vmbench/manager:dev vmbench/runner:dev vmbench/vm-disk:dev "mpioperator/mpi-operator:${mpi_version}"
+step "load images into the nodes" kind_load "mpioperator/mpi-operator:${mpi_version}"
 
 mpi_operator() {
   local dir
@@ -54,17 +69,17 @@ vmbench() {
   # API change reaches the cluster.
   "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-install -f "${ROOT}/charts/vmbench/crds" >/dev/null
   read -r -a args <<<"${VMBENCH_HELM_ARGS:-}"
+  # A rebuilt image has a new tag, so IfNotPresent never runs a stale one and an unchanged install
+  # restarts nothing.
   "${helm}" upgrade --install vmbench "${ROOT}/charts/vmbench" --namespace vmbench-system --create-namespace \
-    --set image.repository=vmbench/manager --set image.tag=dev --set image.pullPolicy=IfNotPresent \
-    --set runnerImage=vmbench/runner:dev --set vmDiskImage=vmbench/vm-disk:dev --set imagePullPolicy=IfNotPresent \
+    --set global.registry="${LOCAL_REGISTRY}" --set global.tag="${tag}" \
+    --set image.pullPolicy=IfNotPresent --set imagePullPolicy=IfNotPresent \
     --set metrics.secure=false \
     "${args[@]}" >/dev/null
-  # The image tag stays "dev": restart so that a freshly loaded image is the one that runs.
-  "${kubectl}" -n vmbench-system rollout restart deployment/vmbench-manager >/dev/null
   "${kubectl}" -n vmbench-system rollout status deployment/vmbench-manager --timeout=300s
 }
 
 step "MPI Operator v${mpi_version}" mpi_operator
 "${here}/kind/kubevirt.sh"
-step "vmbench" vmbench
+step "vmbench (images ${LOCAL_REGISTRY}/vmbench-{manager,runner,vm-disk}:${tag})" vmbench
 "${here}/kind/prometheus.sh"

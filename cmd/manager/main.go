@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -14,14 +15,18 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -145,30 +150,74 @@ func run() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	masterKeyRef, _ := o.masterKey()
-	namespaces, _ := o.namespaces()
-	scheme := controllers.NewScheme()
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	ctx := ctrl.SetupSignalHandler()
+	mgr, err := newManager(ctx, cfg, o)
 	if err != nil {
 		return err
 	}
-	ctx := ctrl.SetupSignalHandler()
+	metrics.Register(ctrlmetrics.Registry)
+	return mgr.Start(ctx)
+}
+
+// newManager makes the manager and the suite controller for the cluster of cfg. The MPIJob and
+// VirtualMachineInstance APIs come with the MPI Operator and KubeVirt, either of which the cluster
+// may lack: a kind it does not serve is neither cached nor watched, and the platform types that
+// need it are logged as unavailable (their runs fail, saying what to install).
+func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager, error) {
+	masterKeyRef, _ := o.masterKey()
+	namespaces, _ := o.namespaces()
+	scheme := controllers.NewScheme()
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("discovering the cluster's APIs: %w", err)
+	}
+	available, err := controllers.AvailableKinds(mapper)
+	if err != nil {
+		return nil, err
+	}
+	log := ctrl.Log.WithName("setup")
+	for _, reason := range controllers.UnavailablePlatforms(available) {
+		log.Info("platform types unavailable", "reason", reason)
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: scheme, HTTPClient: httpClient, Mapper: mapper})
+	if err != nil {
+		return nil, err
+	}
 	loadCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	masterKey, err := controllers.LoadMasterKey(loadCtx, direct, masterKeyRef)
 	cancel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Only vmbench's own objects are cached, not the cluster's: its ConfigMaps, Services, claims,
 	// NetworkPolicies, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
 	// Secrets are never read, so never cached. With --watch-namespaces, only those namespaces are.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
+	byObject := map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
+		&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned,
+	}
+	// The cache needs a kind's REST mapping for its settings: a kind the cluster does not serve
+	// would keep the manager from starting.
+	for gvk, obj := range map[schema.GroupVersionKind]client.Object{
+		mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                      &mpiv2.MPIJob{},
+		kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): &kubevirtv1.VirtualMachineInstance{},
+	} {
+		if available[gvk] {
+			byObject[obj] = owned
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
+		MapperProvider:         func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return mapper, nil },
 		Metrics:                metrics.ServerOptions(o.metricsAddr, o.metricsSecure),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
@@ -176,21 +225,16 @@ func run() error {
 		// The process exits as soon as the manager stops, so the lease can be handed over at once:
 		// a replaced pod's successor does not wait for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Cache: cache.Options{DefaultNamespaces: namespaces, ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
-			&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
-		}},
+		Cache:                         cache.Options{DefaultNamespaces: namespaces, ByObject: byObject},
 	})
 	if err != nil {
-		return fmt.Errorf("creating the manager: %w", err)
+		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	clientset, err := kubernetes.NewForConfig(cfg)
+	clientset, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	metrics.Register(ctrlmetrics.Registry)
-	available := controllers.AvailableKinds(mgr.GetRESTMapper())
-	ctrl.Log.Info("child kinds", "available", fmt.Sprint(available), "watchNamespaces", o.watchNamespaces)
+	log.Info("child kinds", "available", fmt.Sprint(available), "watchNamespaces", o.watchNamespaces)
 	r := &controllers.SuiteReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -212,13 +256,13 @@ func run() error {
 		Namespaces:       slices.Sorted(maps.Keys(namespaces)),
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
-		return fmt.Errorf("setting up the controller: %w", err)
+		return nil, fmt.Errorf("setting up the controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return err
+		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
+		return nil, err
 	}
-	return mgr.Start(ctx)
+	return mgr, nil
 }

@@ -3,6 +3,7 @@
 # Dockerfile) and vmbench/runner:dev (images/runner). Both build FROM the local Debian base image, so
 # that the same Dockerfiles work with and without a registry. Docker's layer cache and Go's build
 # cache make an unchanged rebuild take seconds.
+# Usage: hack/images/vmbench.sh [manager|runner]...   (default: both)
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 
@@ -18,5 +19,11 @@ image() {
 }
 
 step "go build manager, runner, vmbench" binaries
-step "image vmbench/manager:${tag}" image "vmbench/manager:${tag}" Dockerfile
-step "image vmbench/runner:${tag}" image "vmbench/runner:${tag}" images/runner/Dockerfile
+[ "$#" -gt 0 ] || set -- manager runner
+for name in "$@"; do
+  case "${name}" in
+    manager) step "image vmbench/manager:${tag}" image "vmbench/manager:${tag}" Dockerfile ;;
+    runner) step "image vmbench/runner:${tag}" image "vmbench/runner:${tag}" images/runner/Dockerfile ;;
+    *) log "no image ${name}: use manager or runner"; exit 2 ;;
+  esac
+done

@@ -61,23 +61,32 @@ flannel() {
     "${kubectl}" --kubeconfig "${kubeconfig}" apply --server-side --field-manager=vmbench-cluster-up -f -
 }
 
-# unprivileged_icmp: every pod sandbox gets net.ipv4.ping_group_range covering all groups, as
-# containerd 2 does by default and 1.6 (Debian's, in the offline node image) does not. Without it
-# KubeVirt's passt binding, which forwards a guest's ICMP through ping sockets, drops every ping
-# between VMs. Applied to each node's containerd (new and existing clusters alike); pods keep running
-# across the restart, and only sandboxes made afterwards get the setting.
-unprivileged_icmp() {
-  local node config=/etc/containerd/config.toml
+# containerd_config: two settings in each node's containerd (new and existing clusters alike), with
+# one restart of containerd where either was missing; pods keep running across it.
+# - Unprivileged ICMP: every pod sandbox gets net.ipv4.ping_group_range covering all groups, as
+#   containerd 2 does by default and 1.6 (Debian's, in the offline node image) does not. Without it
+#   KubeVirt's passt binding, which forwards a guest's ICMP through ping sockets, drops every ping
+#   between VMs. Only sandboxes made after the restart get it.
+# - Registry hosts: config_path, the directory of per-registry hosts.toml files (containerd 1.5 and
+#   later), through which hack/kind/registry.sh points localhost:5001 at the registry container.
+containerd_config() {
+  local node config=/etc/containerd/config.toml cri='[plugins."io.containerd.grpc.v1.cri"]' edits
   for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
-    docker exec "${node}" grep -q '^ *enable_unprivileged_icmp = true' "${config}" && continue
-    docker exec "${node}" grep -qx '\[plugins."io.containerd.grpc.v1.cri"\]' "${config}" || {
-      log "${node}: no CRI plugin table in ${config}; pods get no unprivileged ICMP"
-      continue
-    }
-    docker exec "${node}" sed -i -e '/enable_unprivileged_icmp/d' \
-      -e 's/^\[plugins."io.containerd.grpc.v1.cri"\]$/&\n  enable_unprivileged_icmp = true/' "${config}" &&
-      docker exec "${node}" systemctl restart containerd || return
-    log "${node}: containerd now gives pods unprivileged ICMP"
+    edits=()
+    docker exec "${node}" grep -qxF "${cri}" "${config}" ||
+      { log "${node}: no ${cri} table in ${config}; containerd keeps its settings"; continue; }
+    docker exec "${node}" grep -q '^ *enable_unprivileged_icmp = true' "${config}" ||
+      edits+=(-e '/enable_unprivileged_icmp/d' -e 's/^\[plugins."io.containerd.grpc.v1.cri"\]$/&\n  enable_unprivileged_icmp = true/')
+    if ! docker exec "${node}" grep -q '^ *config_path *=' "${config}"; then
+      if docker exec "${node}" grep -qxF "${cri%]}.registry]" "${config}"; then
+        edits+=(-e 's#^\[plugins."io.containerd.grpc.v1.cri".registry\]$#&\n  config_path = "/etc/containerd/certs.d"#')
+      else
+        edits+=(-e '$a [plugins."io.containerd.grpc.v1.cri".registry]\n  config_path = "/etc/containerd/certs.d"')
+      fi
+    fi
+    [ "${#edits[@]}" -gt 0 ] || continue
+    docker exec "${node}" sed -i "${edits[@]}" "${config}" && docker exec "${node}" systemctl restart containerd || return
+    log "${node}: containerd now gives pods unprivileged ICMP and reads registry hosts from /etc/containerd/certs.d"
   done
 }
 
@@ -151,6 +160,8 @@ with_lock "cluster-${CLUSTER_NAME}" create_once
 write_kubeconfig
 step "API server ready" api_ready 180
 [ "${cni}" = flannel ] && step "flannel ${FLANNEL_VERSION}" flannel
-step "unprivileged ICMP in pods" unprivileged_icmp
+step "containerd: unprivileged ICMP, registry hosts" containerd_config
+"${here}/registry.sh"
+"${here}/registry.sh" nodes
 step "wait for nodes and system pods" wait_ready "${cni}"
 log "cluster ${CLUSTER_NAME} is up ($((SECONDS - start))s); kubectl --kubeconfig ${kubeconfig}"

@@ -16,6 +16,12 @@ LOCAL_PATH_HELPER_IMAGE="docker.io/kindest/local-path-helper:v20260131-7181c60a"
 SANDBOX_IMAGE="registry.k8s.io/pause:3.10"
 CLUSTER_NAME="${CLUSTER_NAME:-vmbench}"
 NODE_IMAGE="vmbench/kind-node:v${K8S_VERSION}"
+# The OCI registry beside the cluster (hack/kind/registry.sh): the host pushes to LOCAL_REGISTRY,
+# the nodes pull LOCAL_REGISTRY/... from the container REGISTRY_NAME on kind's network.
+REGISTRY_VERSION="${REGISTRY_VERSION:-v3.1.2}"
+REGISTRY_NAME=vmbench-registry
+REGISTRY_PORT="${REGISTRY_PORT:-5001}"
+LOCAL_REGISTRY="localhost:${REGISTRY_PORT}"
 
 # Every image the hack/kind scripts build carries this label (the node image inherits it from the
 # node base), so that the old versions they replace can be pruned without touching anyone else's.

@@ -680,6 +680,68 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 	}
 }
 
+// imageFlag is the value of the manager's flag --name= in args, "" when absent.
+func imageFlag(args []string, name string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// global.registry and global.tag name all three images the way `make push` pushes them (the
+// manager's own, and the runner and VM disk images it passes to its children by flag); an
+// individual value wins over them, for its image alone.
+func TestGlobalRegistryAndTagNameEveryImage(t *testing.T) {
+	type images struct{ manager, runner, vmDisk string }
+	for _, tc := range []struct {
+		name string
+		set  []string
+		want images
+	}{{
+		name: "registry and tag",
+		set:  []string{"global.registry=registry.example.com/perf", "global.tag=v0.1.0"},
+		want: images{"registry.example.com/perf/vmbench-manager:v0.1.0", "registry.example.com/perf/vmbench-runner:v0.1.0",
+			"registry.example.com/perf/vmbench-vm-disk:v0.1.0"},
+	}, {
+		name: "a registry with a port, a trailing slash, no tag: appVersion",
+		set:  []string{"global.registry=localhost:5001/"},
+		want: images{"localhost:5001/vmbench-manager:dev", "localhost:5001/vmbench-runner:dev", "localhost:5001/vmbench-vm-disk:dev"},
+	}, {
+		name: "a tag without a registry: the local images",
+		set:  []string{"global.tag=3f2a9c"},
+		want: images{"vmbench/manager:3f2a9c", "vmbench/runner:3f2a9c", "vmbench/vm-disk:3f2a9c"},
+	}, {
+		name: "the runner's own value wins",
+		set:  []string{"global.registry=registry.example.com/perf", "global.tag=v0.1.0", "runnerImage=mirror.example/runner@sha256:" + strings.Repeat("a", 64)},
+		want: images{"registry.example.com/perf/vmbench-manager:v0.1.0", "mirror.example/runner@sha256:" + strings.Repeat("a", 64),
+			"registry.example.com/perf/vmbench-vm-disk:v0.1.0"},
+	}, {
+		name: "the VM disk's and the manager's own values win",
+		set: []string{"global.registry=registry.example.com/perf", "global.tag=v0.1.0", "vmDiskImage=disks.example/vm:7",
+			"image.repository=mirror.example/manager", "image.tag=v0.1.1"},
+		want: images{"mirror.example/manager:v0.1.1", "registry.example.com/perf/vmbench-runner:v0.1.0", "disks.example/vm:7"},
+	}, {
+		name: "the manager's tag alone wins",
+		set:  []string{"global.registry=registry.example.com/perf", "global.tag=v0.1.0", "image.tag=debug"},
+		want: images{"registry.example.com/perf/vmbench-manager:debug", "registry.example.com/perf/vmbench-runner:v0.1.0",
+			"registry.example.com/perf/vmbench-vm-disk:v0.1.0"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var args []string
+			for _, s := range tc.set {
+				args = append(args, "--set", s)
+			}
+			_, c := manager(t, render(t, args...))
+			got := images{c.Image, imageFlag(c.Args, "runner-image"), imageFlag(c.Args, "vm-disk-image")}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(images{})); diff != "" {
+				t.Errorf("images (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // managerRefusals are what the manager prints when it rejects its flags: flag's parse errors and
 // the manager's own validation ("manager: --flag=...: use ...").
 var managerRefusals = []string{"flag provided but not defined", "invalid value", "manager: --"}
@@ -871,7 +933,11 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"vmNetwork=wifi", "vmNetwork"},
 		{"emulation=maybe", "emulation"},
 		{"containerStartup=soon", "containerStartup"},
-		{"runnerImage=", "runnerImage"},
+		{"runnerImage=two words", "runnerImage"},
+		{"image.repository=vmbench/manager@sha256", "repository"},
+		{"global.registry=https://registry.example.com", "registry"},
+		{"global.tag=v1 beta", "tag"},
+		{"global.tag=:v1", "tag"},
 		{"vmDiskImage=has space", "vmDiskImage"},
 		{"metrics.port=0", "port"},
 		{"runnerImg=vmbench/runner:dev", "runnerImg"},

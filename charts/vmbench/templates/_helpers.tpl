@@ -31,8 +31,39 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 {{- end -}}
 
+{{/* The tag of vmbench's images unless an individual value names one: global.tag, else appVersion. */}}
+{{- define "vmbench.tag" -}}
+{{- default .Chart.AppVersion (dig "tag" "" (.Values.global | default dict)) -}}
+{{- end -}}
+
+{{/* The repository of one of vmbench's images (argument: list of the root context and the image's
+name: manager, runner or vm-disk): <global.registry>/vmbench-<name>, as `make push` names them,
+or the local vmbench/<name> that hack/images builds. */}}
+{{- define "vmbench.repository" -}}
+{{- $root := index . 0 -}}
+{{- $name := index . 1 -}}
+{{- $registry := dig "registry" "" ($root.Values.global | default dict) | trimSuffix "/" -}}
+{{- if $registry -}}
+{{- printf "%s/vmbench-%s" $registry $name -}}
+{{- else -}}
+{{- printf "vmbench/%s" $name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The manager image: image.repository and image.tag where set, else from global. */}}
 {{- define "vmbench.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- $repository := .Values.image.repository | default (include "vmbench.repository" (list . "manager")) -}}
+{{- printf "%s:%s" $repository (.Values.image.tag | default (include "vmbench.tag" .)) -}}
+{{- end -}}
+
+{{/* The runner image: runnerImage where set, else from global. */}}
+{{- define "vmbench.runnerImage" -}}
+{{- .Values.runnerImage | default (printf "%s:%s" (include "vmbench.repository" (list . "runner")) (include "vmbench.tag" .)) -}}
+{{- end -}}
+
+{{/* The VM disk image: vmDiskImage where set, else from global. */}}
+{{- define "vmbench.vmDiskImage" -}}
+{{- .Values.vmDiskImage | default (printf "%s:%s" (include "vmbench.repository" (list . "vm-disk")) (include "vmbench.tag" .)) -}}
 {{- end -}}
 
 {{/* The Secret of the master key, in the release namespace; the manager creates it on first start. */}}
