@@ -38,10 +38,14 @@ func reportUsage(w io.Writer, prog string) {
 	fmt.Fprintf(w, `usage: %[1]s report <suite> [-n namespace] [--kubeconfig path] [--context name] [output flags]
        %[1]s report -f suite.yaml [output flags]
 
-Compares every platform of a BenchmarkSuite with its baseline platform, per metric: mean ± 95%% CI
-(Student t) and coefficient of variation over repetitions (a repetition's nodes are averaged first),
-ratio, overhead, Welch's t-test with its p-value raw and Holm-Bonferroni-adjusted over every comparison
-of the report, and the minimum detectable effect (power 0.8). Emulated VM rows are marked "(emulated)".
+Compares every platform of a BenchmarkSuite with its baseline platform. It opens with one sentence per
+platform (the geometric mean of its ratios with a 95%% interval, its verdicts, its worst metric), a
+context line and a table per benchmark and resource; then, per metric: mean ± 95%% CI (Student t) and
+coefficient of variation over repetitions (a repetition's nodes are averaged first), the ratio in the
+higher-is-better sense with its 95%% interval (Welch on the log scale), Welch's t-test with its p-value
+raw and Holm-Bonferroni-adjusted over every comparison of the report, the minimum detectable effect
+(power 0.8) and a verdict: slower, faster, equivalent or inconclusive. Emulated VM rows are marked
+"(emulated)".
 
 input:
   <suite>                 read the suite from the cluster (kubeconfig from --kubeconfig, KUBECONFIG,
@@ -59,11 +63,15 @@ output:
                           iozone heatmaps, iperf3 samples
   --svg                   with --plots, an SVG next to every PNG
 
+verdicts:
+  --tolerance PERCENT     the band around a ratio of 1 inside which a metric whose whole 95%% interval
+                          falls is "equivalent" (default: the suite's spec.report.tolerancePercent, else 5);
+                          with --baseline, also how far a metric may move in its bad direction
+
 regression gate:
   --baseline SUITE        compare with another suite in the cluster, metric by metric
   --baseline-file FILE    compare with a saved suite
-  --tolerance PERCENT     how far a metric may move in its bad direction (default 5)
-                          exit status 3 when any metric regressed beyond it
+                          exit status 3 when any metric regressed beyond --tolerance
 
 exit status: 0 ok, 1 error, 2 usage error, 3 regression against the baseline suite.
 
@@ -79,6 +87,8 @@ type reportOptions struct {
 	svg                         bool
 	baseline, baselineFile      string
 	tolerance                   float64
+	// toleranceSet is true when --tolerance was given: it then overrides spec.report.tolerancePercent.
+	toleranceSet bool
 }
 
 // runReport implements `vmbench report`.
@@ -114,7 +124,11 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	rep, err := report.Build(suite)
+	var buildOpts report.Options
+	if opts.toleranceSet {
+		buildOpts.Tolerance = pointerTo(opts.tolerance / 100)
+	}
+	rep, err := report.BuildWith(suite, buildOpts)
 	if err != nil {
 		return fail(err)
 	}
@@ -130,7 +144,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fmt.Errorf("baseline suite: %w", err))
 		}
-		if comparison, err = report.Compare(suite, base, opts.tolerance/100); err != nil {
+		if comparison, err = report.Compare(suite, base, rep.Tolerance); err != nil {
 			return fail(err)
 		}
 	}
@@ -214,6 +228,11 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "tolerance" {
+			o.toleranceSet = true
+		}
+	})
 	switch {
 	case len(positional) > 1:
 		return usageError("one suite at a time, got %s", strings.Join(positional, " "))
@@ -240,6 +259,8 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 func readSuiteFile(path, name string, stdin io.Reader) (*vmbenchv1.BenchmarkSuite, error) {
 	return suitefile.Read(path, name, stdin)
 }
+
+func pointerTo[T any](v T) *T { return &v }
 
 func firstLine(err error) string {
 	s := err.Error()
