@@ -163,7 +163,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if opts.plots != "" {
-		out, err := report.WritePlots(suite, report.PlotOptions{Dir: opts.plots, SVG: opts.svg})
+		out, err := report.WritePlots(suite, report.PlotOptions{Dir: opts.plots, SVG: opts.svg, Tolerance: buildOpts.Tolerance})
 		if out != nil {
 			for _, f := range out.Files {
 				fmt.Fprintf(stderr, "vmbench: wrote %s\n", f)

@@ -302,3 +302,32 @@ func TestFirstScreenGolden(t *testing.T) {
 		t.Errorf("first screen differs from %s (go test -update rewrites it):\n%s", golden, out.String())
 	}
 }
+
+// TestForests: the overview has a row per benchmark, per resource and the overall one; each plot
+// renders as PNG and SVG.
+func TestForests(t *testing.T) {
+	rep, err := Build(fixtureSuite([]fixtureMetric{
+		{"cpu", "half", vmbenchv1.HigherIsBetter, spread3(100, 0.1), spread3(50, 0.1)},
+		{"net", "quarter", vmbenchv1.HigherIsBetter, spread3(100, 0.1), spread3(25, 0.1)},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forests := rep.Forests()
+	if len(forests) != 3 || forests[0].Name != "forest-overview" || forests[1].Name != "cpu-forest" {
+		t.Fatalf("forests %v", forests)
+	}
+	var labels []string
+	for _, r := range rep.overviewRows() {
+		labels = append(labels, r.label)
+	}
+	if got := strings.Join(labels, ","); got != "cpu (1),net (1),COMPUTE,NETWORK,OVERALL" {
+		t.Errorf("overview rows %s", got)
+	}
+	for _, format := range []string{"png", "svg"} {
+		data, err := forests[0].Render(format)
+		if err != nil || len(data) < 1000 {
+			t.Errorf("%s: %d bytes, %v", format, len(data), err)
+		}
+	}
+}
