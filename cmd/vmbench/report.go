@@ -26,7 +26,7 @@ import (
 // symlink), `kubectl vmbench report demo -n bench` runs it with the arguments after "vmbench", which
 // main already takes from os.Args[1:]; only the usage text changes its program name.
 
-const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--baseline SUITE]"
+const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--html FILE] [--plots DIR] [--baseline SUITE]"
 
 // exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
 const exitRegression = 3
@@ -59,6 +59,8 @@ input:
 output:
   --csv FILE              also write the table's rows as CSV
   --json FILE             also write the table's rows as a JSON array
+  --html FILE             also write the whole report as one self-contained HTML page (inline SVG
+                          forest plots and CSS; it loads nothing from anywhere)
   --plots DIR             write PNG plots into DIR: means and box plots per benchmark, HPL over N,
                           iozone heatmaps, iperf3 samples
   --svg                   with --plots, an SVG next to every PNG
@@ -83,7 +85,7 @@ As a kubectl plugin: put the binary on PATH as kubectl-vmbench (a copy or a syml
 type reportOptions struct {
 	suite, file                 string
 	namespace, kubeconfig, kctx string
-	csv, json, plots            string
+	csv, json, plots, html      string
 	svg                         bool
 	baseline, baselineFile      string
 	tolerance                   float64
@@ -162,6 +164,11 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	if opts.html != "" {
+		if err := writeFile(opts.html, rep.WriteHTML); err != nil {
+			return fail(err)
+		}
+	}
 	if opts.plots != "" {
 		out, err := report.WritePlots(suite, report.PlotOptions{Dir: opts.plots, SVG: opts.svg, Tolerance: buildOpts.Tolerance})
 		if out != nil {
@@ -202,6 +209,7 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 	fs.StringVar(&o.csv, "csv", "", "")
 	fs.StringVar(&o.json, "json", "", "")
 	fs.StringVar(&o.plots, "plots", "", "")
+	fs.StringVar(&o.html, "html", "", "")
 	fs.BoolVar(&o.svg, "svg", false, "")
 	fs.StringVar(&o.baseline, "baseline", "", "")
 	fs.StringVar(&o.baselineFile, "baseline-file", "", "")

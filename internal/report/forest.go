@@ -147,12 +147,12 @@ func forestPlot(title string, rows []forestRow, tolerance float64) (*plot.Plot, 
 	p.Y.Tick.Marker = forestTicks(rows)
 	p.Y.Tick.Label.Font = font.From(sansFont, 9)
 	p.Y.Tick.Length = 0
-	p.Y.Tick.LineStyle.Width = 0
-	p.Y.LineStyle.Width = 0
+	p.Y.Tick.Width = 0
+	p.Y.Width = 0
 	xmin, xmax, ymin, ymax := forestPlotter{rows: rows, tolerance: tolerance}.DataRange()
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xmin, xmax, ymin, ymax
 	lines := 1 + strings.Count(title, "\n")
-	h := vg.Points(float64(len(rows))*17 + 70 + 15*float64(lines))
+	h := vg.Points(max(float64(len(rows))*17+70+15*float64(lines), 200))
 	w := vg.Points(760)
 	return p, w, h
 }

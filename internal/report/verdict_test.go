@@ -331,3 +331,30 @@ func TestForests(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteHTML: the page carries the first screen and every plot, and names no external resource
+// (the Chromium test, make test-html, checks what a browser actually loads).
+func TestWriteHTML(t *testing.T) {
+	rep, err := Build(fixtureSuite([]fixtureMetric{
+		{"cpu", "half", vmbenchv1.HigherIsBetter, spread3(100, 0.1), spread3(50, 0.1)},
+		{"net", "quarter", vmbenchv1.HigherIsBetter, spread3(100, 0.1), spread3(25, 0.1)},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteHTML(&out); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	// sqrt(0.5·0.25) = 0.353553, each benchmark's log SE s = 0.0816497 on 4 df, the overall's
+	// sqrt(2s²)/2 = 0.0577350 on 8 df: 0.353553·exp(±2.306004·0.0577350) = [0.309481, 0.403902].
+	if !strings.Contains(page, "vm: 0.354× container [0.309, 0.404]") || strings.Count(page, `<svg class="plot"`) != len(rep.Forests()) {
+		t.Errorf("page lacks the headline or a plot (%d plots): %.600s", strings.Count(page, `<svg class="plot"`), page[strings.Index(page, "<h1>"):])
+	}
+	for _, external := range []string{`src="http`, `href="http`, `url(http`, `url("http`, "<script", "<link"} {
+		if strings.Contains(page, external) {
+			t.Errorf("page contains %q", external)
+		}
+	}
+}
