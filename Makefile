@@ -66,7 +66,7 @@ envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob and VirtualMachineInstance CRD
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
 
 .PHONY: test
-test: test-unit test-e2e ## Every test: unit, parser, chart and envtest tests, then the kind e2e (see README for times).
+test: test-unit test-html test-e2e ## Every test: unit, parser, chart and envtest tests, the HTML report in Chromium, then the kind e2e (see README for times).
 
 .PHONY: test-unit
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
@@ -77,6 +77,11 @@ bench-scale: manifests envtest-crds ## The scale benchmark (test/scale, not part
 	for n in 5 20 50; do for q in 1 off; do \
 		KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test -tags scale ./test/scale/ -run '^$$' \
 			-bench "BenchmarkSuites/^suites=$$n$$/^queue=$$q$$" -benchtime 1x -timeout 60m || exit 1; done; done
+
+.PHONY: test-html
+test-html: ## The quick suite's HTML report in headless Chromium (installed from Debian when missing): no external load, no console error; screenshot in docs/report.
+	hack/chromium.sh
+	go test -tags chromium ./internal/report/ -run '^TestHTMLInChromium$$' -count=1 -v
 
 .PHONY: fuzz
 fuzz: ## Run every parser and frame fuzz target for FUZZTIME each (default 20s).

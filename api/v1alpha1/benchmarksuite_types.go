@@ -203,6 +203,20 @@ type BenchmarkSuiteSpec struct {
 	// +kubebuilder:default="6h"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1m') && duration(self) <= duration('720h'))",message="set spec.timeout between 1m and 720h (30 days)"
 	Timeout *Duration `json:"timeout,omitempty"`
+
+	// Report sets how `vmbench report` judges this suite's results.
+	// +optional
+	Report *ReportSpec `json:"report,omitempty"`
+}
+
+// ReportSpec sets how the report judges the results.
+type ReportSpec struct {
+	// TolerancePercent is the band around a ratio of 1, in percent, inside which a metric whose whole
+	// 95% interval falls counts as equivalent. `vmbench report --tolerance` overrides it.
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:XValidation:rule="self >= 0.0 && self <= 50.0",message="set spec.report.tolerancePercent between 0 and 50"
+	TolerancePercent *float64 `json:"tolerancePercent,omitempty"`
 }
 
 // SuitePhase is a one-word summary of the conditions, for kubectl get.

@@ -26,7 +26,7 @@ import (
 // symlink), `kubectl vmbench report demo -n bench` runs it with the arguments after "vmbench", which
 // main already takes from os.Args[1:]; only the usage text changes its program name.
 
-const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--plots DIR] [--noise-threshold PCT] [--drop-noisy] [--baseline SUITE]"
+const reportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--html FILE] [--plots DIR] [--tolerance PERCENT] [--noise-threshold PCT] [--drop-noisy] [--baseline SUITE]"
 
 // exitRegression tells a CI job that --baseline found a metric that got worse beyond --tolerance.
 const exitRegression = 3
@@ -38,10 +38,14 @@ func reportUsage(w io.Writer, prog string) {
 	fmt.Fprintf(w, `usage: %[1]s report <suite> [-n namespace] [--kubeconfig path] [--context name] [output flags]
        %[1]s report -f suite.yaml [output flags]
 
-Compares every platform of a BenchmarkSuite with its baseline platform, per metric: mean ± 95%% CI
-(Student t) and coefficient of variation over repetitions (a repetition's nodes are averaged first),
-ratio, overhead, Welch's t-test with its p-value raw and Holm-Bonferroni-adjusted over every comparison
-of the report, and the minimum detectable effect (power 0.8). Emulated VM rows are marked "(emulated)".
+Compares every platform of a BenchmarkSuite with its baseline platform. It opens with one sentence per
+platform (the geometric mean of its ratios with a 95%% interval, its verdicts, its worst metric), a
+context line and a table per benchmark and resource; then, per metric: mean ± 95%% CI (Student t) and
+coefficient of variation over repetitions (a repetition's nodes are averaged first), the ratio in the
+higher-is-better sense with its 95%% interval (Welch on the log scale), Welch's t-test with its p-value
+raw and Holm-Bonferroni-adjusted over every comparison of the report, the minimum detectable effect
+(power 0.8) and a verdict: slower, faster, equivalent or inconclusive. Emulated VM rows are marked
+"(emulated)".
 
 input:
   <suite>                 read the suite from the cluster (kubeconfig from --kubeconfig, KUBECONFIG,
@@ -55,6 +59,8 @@ input:
 output:
   --csv FILE              also write the table's rows as CSV
   --json FILE             also write the table's rows as a JSON array
+  --html FILE             also write the whole report as one self-contained HTML page (inline SVG
+                          forest plots and CSS; it loads nothing from anywhere)
   --plots DIR             write PNG plots into DIR: means and box plots per benchmark, HPL over N,
                           iozone heatmaps, iperf3 samples
   --svg                   with --plots, an SVG next to every PNG
@@ -64,11 +70,15 @@ noise:
                           plus steal in pods, steal in VMs) exceeded PCT percent of its CPU (default 10)
   --drop-noisy            leave those samples out of the statistics, and say how many
 
+verdicts:
+  --tolerance PERCENT     the band around a ratio of 1 inside which a metric whose whole 95%% interval
+                          falls is "equivalent" (default: the suite's spec.report.tolerancePercent, else 5);
+                          with --baseline, also how far a metric may move in its bad direction
+
 regression gate:
   --baseline SUITE        compare with another suite in the cluster, metric by metric
   --baseline-file FILE    compare with a saved suite
-  --tolerance PERCENT     how far a metric may move in its bad direction (default 5)
-                          exit status 3 when any metric regressed beyond it
+                          exit status 3 when any metric regressed beyond --tolerance
 
 exit status: 0 ok, 1 error, 2 usage error, 3 regression against the baseline suite.
 
@@ -80,12 +90,14 @@ As a kubectl plugin: put the binary on PATH as kubectl-vmbench (a copy or a syml
 type reportOptions struct {
 	suite, file                 string
 	namespace, kubeconfig, kctx string
-	csv, json, plots            string
+	csv, json, plots, html      string
 	svg                         bool
 	baseline, baselineFile      string
 	tolerance                   float64
 	noiseThreshold              float64
 	dropNoisy                   bool
+	// toleranceSet is true when --tolerance was given: it then overrides spec.report.tolerancePercent.
+	toleranceSet bool
 }
 
 // runReport implements `vmbench report`.
@@ -127,7 +139,11 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if opts.dropNoisy {
 		reported, dropped, noisy = report.DropNoisy(suite, opts.noiseThreshold)
 	}
-	rep, err := report.Build(reported)
+	var buildOpts report.Options
+	if opts.toleranceSet {
+		buildOpts.Tolerance = pointerTo(opts.tolerance / 100)
+	}
+	rep, err := report.BuildWith(reported, buildOpts)
 	if err != nil {
 		return fail(err)
 	}
@@ -146,7 +162,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fmt.Errorf("baseline suite: %w", err))
 		}
-		if comparison, err = report.Compare(suite, base, opts.tolerance/100); err != nil {
+		if comparison, err = report.Compare(suite, base, rep.Tolerance); err != nil {
 			return fail(err)
 		}
 	}
@@ -164,8 +180,13 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	}
+	if opts.html != "" {
+		if err := writeFile(opts.html, rep.WriteHTML); err != nil {
+			return fail(err)
+		}
+	}
 	if opts.plots != "" {
-		out, err := report.WritePlots(reported, report.PlotOptions{Dir: opts.plots, SVG: opts.svg})
+		out, err := report.WritePlots(reported, report.PlotOptions{Dir: opts.plots, SVG: opts.svg, Tolerance: buildOpts.Tolerance})
 		if out != nil {
 			for _, f := range out.Files {
 				fmt.Fprintf(stderr, "vmbench: wrote %s\n", f)
@@ -204,6 +225,7 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 	fs.StringVar(&o.csv, "csv", "", "")
 	fs.StringVar(&o.json, "json", "", "")
 	fs.StringVar(&o.plots, "plots", "", "")
+	fs.StringVar(&o.html, "html", "", "")
 	fs.BoolVar(&o.svg, "svg", false, "")
 	fs.StringVar(&o.baseline, "baseline", "", "")
 	fs.StringVar(&o.baselineFile, "baseline-file", "", "")
@@ -232,6 +254,11 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "tolerance" {
+			o.toleranceSet = true
+		}
+	})
 	switch {
 	case len(positional) > 1:
 		return usageError("one suite at a time, got %s", strings.Join(positional, " "))
@@ -260,6 +287,8 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 func readSuiteFile(path, name string, stdin io.Reader) (*vmbenchv1.BenchmarkSuite, error) {
 	return suitefile.Read(path, name, stdin)
 }
+
+func pointerTo[T any](v T) *T { return &v }
 
 func firstLine(err error) string {
 	s := err.Error()

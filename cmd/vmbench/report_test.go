@@ -360,3 +360,23 @@ func TestReportNoise(t *testing.T) {
 		t.Errorf("negative threshold: exit %d, stderr %q", bad.code, bad.stderr)
 	}
 }
+
+func TestReportHTML(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "report.html")
+	r := runCLI("", "report", "-f", demoSuiteFile, "--html", page, "--tolerance", "2")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", `<svg class="plot"`, "Understanding this report", "within ±2%"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if !strings.Contains(r.stdout, "tolerance ±2%") {
+		t.Errorf("--tolerance 2 not in the context line")
+	}
+}

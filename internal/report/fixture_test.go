@@ -17,7 +17,7 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/suite-demo.yaml from demoSuite")
+var update = flag.Bool("update", false, "rewrite testdata/suite-demo.yaml and testdata/quick-first-screen.golden")
 
 const demoFixture = "testdata/suite-demo.yaml"
 

@@ -31,6 +31,8 @@ type PlotOptions struct {
 	Dir string
 	// SVG writes an SVG next to every PNG.
 	SVG bool
+	// Tolerance overrides the suite's for the forest plots' band, as in Options.
+	Tolerance *float64
 }
 
 // PlotOutput lists what WritePlots wrote, and why it skipped the plots it did not draw.
@@ -51,7 +53,7 @@ var platformColors = []color.Color{
 	color.RGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF},
 }
 
-// WritePlots draws, for every benchmark, the means per platform with their confidence intervals; and,
+// WritePlots draws the forest plots (Report.Forests) and, for every benchmark, the means per platform with their confidence intervals; and,
 // when the suite has the data for them, HPL over the problem size, iozone heatmaps over file and
 // record size, and the iperf3 bandwidth samples.
 func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput, error) {
@@ -62,7 +64,7 @@ func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput,
 		return nil, err
 	}
 	pl := &figures{suite: suite, opts: opts, out: &PlotOutput{}, platforms: baselineFirst(suite), emulated: emulatedPlatforms(suite)}
-	for _, step := range []func() error{pl.means, pl.boxes, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples} {
+	for _, step := range []func() error{pl.forests, pl.means, pl.boxes, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples} {
 		if err := step(); err != nil {
 			return pl.out, err
 		}

@@ -79,13 +79,39 @@ type Row struct {
 	// stddev because its per-sample detail was dropped: that side's n counts samples, not
 	// repetitions, and its samples count as independent.
 	SamplesTrimmed bool `json:"samplesTrimmed"`
+
+	// Resource is what the metric measures: compute, memory, storage or network (ResourceOf).
+	Resource string `json:"resource"`
+	// SpeedRatio is platform/baseline in the higher-is-better sense (baseline/platform for a
+	// lower-is-better metric), the ratio of the geometric means of the repetition means; below 1 the
+	// platform is worse. Nil when a value is at or below 0.
+	SpeedRatio *float64 `json:"speedRatio"`
+	// SpeedRatioLow and SpeedRatioHigh bound SpeedRatio's 95% interval: Welch's interval of the
+	// difference of the mean logarithms, exponentiated. Nil below 2 repetitions on a side.
+	SpeedRatioLow  *float64 `json:"speedRatioLow"`
+	SpeedRatioHigh *float64 `json:"speedRatioHigh"`
+	// RatioNote says why SpeedRatio or its interval is missing.
+	RatioNote string `json:"ratioNote"`
+	// Verdict is slower, faster, equivalent or inconclusive (Judge); empty on a row without a
+	// platform or a baseline.
+	Verdict string `json:"verdict"`
+
+	// log is SpeedRatio on the log scale with its standard error, for the summaries.
+	log *logRatio
 }
 
 // Report is one suite's results, arranged for reading.
 type Report struct {
 	Suite    string
 	Baseline string
-	Rows     []Row
+	// Tolerance is the half-width of the band, as a fraction of 1, inside which a ratio counts as
+	// equivalent.
+	Tolerance float64
+	Rows      []Row
+	// Summaries are per platform: each benchmark, each resource and the overall figure.
+	Summaries []PlatformSummary
+	// Context is the one line that says what was measured on what.
+	Context string
 	// Comparisons is the size of the family that Holm's correction covers: every row with a test.
 	Comparisons int
 	// Runs say how each run went: for VMs the accelerator, network, boot times, and for every run
@@ -107,9 +133,20 @@ type RunRow struct {
 	OrchestrationSeconds *float64
 }
 
+// Options change how Build judges.
+type Options struct {
+	// Tolerance overrides the suite's spec.report.tolerancePercent (a fraction: 0.05 for 5%).
+	Tolerance *float64
+}
+
 // Build compares every platform with the suite's baseline platform, benchmark by benchmark, in spec
-// order. It fails when the suite has no results to compare.
+// order, with the suite's tolerance. It fails when the suite has no results to compare.
 func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
+	return BuildWith(suite, Options{})
+}
+
+// BuildWith is Build with options.
+func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	if !hasMetrics(suite) {
 		msg := fmt.Sprintf("suite %s has no results yet", suiteName(suite))
 		if suite.Status.Phase != "" {
@@ -121,16 +158,26 @@ func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
 		}
 		return nil, errors.New(msg)
 	}
-	r := &Report{Suite: suiteName(suite), Baseline: baselineOf(suite)}
+	r := &Report{Suite: suiteName(suite), Baseline: baselineOf(suite), Tolerance: toleranceOf(suite, opts)}
+	if r.Tolerance < 0 || math.IsNaN(r.Tolerance) {
+		return nil, fmt.Errorf("tolerance must not be negative, got %g%%", r.Tolerance*100)
+	}
 	emulated := emulatedPlatforms(suite)
 	for _, bench := range benchmarkOrder(suite) {
 		base := findResult(suite, bench, r.Baseline)
 		others := otherResults(suite, bench, r.Baseline)
 		for _, metric := range metricOrder(base, others) {
-			r.Rows = append(r.Rows, rowsFor(bench, metric, r.Baseline, base, others, emulated)...)
+			rows := rowsFor(bench, metric, r.Baseline, base, others, emulated)
+			for i := range rows {
+				rows[i].Resource = ResourceOf(benchmarkType(suite, bench), metric)
+			}
+			r.Rows = append(r.Rows, rows...)
 		}
 	}
 	r.Comparisons = correct(r.Rows)
+	r.judgeRows()
+	r.Summaries = summarize(r.Rows, platformOrder(suite))
+	r.Context = contextLine(suite, r)
 	for _, res := range suite.Status.Results {
 		if res.Failures > 0 {
 			note := fmt.Sprintf("%s on %s: %d failed execution(s)", res.Benchmark, res.Platform, res.Failures)
@@ -152,7 +199,7 @@ func Build(suite *vmbenchv1.BenchmarkSuite) (*Report, error) {
 func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, others []vmbenchv1.BenchmarkResult,
 	emulated map[string]bool) []Row {
 	template := Row{Benchmark: bench, Metric: metric, BaselinePlatform: baseline}
-	var baseSummary *Summary
+	var baseSummary, baseLog *Summary
 	if base != nil {
 		template.BaselineEmulated = base.Emulated || emulated[baseline]
 		if m := findMetricSummary(base.Metrics, metric); m != nil && m.N > 0 {
@@ -163,6 +210,9 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 			template.BaselineMean, template.BaselineStdDev = pointer(s.Mean), pointer(s.StdDev)
 			template.BaselineCI95, template.BaselineCoVPercent = ci95(s), covPercent(s)
 			template.SamplesTrimmed = !s.FromSamples
+			if l, ok := LogSummary(*m); ok {
+				baseLog = &l
+			}
 		}
 	}
 	var rows []Row
@@ -183,6 +233,9 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 		row.SamplesTrimmed = row.SamplesTrimmed || !s.FromSamples
 		if baseSummary != nil {
 			compare(&row, *baseSummary, s)
+		}
+		if l, ok := LogSummary(*m); ok && baseLog != nil {
+			row.log = pointer(ratioOfLogs(*baseLog, l, vmbenchv1.Direction(row.Direction)))
 		}
 		rows = append(rows, row)
 	}
@@ -415,11 +468,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.Comparisons == 0 {
 		test = "no test: no metric has 2 repetitions on the baseline and on another platform"
 	}
-	fmt.Fprintf(w, "Suite %s: every platform against baseline %q; mean ± %g%% CI (Student t) over repetitions; %s\n\n",
-		r.Suite, r.Baseline, Confidence*100, test)
+	if err := r.WriteFirstScreen(w); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nEvery metric: every platform against baseline %q; mean ± %g%% CI (Student t) over repetitions; %s\n\n",
+		r.Baseline, Confidence*100, test)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	baseHeader := strings.ToUpper(r.Baseline) + " (BASELINE)"
-	fmt.Fprintf(tw, "BENCHMARK\tMETRIC\tUNIT\t%s\tCOV\tPLATFORM\tMEAN ± 95%% CI\tCOV\tRATIO\tOVERHEAD\tMDE\tP\tP HOLM\tSIGNIFICANT\n", baseHeader)
+	fmt.Fprintf(tw, "BENCHMARK\tMETRIC\tUNIT\t%s\tCOV\tPLATFORM\tMEAN ± 95%% CI\tCOV\tPLAT/BASE\tOVERHEAD\tMDE\tP\tP HOLM\tSIGNIFICANT\tRATIO [95%% CI]\tCHANGE\tVERDICT\n", baseHeader)
 	emulated, trimmed := false, false
 	previous := ""
 	for _, row := range r.Rows {
@@ -442,10 +498,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 			emulated = true
 		}
 		trimmed = trimmed || row.SamplesTrimmed
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", bench, row.Metric, row.Unit,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", bench, row.Metric, row.Unit,
 			baseCell, formatCoV(row.BaselineCoVPercent), platform, meanCell(row.Count, row.Samples, row.Mean, row.CI95, row.SamplesTrimmed),
 			formatCoV(row.CoVPercent), formatRatio(row.Ratio), formatPercent(row.OverheadPercent), formatMDE(row), formatP(row.PValue),
-			formatP(row.PValueHolm), formatSignificant(row.Significant))
+			formatP(row.PValueHolm), formatSignificant(row.Significant), ratioCell(row), changeMark(row), orDash(row.Verdict))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -495,6 +551,9 @@ func (r *Report) legend(emulated, trimmed bool) []string {
 	} else {
 		lines = append(lines, fmt.Sprintf("P, P HOLM (%s), SIGNIFICANT and MDE (minimum detectable effect) need 2 repetitions on both sides", Correction))
 	}
+	lines = append(lines, "PLAT/BASE: the platform's mean over the baseline's, as measured (above 1 is more, whichever way the metric improves); "+
+		RatioMethod+"; CHANGE: the ratio's change in % where the verdict is slower or faster, ~ where no difference is shown; "+
+		fmt.Sprintf("VERDICT: slower/faster when P HOLM < %g, equivalent when the whole interval lies within ±%g%%, inconclusive otherwise", Alpha, r.Tolerance*100))
 	lines = append(lines, "n/a: fewer than 2 repetitions on a side (no interval, no CoV, no test, no MDE: raise spec.repetitions) or no baseline value; "+
 		"OVERHEAD is how much worse than the baseline, in the metric's bad direction")
 	if emulated {
@@ -529,6 +588,20 @@ func (r *Report) writeRuns(w io.Writer) error {
 			orDash(run.Network), orDash(strings.Join(boot, ", ")), orchestration)
 	}
 	return tw.Flush()
+}
+
+// ratioCell is the ratio in the higher-is-better sense with its interval: 0.871× [0.84, 0.90].
+func ratioCell(row Row) string {
+	if row.SpeedRatio == nil {
+		if row.RatioNote != "" {
+			return "n/a (value <= 0)"
+		}
+		return "n/a"
+	}
+	if row.SpeedRatioLow == nil {
+		return formatSpeed(*row.SpeedRatio) + " [n/a]¹"
+	}
+	return formatSpeed(*row.SpeedRatio) + " " + formatInterval(row.SpeedRatioLow, row.SpeedRatioHigh)
 }
 
 func orDash(s string) string {
@@ -663,6 +736,8 @@ var csvHeader = []string{
 	"baselinePlatform", "baselineEmulated", "baselineCount", "baselineSamples", "baselineMean", "baselineStdDev", "baselineCI95",
 	"baselineCoVPercent", "platform", "emulated", "count", "samples", "mean", "stdDev", "ci95", "coVPercent",
 	"ratio", "overheadPercent", "mde", "mdePercent", "welchT", "welchDF", "pValue", "pValueHolm", "significant", "samplesTrimmed",
+	// Added after the first release: at the end, so that readers by position keep working.
+	"resource", "speedRatio", "speedRatioLow", "speedRatioHigh", "ratioNote", "verdict",
 }
 
 // WriteCSV writes the rows with a header; a figure that does not exist is an empty cell.
@@ -681,6 +756,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			csvFloat(row.Ratio), csvFloat(row.OverheadPercent), csvFloat(row.MDE), csvFloat(row.MDEPercent),
 			csvFloat(row.WelchT), csvFloat(row.WelchDF), csvFloat(row.PValue), csvFloat(row.PValueHolm),
 			csvBool(row.Significant), strconv.FormatBool(row.SamplesTrimmed),
+			row.Resource, csvFloat(row.SpeedRatio), csvFloat(row.SpeedRatioLow), csvFloat(row.SpeedRatioHigh), row.RatioNote, row.Verdict,
 		}
 		if err := cw.Write(record); err != nil {
 			return err

@@ -213,7 +213,13 @@ func TestWriteTable(t *testing.T) {
 	}
 	text := out.String()
 	lines := strings.Split(text, "\n")
-	header := lines[2]
+	header, headerAt := "", 0
+	for i, line := range lines {
+		if strings.HasPrefix(line, "BENCHMARK") {
+			header, headerAt = line, i
+			break
+		}
+	}
 	if !strings.HasPrefix(header, "BENCHMARK") || !strings.Contains(header, "CONTAINER (BASELINE)") || !strings.Contains(header, "SIGNIFICANT") {
 		t.Fatalf("header line %q", header)
 	}
@@ -224,18 +230,20 @@ func TestWriteTable(t *testing.T) {
 		// Values: see TestBuildRows; the MDE cell is checked in TestBuildHolm.
 		{"events_per_second", []string{"sysbench-cpu", "events_per_second", "events/s", "1003.9", "±", "3.9", "(n=3,", "9", "values)", "0.2%",
 			"vm", "(emulated)", "95.68", "±", "0.95", "(n=3,", "9", "values)", "0.4%", "0.095", "+90.5%", mdeCell(rep, "events_per_second"),
-			"<0.0001", "<0.0001", "yes"}},
+			"<0.0001", "<0.0001", "yes", ratioCellOf(rep, "events_per_second"), "-90.5%", "slower"}},
 		{"latency_max_ms", []string{"latency_max_ms", "ms", "18.9", "±", "6.9", "(n=3,", "9", "values)", "14.7%", "vm", "(emulated)", "21.9",
-			"±", "7.8", "(n=3,", "9", "values)", "14.3%", "1.160", "+16.0%", mdeCell(rep, "latency_max_ms"), "0.2817", "0.2817", "no"}},
+			"±", "7.8", "(n=3,", "9", "values)", "14.3%", "1.160", "+16.0%", mdeCell(rep, "latency_max_ms"), "0.2817", "0.2817", "no",
+			ratioCellOf(rep, "latency_max_ms"), "~", "inconclusive"}},
 		{"read_65536k_4k", []string{"read_65536k_4k", "KiB/s", "911k", "±", "35k", "(n=9*)", "5.0%", "vm", "(emulated)", "151.2k", "±", "5.3k",
-			"(n=9*)", "4.5%", "0.166", "+83.4%", mdeCell(rep, "read_65536k_4k"), "<0.0001", "<0.0001", "yes"}},
+			"(n=9*)", "4.5%", "0.166", "+83.4%", mdeCell(rep, "read_65536k_4k"), "<0.0001", "<0.0001", "yes",
+			ratioCellOf(rep, "read_65536k_4k"), "-83.4%", "slower"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.metric, func(t *testing.T) {
 			for _, l := range lines {
 				f := strings.Fields(l)
 				if len(f) > 1 && (f[0] == tt.metric || f[1] == tt.metric) {
-					if strings.Join(f, " ") != strings.Join(tt.fields, " ") {
+					if strings.Join(f, " ") != strings.Join(tt.fields, " ") || strings.Count(l, "×") != 1 {
 						t.Errorf("line %q\nwant fields %q", l, tt.fields)
 					}
 					return
@@ -267,14 +275,17 @@ func TestWriteTable(t *testing.T) {
 	for _, l := range lines {
 		if strings.HasPrefix(l, "hpcc-n8000") {
 			f := strings.Fields(l)
-			if strings.Join(f[len(f)-4:], " ") != "n/a n/a n/a n/a" || f[len(f)-7] != "n/a" || !strings.Contains(l, "± n/a (n=1)") {
+			// The last columns: RATIO [95% CI] (ratio, "[n/a]¹"), CHANGE, VERDICT.
+			stats := f[:len(f)-4]
+			if strings.Join(stats[len(stats)-4:], " ") != "n/a n/a n/a n/a" || stats[len(stats)-7] != "n/a" || !strings.Contains(l, "± n/a (n=1)") ||
+				strings.Join(f[len(f)-3:], " ") != "[n/a]¹ ~ inconclusive" {
 				t.Errorf("n=1 row %q", l)
 			}
 		}
 	}
 	// Columns are aligned: the PLATFORM column starts at the same character on every row.
 	col := len([]rune(header[:strings.Index(header, "PLATFORM")]))
-	for _, l := range lines[3:100] {
+	for _, l := range lines[headerAt+1 : headerAt+98] {
 		if !strings.HasPrefix(string([]rune(l)[col:]), "vm (emulated)") {
 			t.Errorf("misaligned row %q", l)
 			break
@@ -406,6 +417,16 @@ func TestWriteJSON(t *testing.T) {
 }
 
 // mdeCell is the MDE cell of a vm row of the demo's report.
+// ratioCellOf is the RATIO [95% CI] cell of metric's vm row, split into fields as the test splits a line.
+func ratioCellOf(rep *Report, metric string) string {
+	for _, r := range rep.Rows {
+		if r.Metric == metric && r.Platform == "vm" {
+			return ratioCell(r)
+		}
+	}
+	return "no such row"
+}
+
 func mdeCell(rep *Report, metric string) string {
 	for _, r := range rep.Rows {
 		if r.Metric == metric && r.Platform == "vm" {
