@@ -206,21 +206,13 @@ func parseFootprintArgs(args []string, stdout, stderr io.Writer, prog string) (f
 		fmt.Fprintf(stderr, "run '%s footprint -h' for usage\n", prog)
 		return o, exitUsage, false
 	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				footprintUsage(stdout, prog)
-				return o, exitOK, false
-			}
-			return usageError("%v", err)
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			footprintUsage(stdout, prog)
+			return o, exitOK, false
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
+		return usageError("%v", err)
 	}
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -93,4 +94,21 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %s %s\n      %s\n", prog, sc.synopsis, sc.summary)
 	}
 	fmt.Fprintln(w, "verbs that read the cluster take --kubeconfig, --context and -n/--namespace")
+}
+
+// parseInterspersed parses fs's flags wherever they stand among the positional arguments, which it
+// returns in order: `vmbench report demo -n bench` and `vmbench report -n bench demo` are the same.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
 }

@@ -238,21 +238,13 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 		fmt.Fprintf(stderr, "run '%s report -h' for usage\n", prog)
 		return o, exitUsage, false
 	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				reportUsage(stdout, prog)
-				return o, exitOK, false
-			}
-			return usageError("%v", err)
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			reportUsage(stdout, prog)
+			return o, exitOK, false
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
+		return usageError("%v", err)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "tolerance" {
