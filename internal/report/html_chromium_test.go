@@ -21,7 +21,7 @@ import (
 	"github.com/vmbench/vmbench/internal/suitefile"
 )
 
-var screenshot = flag.String("screenshot", "../../docs/report/html-report.png", "where the HTML report's screenshot goes")
+var screenshot = flag.String("screenshot", "", "where the HTML report's screenshot goes (make test-html puts it under bin/; docs/report/html-report.png is refreshed with SCREENSHOT=docs/report/html-report.png)")
 
 // TestHTMLInChromium loads the quick suite's HTML report in headless Chromium (make test-html) and
 // fails when the page requests anything but the file itself and data: URLs, or logs an error.
