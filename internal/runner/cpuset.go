@@ -33,7 +33,7 @@ func ParseCPUSet(out []byte) (runplan.CPUSet, error) {
 		return set, errors.New("no Cpus_allowed_list line in /proc/self/status")
 	}
 	if _, err := runplan.CountCPUs(set.Allowed); err != nil {
-		return set, fmt.Errorf("Cpus_allowed_list: %w", err)
+		return set, fmt.Errorf("the Cpus_allowed_list line of /proc/self/status: %w", err)
 	}
 	n, err := runplan.CountCPUs(online)
 	if err != nil {

@@ -116,3 +116,22 @@ func TestVMSuiteWhereVirtLauncherIsRefusedFailsAtOnce(t *testing.T) {
 	e.g.Expect(k8s.List(e.ctx, vmis, client.InNamespace(e.ns))).To(Succeed())
 	e.g.Expect(vmis.Items).To(BeEmpty(), "no VM was made")
 }
+
+// The quick sample's container path, every benchmark of it (HPCC over MPI and ssh, sysbench,
+// stress-ng, iozone, fio, iperf3, ping), reaches Complete in a namespace that enforces Pod Security
+// restricted: the runner pods need nothing that profile refuses.
+func TestQuickSampleContainersCompleteUnderRestricted(t *testing.T) {
+	e := newEnv(t, podSecurityRestricted)
+	suite := containerOnly(e.sample("suite-quick.yaml", "strict"))
+	suite.Spec.Repetitions = 1
+	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
+	s := e.waitEnded("strict", 30*time.Minute)
+	e.g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
+		"Failed: %v", meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed))
+	for _, b := range suite.Spec.Benchmarks {
+		e.g.Expect(s.Status.Results).To(ContainElement(And(HaveField("Benchmark", b.Name), HaveField("Platform", "container"),
+			HaveField("Failures", int32(0)), HaveField("Metrics", Not(BeEmpty())))), "benchmark %s", b.Name)
+	}
+	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
+	e.expectNoChildren()
+}
