@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -249,10 +250,16 @@ func TestInvalidSpecWaitsForAFixAndThenFreezes(t *testing.T) {
 	})
 	h.g.Expect(meta.IsStatusConditionTrue(started.Status.Conditions, vmbenchv1.ConditionFailed)).To(BeFalse())
 
-	started.Spec.Repetitions = 2
-	err := k8s.Update(h.ctx, started)
-	h.g.Expect(err).To(HaveOccurred())
-	h.g.Expect(err.Error()).To(ContainSubstring("cannot change once the first run has started"))
+	// The controller writes status meanwhile, so an update from a stale copy may meet a conflict
+	// first; from a fresh copy the API server must refuse it for the immutability rule.
+	h.g.Eventually(func(g Gomega) {
+		fresh := &vmbenchv1.BenchmarkSuite{}
+		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(started), fresh)).To(Succeed())
+		fresh.Spec.Repetitions = 2
+		err := k8s.Update(h.ctx, fresh)
+		g.Expect(err).To(HaveOccurred())
+		g.Expect(err.Error()).To(ContainSubstring("cannot change once the first run has started"))
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
 }
 
 // Every sample a user may apply is accepted as it is.
