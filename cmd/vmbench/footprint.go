@@ -192,12 +192,7 @@ func parseFootprintArgs(args []string, stdout, stderr io.Writer, prog string) (f
 	var o footprintOptions
 	fs := flag.NewFlagSet("footprint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.file, "f", "", "")
-	fs.StringVar(&o.file, "file", "", "")
-	fs.StringVar(&o.namespace, "n", "", "")
-	fs.StringVar(&o.namespace, "namespace", "", "")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "")
-	fs.StringVar(&o.kctx, "context", "", "")
+	suiteSourceFlags(fs, &o.file, &o.namespace, &o.kubeconfig, &o.kctx)
 	fs.StringVar(&o.prometheus, "prometheus", defaultPrometheus, "")
 	fs.StringVar(&o.prometheusURL, "prometheus-url", "", "")
 	fs.StringVar(&o.job, "job", defaultJob, "")

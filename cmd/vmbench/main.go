@@ -112,3 +112,14 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
+
+// suiteSourceFlags defines the flags that say where a suite is read from, the same for every verb
+// that reads one: a saved file (-f), or the cluster (-n, --kubeconfig, --context).
+func suiteSourceFlags(fs *flag.FlagSet, file, namespace, kubeconfig, kctx *string) {
+	fs.StringVar(file, "f", "", "")
+	fs.StringVar(file, "file", "", "")
+	fs.StringVar(namespace, "n", "", "")
+	fs.StringVar(namespace, "namespace", "", "")
+	fs.StringVar(kubeconfig, "kubeconfig", "", "")
+	fs.StringVar(kctx, "context", "", "")
+}

@@ -216,12 +216,7 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 	var o reportOptions
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.file, "f", "", "")
-	fs.StringVar(&o.file, "file", "", "")
-	fs.StringVar(&o.namespace, "n", "", "")
-	fs.StringVar(&o.namespace, "namespace", "", "")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "")
-	fs.StringVar(&o.kctx, "context", "", "")
+	suiteSourceFlags(fs, &o.file, &o.namespace, &o.kubeconfig, &o.kctx)
 	fs.StringVar(&o.csv, "csv", "", "")
 	fs.StringVar(&o.json, "json", "", "")
 	fs.StringVar(&o.plots, "plots", "", "")
