@@ -124,11 +124,18 @@ type ratioTicks struct{}
 func (ratioTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	decades := math.Log10(hi / lo)
+	// Over many decades only every step-th power of ten is labelled (always 1×), so that labels
+	// such as 10000× and 100000× do not run into each other.
+	step := math.Max(1, math.Ceil(decades/6))
 	for _, t := range (logTicks{}).Ticks(lo, hi) {
-		mantissa := t.Value / math.Pow(10, math.Floor(math.Log10(t.Value)+1e-9))
-		if decades > 2.5 && math.Abs(mantissa-1) > 1e-9 && math.Abs(t.Value-0.5) > 1e-9 {
-			t.Label = "" // minor tick: many decades leave no room for 2 and 5
-		} else {
+		exponent := math.Floor(math.Log10(t.Value) + 1e-9)
+		mantissa := t.Value / math.Pow(10, exponent)
+		switch {
+		case decades <= 2.5:
+			t.Label = strings.TrimSuffix(trimFloat3(t.Value), ".0") + "×"
+		case math.Abs(mantissa-1) > 1e-9 || math.Mod(math.Abs(exponent), step) != 0:
+			t.Label = "" // minor tick
+		default:
 			t.Label = strings.TrimSuffix(trimFloat3(t.Value), ".0") + "×"
 		}
 		ticks = append(ticks, t)
