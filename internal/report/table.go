@@ -545,9 +545,9 @@ func (r *Report) legend(emulated, trimmed bool) []string {
 				"in this report (every metric of every benchmark, each platform against the baseline); SIGNIFICANT: P HOLM < %g",
 				Correction, r.Comparisons, Alpha),
 			fmt.Sprintf("MDE: minimum detectable effect, in %% of the baseline mean: the smallest difference the suite detects with power %g "+
-				"at the observed spread and n, (t(1-a/2; df) + t(%g; df)) * sqrt(s1²/n1 + s2²/n2) with Welch's df and a = %g/%d "+
+				"at the observed spread and n, from the exact power of Welch's test under normality (over both sample variances) at a = %g/%d "+
 				"(the strictest Holm step); a difference below it can go undetected, so \"not significant\" does not rule it out",
-				Power, Power, Alpha, r.Comparisons))
+				Power, Alpha, r.Comparisons))
 	} else {
 		lines = append(lines, fmt.Sprintf("P, P HOLM (%s), SIGNIFICANT and MDE (minimum detectable effect) need 2 repetitions on both sides", Correction))
 	}
