@@ -54,4 +54,23 @@ func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
 	e.g.Expect(second.StartTime.Time).NotTo(BeTemporally("<", first.CompletionTime.Time),
 		"run %s started at %s, before run %s ended at %s", second.Name, second.StartTime, first.Name, first.CompletionTime)
 	e.g.Expect(two.Status.StartTime.Time).NotTo(BeTemporally("<", first.CompletionTime.Time), "two was admitted while one ran")
+
+	// Each run recorded what else its nodes did while sysbench ran on them: other processes' CPU and
+	// steal, per node, and every sample its own figure.
+	for _, s := range []*vmbenchv1.BenchmarkSuite{one, two} {
+		run := s.Status.Runs[0]
+		e.g.Expect(run.Noise).To(HaveLen(int(s.Spec.Cluster.NodeCount())), "noise of %s", run.Name)
+		for _, n := range run.Noise {
+			e.g.Expect(n.Samples).To(BeNumerically(">", 0), "%s %s", run.Name, n.Node)
+			e.g.Expect(n.OthersPercent).NotTo(BeNil(), "%s %s", run.Name, n.Node)
+			e.g.Expect(n.MaxPercent).To(BeNumerically("<=", 100), "%s %s", run.Name, n.Node)
+		}
+		for _, r := range s.Status.Results {
+			for _, m := range r.Metrics {
+				for _, sample := range m.Samples {
+					e.g.Expect(sample.Noise).NotTo(BeNil(), "%s %s %s on %s has no noise figure", s.Name, r.Benchmark, m.Name, sample.Node)
+				}
+			}
+		}
+	}
 }
