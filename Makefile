@@ -13,6 +13,8 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.5.0
 CONTROLLER_GEN := $(TOOLS)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+CRD_REF_DOCS_VERSION ?= v0.3.0
+CRD_REF_DOCS := $(TOOLS)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 export GOFLAGS ?= -buildvcs=false
 
 .PHONY: all
@@ -55,9 +57,14 @@ lint: $(GOLANGCI_LINT) ## golangci-lint (see .golangci.yml).
 tidy: ## go mod tidy.
 	go mod tidy
 
+.PHONY: api-docs
+api-docs: $(CRD_REF_DOCS) ## Write the API reference docs/api.md from the Go types in api/v1alpha1.
+	$(CRD_REF_DOCS) --source-path=./api/v1alpha1 --config=hack/crd-ref-docs.yaml --renderer=markdown \
+		--output-path=docs/api.md --log-level=warn
+
 .PHONY: verify
-verify: manifests generate dashboards fmt tidy ## Regenerate everything, then fail if that changed a tracked file.
-	@git diff --exit-code || { echo "generated files or go.mod are stale: run 'make manifests generate fmt tidy' and commit"; exit 1; }
+verify: manifests generate dashboards api-docs fmt tidy ## Regenerate everything, then fail if that changed a tracked file.
+	@git diff --exit-code || { echo "generated files or go.mod are stale: run 'make manifests generate api-docs fmt tidy' and commit"; exit 1; }
 
 .PHONY: envtest-assets
 envtest-assets: ## Download or build kube-apiserver and etcd for envtest (cached under bin/k8s).
@@ -169,6 +176,11 @@ $(GOLANGCI_LINT):
 	mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS)/golangci-lint $@
+
+$(CRD_REF_DOCS):
+	mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) go install github.com/elastic/crd-ref-docs@$(CRD_REF_DOCS_VERSION)
+	mv $(TOOLS)/crd-ref-docs $@
 
 .PHONY: help
 help: ## Show the targets.
