@@ -1,0 +1,252 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg/draw"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// iozoneCell matches an iozone metric of auto mode: an optional target prefix, the test, file size
+// and record size in KiB.
+var iozoneCell = regexp.MustCompile(`^((?:local_|shared_)?[a-z_]+?)_(\d+)k_(\d+)k$`)
+
+// iozoneHeatmaps draws, per iozone benchmark and test, the mean throughput over file size × record
+// size, one panel per platform on one colour scale.
+func (pl *figures) iozoneHeatmaps() error {
+	found := false
+	for _, b := range pl.suite.Spec.Benchmarks {
+		if b.Type != vmbenchv1.BenchmarkIozone {
+			continue
+		}
+		found = true
+		tests := map[string]map[string]map[[2]int]float64{} // test -> platform -> (file, rec) -> mean
+		units := map[string]string{}
+		var testOrder []string
+		for _, platform := range pl.platforms {
+			res := findResult(pl.suite, b.Name, platform)
+			if res == nil {
+				continue
+			}
+			for _, m := range res.Metrics {
+				sub := iozoneCell.FindStringSubmatch(m.Name)
+				if sub == nil || m.N == 0 {
+					continue
+				}
+				file, _ := strconv.Atoi(sub[2])
+				rec, _ := strconv.Atoi(sub[3])
+				if tests[sub[1]] == nil {
+					tests[sub[1]] = map[string]map[[2]int]float64{}
+					testOrder = append(testOrder, sub[1])
+				}
+				if tests[sub[1]][platform] == nil {
+					tests[sub[1]][platform] = map[[2]int]float64{}
+				}
+				tests[sub[1]][platform][[2]int{file, rec}] = Summarize(m).Mean
+				units[sub[1]] = m.Unit
+			}
+		}
+		if len(testOrder) == 0 {
+			pl.note("%s: iozone heatmap skipped, no metric carries the _<file>k_<record>k suffix of auto mode (one file and record size per run)", b.Name)
+			continue
+		}
+		for _, test := range testOrder {
+			if err := pl.iozoneHeatmap(b.Name, test, units[test], tests[test]); err != nil {
+				return err
+			}
+		}
+	}
+	if !found {
+		pl.note("iozone heatmap: skipped, the suite has no iozone benchmark")
+	}
+	return nil
+}
+
+// heatGrid is one platform's means on the (record size, file size) grid; NaN where not measured.
+type heatGrid struct {
+	z [][]float64 // [file][record]
+}
+
+func (g heatGrid) Dims() (c, r int)   { return len(g.z[0]), len(g.z) }
+func (g heatGrid) Z(c, r int) float64 { return g.z[r][c] }
+func (g heatGrid) X(c int) float64    { return float64(c) }
+func (g heatGrid) Y(r int) float64    { return float64(r) }
+
+func (pl *figures) iozoneHeatmap(bench, test, unit string, byPlatform map[string]map[[2]int]float64) error {
+	scale, shownUnit := 1.0, unit
+	if unit == "KiB/s" {
+		scale, shownUnit = 1.0/1024, "MiB/s"
+	}
+	var files, recs []int
+	var platforms []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, platform := range pl.platforms {
+		cells, ok := byPlatform[platform]
+		if !ok {
+			continue
+		}
+		platforms = append(platforms, platform)
+		for k, v := range cells {
+			files = appendNewInt(files, k[0])
+			recs = appendNewInt(recs, k[1])
+			lo, hi = math.Min(lo, v*scale), math.Max(hi, v*scale)
+		}
+	}
+	sort.Ints(files)
+	sort.Ints(recs)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	cmap := throughputColors()
+	cmap.SetMin(lo)
+	cmap.SetMax(hi)
+	pal := cmap.Palette(255)
+
+	var plots []*plot.Plot
+	for _, platform := range platforms {
+		g := heatGrid{z: make([][]float64, len(files))}
+		var labels plotter.XYLabels
+		var styles []text.Style
+		for r, f := range files {
+			g.z[r] = make([]float64, len(recs))
+			for ci, rec := range recs {
+				v, ok := byPlatform[platform][[2]int{f, rec}]
+				if !ok {
+					g.z[r][ci] = math.NaN()
+					continue
+				}
+				g.z[r][ci] = v * scale
+				labels.XYs = append(labels.XYs, plotter.XY{X: float64(ci), Y: float64(r)})
+				labels.Labels = append(labels.Labels, compactNumber(v*scale))
+				styles = append(styles, cellTextStyle(cmap, v*scale))
+			}
+		}
+		hm := plotter.NewHeatMap(g, pal)
+		hm.Min, hm.Max = lo, hi
+		hm.NaN = color.Gray{Y: 235}
+		p := newPlot()
+		p.Title.Text = fmt.Sprintf("%s, %s: %s [%s]", bench, pl.label(platform), test, shownUnit)
+		p.Add(hm)
+		if len(labels.XYs) > 0 {
+			lb, err := plotter.NewLabels(labels)
+			if err != nil {
+				return err
+			}
+			lb.TextStyle = styles
+			p.Add(lb)
+		}
+		p.X.Label.Text = "record size"
+		p.Y.Label.Text = "file size"
+		p.X.Tick.Marker = sizeTicks(recs)
+		p.Y.Tick.Marker = sizeTicks(files)
+		p.X.Min, p.X.Max = -0.5, float64(len(recs))-0.5
+		p.Y.Min, p.Y.Max = -0.5, float64(len(files))-0.5
+		p.X.Padding, p.Y.Padding = 0, 0
+		plots = append(plots, p)
+	}
+
+	bar := newPlot()
+	bar.Title.Text = shownUnit
+	bar.Title.TextStyle.Font = font.From(sansFont, 10)
+	bar.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+	bar.HideX()
+	bar.Y.Padding = 0
+
+	what := "mean throughput"
+	if unit == "us" {
+		what = "mean time per operation"
+	}
+	title := fmt.Sprintf("%s %s: %s over file size × record size [%s], one colour scale for all panels%s",
+		bench, test, what, shownUnit, pl.emulationLine(platforms))
+	return pl.saveFigure(gridFigure{name: bench + "-" + strings.ReplaceAll(test, "_", "-") + "-heatmap", title: title,
+		grid: [][]*plot.Plot{plots}, panelW: 340, panelH: 330, side: bar, sideW: 90})
+}
+
+// throughputColors runs from dark violet to yellow with steadily rising lightness (the viridis
+// control colours), so that order is visible in grey and no cell fades into the white background.
+func throughputColors() palette.ColorMap {
+	controls := []color.Color{
+		color.RGBA{R: 0x44, G: 0x01, B: 0x54, A: 0xFF},
+		color.RGBA{R: 0x3B, G: 0x52, B: 0x8B, A: 0xFF},
+		color.RGBA{R: 0x21, G: 0x91, B: 0x8C, A: 0xFF},
+		color.RGBA{R: 0x5E, G: 0xC9, B: 0x62, A: 0xFF},
+		color.RGBA{R: 0xFD, G: 0xE7, B: 0x25, A: 0xFF},
+	}
+	cmap, err := moreland.NewLuminance(controls)
+	if err != nil {
+		panic(err) // the controls above are fixed and increase in lightness
+	}
+	return cmap
+}
+
+func appendNewInt(list []int, v int) []int {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// sizeTicks labels grid positions with sizes given in KiB: 4k, 64k, 1M, 64M.
+func sizeTicks(kb []int) plot.ConstantTicks {
+	ticks := make(plot.ConstantTicks, len(kb))
+	for i, v := range kb {
+		ticks[i] = plot.Tick{Value: float64(i), Label: sizeLabel(v)}
+	}
+	return ticks
+}
+
+func sizeLabel(kb int) string {
+	switch {
+	case kb >= 1<<20 && kb%(1<<20) == 0:
+		return fmt.Sprintf("%dG", kb>>20)
+	case kb >= 1<<10 && kb%(1<<10) == 0:
+		return fmt.Sprintf("%dM", kb>>10)
+	}
+	return fmt.Sprintf("%dk", kb)
+}
+
+// compactNumber fits a heatmap cell: three significant digits.
+func compactNumber(v float64) string {
+	switch abs := math.Abs(v); {
+	case abs >= 1e5:
+		return FormatValue(v)
+	case abs >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// cellTextStyle writes dark text on light cells and light text on dark ones.
+func cellTextStyle(cmap palette.ColorMap, v float64) text.Style {
+	style := text.Style{
+		Font:    font.From(sansFont, 8),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YCenter,
+		Handler: plot.DefaultTextHandler,
+		Color:   color.Black,
+	}
+	c, err := cmap.At(v)
+	if err != nil {
+		return style
+	}
+	r, g, b, _ := c.RGBA()
+	if 0.299*float64(r)+0.587*float64(g)+0.114*float64(b) < 0.5*0xFFFF {
+		style.Color = color.White
+	}
+	return style
+}
