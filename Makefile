@@ -75,7 +75,7 @@ envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob and VirtualMachineInstance CRD
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
 
 .PHONY: test
-test: test-unit test-html test-e2e ## Every test: unit, parser, chart and envtest tests, the HTML report in Chromium, then the kind e2e (see README for times).
+test: test-unit test-html test-e2e ## Every test: unit, parser, chart and envtest tests, the HTML report in Chromium, then the kind e2e (times in docs/performance.md).
 
 .PHONY: test-unit
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
@@ -88,7 +88,7 @@ bench-scale: manifests envtest-crds ## The scale benchmark (test/scale, not part
 			-bench "BenchmarkSuites/^suites=$$n$$/^queue=$$q$$" -benchtime 1x -timeout 60m || exit 1; done; done
 
 .PHONY: test-html
-test-html: ## The quick suite's HTML report in headless Chromium (installed from Debian when missing): no external load, no console error; screenshot in bin/ (SCREENSHOT=docs/report/html-report.png refreshes the README's).
+test-html: ## The quick suite's HTML report in headless Chromium (installed from Debian when missing): no external load, no console error; screenshot in bin/ (SCREENSHOT=docs/report/html-report.png refreshes the one docs/reports.md shows).
 	hack/chromium.sh
 	mkdir -p bin && go test -tags chromium ./internal/report/ -run '^TestHTMLInChromium$$' -count=1 -v -args -screenshot $(abspath $(SCREENSHOT))
 
