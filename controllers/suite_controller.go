@@ -159,11 +159,18 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			state.TimedOut, state.Waiting = next.timedOut, next.waiting
 		}
 	}
+	var precision precisionJudgement
+	if state.InvalidSpec == nil {
+		// After the run's results are in status and before the conditions: a suite whose target is
+		// not reached gets its next repetition's runs instead of ending.
+		precision = applyPrecision(suite)
+	}
 	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation)
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
 	st.Headline = headline(suite.Spec, st.Ratios)
 	setConditions(st, state)
+	setPrecisionReached(suite, precision)
 	st.ObservedGeneration = suite.Generation
 	// Warnings are set both before and after fitting, as fitting may add one.
 	st.Warnings = warnings(suite.Spec, st, r.VMNetwork)

@@ -24,11 +24,13 @@ func runName(suite, platform string, repetition int32) string {
 
 // plannedRuns lists every run in execution order. Platforms alternate within each repetition and the
 // order flips every repetition (A B, B A, A B, ...), so that slow drift of the host, such as a warming
-// page cache or a neighbour starting, weighs on every platform alike.
+// page cache or a neighbour starting, weighs on every platform alike. With spec.precision the
+// repetitions grow one at a time (precision_policy.go), keeping that order.
 func plannedRuns(suite *vmbenchv1.BenchmarkSuite) []plannedRun {
 	platforms := suite.Spec.Platforms
-	runs := make([]plannedRun, 0, int(suite.Spec.Repetitions)*len(platforms))
-	for rep := int32(1); rep <= suite.Spec.Repetitions; rep++ {
+	reps := plannedRepetitions(suite)
+	runs := make([]plannedRun, 0, int(reps)*len(platforms))
+	for rep := int32(1); rep <= reps; rep++ {
 		for i := range platforms {
 			p := platforms[i]
 			if rep%2 == 0 {
@@ -100,6 +102,9 @@ func runDeadline(startup time.Duration, benchmarks []vmbenchv1.Benchmark, nodes 
 // validateSpec finds what the CRD's rules cannot see. The message says what to change.
 func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark) error {
 	if err := vmbenchv1.FirstInvalidValue(suite); err != nil {
+		return err
+	}
+	if err := precisionProblem(suite); err != nil {
 		return err
 	}
 	shape := suite.Spec.Cluster

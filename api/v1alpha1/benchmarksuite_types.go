@@ -151,6 +151,10 @@ type SharedStorage struct {
 // +kubebuilder:validation:XValidation:rule="self.cluster.nodes >= 2 || self.benchmarks.all(b, b.type != 'iperf3' && b.type != 'ping')",message="iperf3 and ping measure between nodes: set spec.cluster.nodes to 2 or more, or remove those benchmarks"
 // +kubebuilder:validation:XValidation:rule="self.cluster.nodes >= 3 || self.benchmarks.all(b, (!has(b.iperf3) || !b.iperf3.pairs.exists(p, p == 'node-node')) && (!has(b.ping) || !b.ping.pairs.exists(p, p == 'node-node')))",message="the node-node pair needs two workers: set spec.cluster.nodes to 3 or more, or list only master-node and node-master in pairs"
 // +kubebuilder:validation:XValidation:rule="has(self.sharedStorage) || self.benchmarks.all(b, (!has(b.iozone) || !b.iozone.targets.exists(t, t == 'Shared')) && (!has(b.fio) || b.fio.target != 'Shared'))",message="a benchmark uses the Shared storage target: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"
+// +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.repetitions >= 2",message="spec.precision needs spec.repetitions of 2 or more, the minimum number of repetitions: one repetition has no confidence interval"
+// +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.maxRepetitions >= self.repetitions",message="spec.precision.maxRepetitions must be at least spec.repetitions, the minimum: raise maxRepetitions or lower repetitions"
+// +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.maxRepetitions * size(self.platforms) <= 40",message="spec.precision.maxRepetitions times the number of platforms must be at most 40 runs: lower maxRepetitions or list fewer platforms"
+// +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.metrics.all(m, self.benchmarks.exists(b, m == b.name || m.startsWith(b.name + '/')))",message="every spec.precision.metrics entry must be a benchmark's name, or a benchmark's name, '/' and one of its metrics (for example hpl/HPL_Tflops): name a benchmark of spec.benchmarks"
 // +kubebuilder:validation:XValidation:rule="self.benchmarks.all(b, !has(b.hpcc) || !has(b.hpcc.p) || !has(b.hpcc.q) || b.hpcc.p * b.hpcc.q == (has(b.hpcc.ranksPerNode) ? b.hpcc.ranksPerNode : self.cluster.cpu) * self.cluster.nodes)",message="hpcc p*q must equal the number of MPI ranks, ranksPerNode (default: cluster.cpu) * cluster.nodes: change hpcc.p and hpcc.q, or leave both out for the squarest grid"
 type BenchmarkSuiteSpec struct {
 	// Platforms lists the execution paths to compare. The default is a container platform and a VM
@@ -183,12 +187,20 @@ type BenchmarkSuiteSpec struct {
 	Benchmarks []Benchmark `json:"benchmarks"`
 
 	// Repetitions is how many times every benchmark runs on every platform. Runs alternate between
-	// platforms, so that drift in the host affects all platforms alike.
+	// platforms, so that drift in the host affects all platforms alike. With spec.precision it is the
+	// minimum, and at least 2.
 	// +optional
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10
 	Repetitions int32 `json:"repetitions,omitempty"`
+
+	// Precision, when set, makes spec.repetitions the minimum: once every planned run succeeded, the
+	// suite plans one more repetition of every platform (interleaved as before) while any named
+	// metric's 95% confidence interval is wider than the target on any platform, up to
+	// precision.maxRepetitions. The PrecisionReached condition says how it ended.
+	// +optional
+	Precision *PrecisionSpec `json:"precision,omitempty"`
 
 	// Placement applies to every platform's pods and VMs.
 	// +optional
@@ -207,6 +219,32 @@ type BenchmarkSuiteSpec struct {
 	// Report sets how `vmbench report` judges this suite's results.
 	// +optional
 	Report *ReportSpec `json:"report,omitempty"`
+}
+
+// PrecisionSpec is a precision target that repetitions go on until.
+type PrecisionSpec struct {
+	// HalfWidthPercent is the target half-width of the 95% confidence interval of a metric's mean,
+	// in percent of the mean. The interval is over repetition means, as in the report: the nodes of
+	// one run are not independent.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self >= 0.5 && self <= 50.0",message="set spec.precision.halfWidthPercent between 0.5 and 50"
+	HalfWidthPercent float64 `json:"halfWidthPercent"`
+
+	// MaxRepetitions caps the repetitions of every platform. The suite still completes there, with
+	// PrecisionReached False naming the metrics above the target.
+	// +required
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=20
+	MaxRepetitions int32 `json:"maxRepetitions"`
+
+	// Metrics names what must reach the target: a benchmark's name (every metric it measures) or
+	// "<benchmark>/<metric>", with the metric's name as status.results shows it.
+	// +required
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=12
+	// +kubebuilder:validation:items:MaxLength=89
+	// +listType=set
+	Metrics []string `json:"metrics"`
 }
 
 // ReportSpec sets how the report judges the results.
@@ -553,13 +591,58 @@ type Headline struct {
 	Summary string `json:"summary"`
 }
 
+// PrecisionStatus is how many repetitions a suite with spec.precision plans, and the precision each
+// platform reached.
+type PrecisionStatus struct {
+	// Repetitions is the number of repetitions planned now: spec.repetitions at first, one more
+	// each time every planned run succeeded with some named metric above the target, up to
+	// spec.precision.maxRepetitions.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	Repetitions int32 `json:"repetitions"`
+
+	// Platforms says, per platform, the precision its finished repetitions reached.
+	// +optional
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=map
+	// +listMapKey=platform
+	Platforms []PlatformPrecision `json:"platforms,omitempty"`
+}
+
+// PlatformPrecision is the precision that one platform's finished repetitions reached.
+type PlatformPrecision struct {
+	// Platform is the platform's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// Repetitions counts the platform's succeeded repetitions.
+	// +required
+	Repetitions int32 `json:"repetitions"`
+
+	// Metric is the named metric furthest from the target, as "<benchmark>/<metric>".
+	// +optional
+	// +kubebuilder:validation:MaxLength=89
+	Metric string `json:"metric,omitempty"`
+
+	// HalfWidthPercent is that metric's 95% confidence half-width in percent of its mean; absent
+	// when it has none (fewer than two repetitions, no results, or a mean of 0 with spread).
+	// +optional
+	HalfWidthPercent *float64 `json:"halfWidthPercent,omitempty"`
+
+	// Reached is true when every named metric of this platform is within the target.
+	// +required
+	Reached bool `json:"reached"`
+}
+
 // BenchmarkSuiteStatus is what the suite has done and measured so far.
 type BenchmarkSuiteStatus struct {
 	// ObservedGeneration is the generation that the last error-free reconcile saw.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions are Queued, Progressing, Complete, Failed and RunsFailed.
+	// Conditions are Queued, Progressing, Complete, Failed and RunsFailed, and PrecisionReached
+	// with spec.precision.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=map
@@ -618,6 +701,10 @@ type BenchmarkSuiteStatus struct {
 	// +optional
 	Headline *Headline `json:"headline,omitempty"`
 
+	// Precision is where a suite with spec.precision stands against its target.
+	// +optional
+	Precision *PrecisionStatus `json:"precision,omitempty"`
+
 	// Warnings are facts that make the comparison less fair than it should be, for example
 	// requests below limits or emulated VMs.
 	// +optional
@@ -637,8 +724,9 @@ type BenchmarkSuiteStatus struct {
 // +kubebuilder:printcolumn:name="Benchmark",type=string,JSONPath=`.status.headline.benchmark`,priority=1
 // +kubebuilder:printcolumn:name="Metric",type=string,JSONPath=`.status.headline.metric`
 // +kubebuilder:printcolumn:name="Ratio",type=string,JSONPath=`.status.headline.summary`
+// +kubebuilder:printcolumn:name="Precision",type=string,JSONPath=`.status.conditions[?(@.type=="PrecisionReached")].reason`,priority=1,description="With spec.precision: Measuring, TargetReached, MaxRepetitionsReached or NotMeasured"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || (self.spec.platforms == oldSelf.spec.platforms && self.spec.benchmarks == oldSelf.spec.benchmarks && self.spec.cluster == oldSelf.spec.cluster && self.spec.repetitions == oldSelf.spec.repetitions)",message="spec.platforms, benchmarks, cluster and repetitions cannot change once the first run has started: the results would mix two experiments; create a new BenchmarkSuite instead"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || (self.spec.platforms == oldSelf.spec.platforms && self.spec.benchmarks == oldSelf.spec.benchmarks && self.spec.cluster == oldSelf.spec.cluster && self.spec.repetitions == oldSelf.spec.repetitions && has(self.spec.precision) == has(oldSelf.spec.precision) && (!has(self.spec.precision) || self.spec.precision == oldSelf.spec.precision))",message="spec.platforms, benchmarks, cluster, repetitions and precision cannot change once the first run has started: the results would mix two experiments; create a new BenchmarkSuite instead"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label, because it names the suite's Services and MPIJobs: lowercase letters, digits and '-', starting with a letter and ending with a letter or digit"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 30",message="metadata.name must be at most 30 characters, so that the names of the suite's pods and VMs stay valid DNS labels"
 type BenchmarkSuite struct {

@@ -37,6 +37,11 @@ const (
 	// ConditionRunsFailed is True as soon as any run has failed, while the suite goes on; the message
 	// names the first failed run and its cause.
 	ConditionRunsFailed = "RunsFailed"
+	// ConditionPrecisionReached is set only on a suite with spec.precision: Unknown while runs go on,
+	// True once every named metric on every platform is within the target, False once the suite
+	// ended at precision.maxRepetitions (or with failures) with some metric still above it; the
+	// message names those metrics, their half-widths and what to do.
+	ConditionPrecisionReached = "PrecisionReached"
 )
 
 // Condition reasons.
@@ -61,6 +66,16 @@ const (
 	ReasonWaitingForRun = "WaitingForRun"
 	// ReasonAdmitted (Queued=False): the suite took a run slot.
 	ReasonAdmitted = "Admitted"
+	// ReasonMeasuring (PrecisionReached=Unknown): runs are still pending or running.
+	ReasonMeasuring = "Measuring"
+	// ReasonTargetReached (PrecisionReached=True): every named metric is within the target.
+	ReasonTargetReached = "TargetReached"
+	// ReasonMaxRepetitionsReached (PrecisionReached=False): the suite ran precision.maxRepetitions
+	// and some named metric is still above the target.
+	ReasonMaxRepetitionsReached = "MaxRepetitionsReached"
+	// ReasonPrecisionNotMeasured (PrecisionReached=False): runs failed or a named metric has no
+	// results, so the target could not be judged.
+	ReasonPrecisionNotMeasured = "NotMeasured"
 )
 
 // MaxSuiteNameLength keeps every child name (for example "<suite>-<platform>-r10-node07") and every

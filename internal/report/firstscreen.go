@@ -52,7 +52,48 @@ func contextLine(suite *vmbenchv1.BenchmarkSuite, r *Report) string {
 	}
 	parts = append(parts, "repetitions: "+strings.Join(reps, ", "))
 	parts = append(parts, fmt.Sprintf("tolerance ±%g%%", r.Tolerance*100))
+	if p := precisionPart(suite); p != "" {
+		parts = append(parts, p)
+	}
 	return strings.Join(parts, "; ")
+}
+
+// precisionPart says, for a suite with spec.precision, the target and whether each platform
+// reached it, as status.precision records; empty without spec.precision.
+func precisionPart(suite *vmbenchv1.BenchmarkSuite) string {
+	p := suite.Spec.Precision
+	if p == nil {
+		return ""
+	}
+	head := fmt.Sprintf("precision target ±%g%% on %s, %d to %d repetitions", p.HalfWidthPercent, strings.Join(p.Metrics, ", "),
+		suite.Spec.Repetitions, p.MaxRepetitions)
+	st := suite.Status.Precision
+	if st == nil || len(st.Platforms) == 0 {
+		return head + ": not judged yet"
+	}
+	var platforms []string
+	for _, pp := range st.Platforms {
+		verdict := "reached"
+		if !pp.Reached {
+			verdict = "not reached"
+			if pp.Repetitions >= p.MaxRepetitions {
+				verdict = "not reached at the cap"
+			}
+		}
+		width := "unknown"
+		if pp.HalfWidthPercent != nil {
+			width = fmt.Sprintf("±%.3g%%", *pp.HalfWidthPercent)
+		}
+		detail := fmt.Sprintf("%d repetitions", pp.Repetitions)
+		if pp.Repetitions == 1 {
+			detail = "1 repetition"
+		}
+		if pp.Metric != "" {
+			detail = fmt.Sprintf("widest %s %s after %s", pp.Metric, width, detail)
+		}
+		platforms = append(platforms, fmt.Sprintf("%s %s (%s)", pp.Platform, verdict, detail))
+	}
+	return head + ": " + strings.Join(platforms, ", ")
 }
 
 func below(request, limit *resource.Quantity) bool {

@@ -177,6 +177,33 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 				s.Spec.Placement.NodeSelector[fmt.Sprintf("vmbench.io/l%d", i)] = "x"
 			}
 		}, "spec.placement.nodeSelector: Too many: 17: must have at most 16 items"},
+		{"precision with one repetition", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Precision = precisionOn("cpu") },
+			"spec.precision needs spec.repetitions of 2 or more, the minimum number of repetitions: one repetition has no confidence interval"},
+		{"precision cap below the minimum", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 5, precisionOn("cpu")
+		}, "spec.precision.maxRepetitions must be at least spec.repetitions, the minimum: raise maxRepetitions or lower repetitions"},
+		{"precision cap above 20", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn("cpu")
+			s.Spec.Precision.MaxRepetitions = 21
+		}, "spec.precision.maxRepetitions: Invalid value: 21: spec.precision.maxRepetitions in body should be less than or equal to 20"},
+		{"precision cap times platforms above 40 runs", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn("cpu")
+			s.Spec.Precision.MaxRepetitions = 20
+			s.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "vm", Type: vmbenchv1.PlatformVM}, {Name: "host", Type: vmbenchv1.PlatformHost}}
+		}, "spec.precision.maxRepetitions times the number of platforms must be at most 40 runs: lower maxRepetitions or list fewer platforms"},
+		{"precision target of 0", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn("cpu")
+			s.Spec.Precision.HalfWidthPercent = 0
+		}, "set spec.precision.halfWidthPercent between 0.5 and 50"},
+		{"precision on no metric", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn()
+		}, "spec.precision.metrics"},
+		{"precision metric of no benchmark", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn("cpu/events_per_second", "hpl/HPL_Tflops")
+		}, "every spec.precision.metrics entry must be a benchmark's name, or a benchmark's name, '/' and one of its metrics (for example hpl/HPL_Tflops): name a benchmark of spec.benchmarks"},
+		{"precision metric that only starts like a benchmark", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn("cpus")
+		}, "every spec.precision.metrics entry must be a benchmark's name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,6 +303,19 @@ func TestSamplesAreValid(t *testing.T) {
 		s.Namespace = h.ns
 		h.g.Expect(k8s.Create(h.ctx, s, client.DryRunAll)).To(Succeed(), f)
 	}
+}
+
+func precisionOn(metrics ...string) *vmbenchv1.PrecisionSpec {
+	return &vmbenchv1.PrecisionSpec{HalfWidthPercent: 5, MaxRepetitions: 4, Metrics: metrics}
+}
+
+// A precision target on a benchmark, or on one of its metrics, is accepted.
+func TestPrecisionIsAccepted(t *testing.T) {
+	h := newHarness(t)
+	s := h.suite("precise", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	s.Spec.Precision = precisionOn("cpu", "cpu/events_per_second")
+	s.Spec.Precision.MaxRepetitions = 20
+	h.g.Expect(k8s.Create(h.ctx, s, client.DryRunAll)).To(Succeed())
 }
 
 // cluster.dedicatedCPUs with requests equal to limits (none lowered) is accepted.
