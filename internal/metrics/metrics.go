@@ -164,34 +164,7 @@ func RunFinished(platformType vmbenchv1.PlatformType, run vmbenchv1.RunStatus, f
 	for _, b := range run.BootSeconds {
 		bootSeconds.WithLabelValues(string(platformType)).Observe(b.Seconds)
 	}
-	for _, p := range StartupPhases(run.StartupSeconds) {
+	for _, p := range run.StartupSeconds.Phases() {
 		startupSeconds.WithLabelValues(string(platformType), p.Name).Observe(p.Seconds)
 	}
-}
-
-// StartupPhase is one phase of a run's start that was seen.
-type StartupPhase struct {
-	// Name is the phase's name in status (podsScheduled, vmiRunning, ...).
-	Name    string
-	Seconds float64
-}
-
-// StartupPhases lists the phases of a run's start that were seen, in the order they happen.
-func StartupPhases(s *vmbenchv1.RunStartup) []StartupPhase {
-	if s == nil {
-		return nil
-	}
-	var out []StartupPhase
-	for _, p := range []struct {
-		name  string
-		value *float64
-	}{
-		{"podsScheduled", s.PodsScheduled}, {"sandboxesReady", s.SandboxesReady}, {"containersStarted", s.ContainersStarted},
-		{"vmiScheduled", s.VMIScheduled}, {"vmiRunning", s.VMIRunning}, {"runnerReady", s.RunnerReady},
-	} {
-		if p.value != nil {
-			out = append(out, StartupPhase{Name: p.name, Seconds: *p.value})
-		}
-	}
-	return out
 }
