@@ -59,7 +59,9 @@ func observeStartup(run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformTyp
 		seen.VMIRunning = latestSeconds(obs.Since, vmiPhaseTimes(obs.VMIs, kubevirtv1.Running))
 		for _, vmi := range obs.VMIs {
 			if pod := launcherPodOf(vmi, obs.Pods); pod != nil {
-				run.LauncherOverhead = largerOverhead(run.LauncherOverhead, launcherOverhead(vmi, pod))
+				if o := launcherOverhead(vmi, pod); o != nil {
+					run.LauncherOverhead = largerOverhead(run.LauncherOverhead, o)
+				}
 			}
 		}
 	} else {
@@ -177,7 +179,8 @@ func launcherPodOf(vmi *kubevirtv1.VirtualMachineInstance, pods []corev1.Pod) *c
 }
 
 // launcherOverhead is what the scheduler reserved for a VM beyond its guest: the pod's requests
-// minus the guest's.
+// minus the guest's. A pod that asks less than its guest was not built the way KubeVirt builds
+// virt-launcher pods (whose compute container alone asks the guest's requests), and gives nil.
 func launcherOverhead(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) *vmbenchv1.ResourceOverhead {
 	requests := podRequests(&pod.Spec)
 	guestCPU, guestMemory := guestRequests(vmi)
@@ -185,6 +188,9 @@ func launcherOverhead(vmi *kubevirtv1.VirtualMachineInstance, pod *corev1.Pod) *
 	cpu.Sub(guestCPU)
 	memory := requests[corev1.ResourceMemory]
 	memory.Sub(guestMemory)
+	if cpu.Sign() < 0 || memory.Sign() < 0 {
+		return nil
+	}
 	return &vmbenchv1.ResourceOverhead{CPU: cpu, Memory: memory}
 }
 

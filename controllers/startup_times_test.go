@@ -173,10 +173,19 @@ func TestLauncherOverhead(t *testing.T) {
 	})
 	// A pod of nobody's VMI is not counted.
 	stray := launcherFor("other", corev1.PodSpec{Containers: []corev1.Container{{Name: "compute", Resources: requests("64", "64Gi")}}})
+	// A pod that asks less than its guest (no requests at all: 0 - 2 CPUs) is not one KubeVirt
+	// built, and gives nothing rather than a negative overhead.
+	bare := launcherFor("c", corev1.PodSpec{Containers: []corev1.Container{{Name: "compute"}}})
 
 	run := &vmbenchv1.RunStatus{}
 	observeStartup(run, vmbenchv1.PlatformVM, startupObservation{Since: startupBase,
-		VMIs: []*kubevirtv1.VirtualMachineInstance{guest("a"), guest("b")}, Pods: []corev1.Pod{stray, a, b}})
+		VMIs: []*kubevirtv1.VirtualMachineInstance{guest("c")}, Pods: []corev1.Pod{bare}})
+	if run.LauncherOverhead != nil {
+		t.Errorf("a pod without requests gave an overhead of %s CPU, %s memory; want none",
+			run.LauncherOverhead.CPU.String(), run.LauncherOverhead.Memory.String())
+	}
+	observeStartup(run, vmbenchv1.PlatformVM, startupObservation{Since: startupBase,
+		VMIs: []*kubevirtv1.VirtualMachineInstance{guest("a"), guest("b"), guest("c")}, Pods: []corev1.Pod{stray, a, b, bare}})
 	if run.LauncherOverhead == nil {
 		t.Fatal("no launcher overhead recorded")
 	}
