@@ -350,6 +350,9 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: fmt.Sprintf("%s: %s was deleted while the run was running; "+
 			"this run's results are lost, later runs go on", ReasonChildDeleted, outcome.Gone)}
 	}
+	if err := r.lookAtStartup(ctx, suite, active, planned.Platform.Type, children); err != nil {
+		return step{}, err
+	}
 	end := after(active.StartTime.Time, run.Deadline)
 	startupEnd := after(active.StartTime.Time, t.startup)
 	runTimedOut := !now.Before(end)

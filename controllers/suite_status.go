@@ -113,6 +113,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 		}
 		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
 		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape)
+		observeRunnerReady(run, rep.Started.Time)
 	}
 	if rep.Done != nil && run.StartTime != nil {
 		orchestration := c.Now.Sub(run.StartTime.Time).Seconds() - rep.Done.BenchmarkSeconds

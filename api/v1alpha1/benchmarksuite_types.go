@@ -366,6 +366,16 @@ type RunStatus struct {
 	// +optional
 	OrchestrationSeconds *float64 `json:"orchestrationSeconds,omitempty"`
 
+	// StartupSeconds is the time to workload: when the run's members reached each phase of their
+	// start, counted from StartTime, the slowest member for each.
+	// +optional
+	StartupSeconds *RunStartup `json:"startupSeconds,omitempty"`
+
+	// LauncherOverhead is set for VM runs: what Kubernetes reserved for a VM beyond its guest, the
+	// virt-launcher pod's requests minus the VMI's, the largest of the run's VMs.
+	// +optional
+	LauncherOverhead *ResourceOverhead `json:"launcherOverhead,omitempty"`
+
 	// Noise is, per node, what the rest of the node did while the run's benchmarks ran on it.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
@@ -379,6 +389,53 @@ type RunStatus struct {
 	// +listType=map
 	// +listMapKey=node
 	CPUs []NodeCPUs `json:"cpus,omitempty"`
+}
+
+// RunStartup holds the phases of a run's start, each in seconds from the run's StartTime (when the
+// controller first created its children) to the moment the last of its members reached the phase,
+// as the controller saw it in their status while the run went on. A phase that was never seen is
+// absent. Container runs have the pod phases, VM runs the VMI phases (named as in kube-burner's
+// vmiLatency); both have runnerReady.
+type RunStartup struct {
+	// PodsScheduled is when the last of the run's pods was bound to a node (its PodScheduled
+	// condition).
+	// +optional
+	PodsScheduled *float64 `json:"podsScheduled,omitempty"`
+
+	// SandboxesReady is when the last pod's sandbox and network were up (its
+	// PodReadyToStartContainers condition, on clusters that report it). The time from it to
+	// ContainersStarted is mostly the image pull.
+	// +optional
+	SandboxesReady *float64 `json:"sandboxesReady,omitempty"`
+
+	// ContainersStarted is when the last container of the run's pods started (its startedAt).
+	// +optional
+	ContainersStarted *float64 `json:"containersStarted,omitempty"`
+
+	// VMIScheduled is when the last VMI entered phase Scheduled: its virt-launcher pod was bound
+	// and running.
+	// +optional
+	VMIScheduled *float64 `json:"vmiScheduled,omitempty"`
+
+	// VMIRunning is when the last VMI entered phase Running: its guest was started.
+	// +optional
+	VMIRunning *float64 `json:"vmiRunning,omitempty"`
+
+	// RunnerReady is when the runner had reached every node and was about to start the first
+	// benchmark, by the runner's clock.
+	// +optional
+	RunnerReady *float64 `json:"runnerReady,omitempty"`
+}
+
+// ResourceOverhead is what a VM's pod asks the scheduler for beyond what its guest was given.
+type ResourceOverhead struct {
+	// CPU is the virt-launcher pod's CPU requests minus the guest's.
+	// +required
+	CPU resource.Quantity `json:"cpu"`
+
+	// Memory is the virt-launcher pod's memory requests minus the guest's.
+	// +required
+	Memory resource.Quantity `json:"memory"`
 }
 
 // NodeNoise sums up the noise of one node of a run over the executions sampled on it. Percentages

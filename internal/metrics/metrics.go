@@ -64,7 +64,26 @@ var (
 		Buckets: []float64{5, 10, 20, 40, 60, 90, 120, 180, 300, 600, 1200},
 	}, []string{"platform_type"})
 
-	perSuite = []*prometheus.GaugeVec{resultValue, resultStdDev, resultSamples, resultRatio, resultOverhead, suitePhase}
+	startupSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "vmbench_run_startup_seconds",
+		Help: "Time to workload: from a run's children being created until the last of its members reached a phase of its start. " +
+			"Labels: platform_type (Container|VM|Host), phase (podsScheduled|sandboxesReady|containersStarted|vmiScheduled|vmiRunning|runnerReady).",
+		Buckets: []float64{1, 2, 5, 10, 20, 40, 60, 90, 120, 180, 300, 600, 1200},
+	}, []string{"platform_type", "phase"})
+
+	launcherOverheadCPU = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmbench_vm_launcher_overhead_cpu_cores",
+		Help: "CPU that Kubernetes reserved for one VM beyond its guest (virt-launcher pod's requests minus the guest's), " +
+			"the largest over the platform's runs. Labels: namespace, suite, platform.",
+	}, append(suiteLabels, "platform"))
+
+	launcherOverheadMemory = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmbench_vm_launcher_overhead_memory_bytes",
+		Help: "Memory that Kubernetes reserved for one VM beyond its guest, as vmbench_vm_launcher_overhead_cpu_cores. Labels as it.",
+	}, append(suiteLabels, "platform"))
+
+	perSuite = []*prometheus.GaugeVec{resultValue, resultStdDev, resultSamples, resultRatio, resultOverhead, suitePhase,
+		launcherOverheadCPU, launcherOverheadMemory}
 )
 
 // Registerer is the registry the collectors go to: controller-runtime's metrics.Registry in the
@@ -76,7 +95,7 @@ type Registerer interface {
 // Register adds every collector to reg. Call it once per process.
 func Register(reg Registerer) {
 	reg.MustRegister(resultValue, resultStdDev, resultSamples, resultRatio, resultOverhead, suitePhase,
-		runsFinished, benchmarkFailures, bootSeconds)
+		runsFinished, benchmarkFailures, bootSeconds, startupSeconds, launcherOverheadCPU, launcherOverheadMemory)
 }
 
 // RecordSuite replaces a suite's gauges with what its status holds now.
@@ -103,6 +122,23 @@ func RecordSuite(s *vmbenchv1.BenchmarkSuite) {
 			resultOverhead.With(l).Set(r.OverheadPercent)
 		}
 	}
+	overheads := map[string]vmbenchv1.ResourceOverhead{}
+	for _, run := range s.Status.Runs {
+		if o := run.LauncherOverhead; o != nil {
+			had, ok := overheads[run.Platform]
+			if !ok || o.CPU.Cmp(had.CPU) > 0 {
+				had.CPU = o.CPU
+			}
+			if !ok || o.Memory.Cmp(had.Memory) > 0 {
+				had.Memory = o.Memory
+			}
+			overheads[run.Platform] = had
+		}
+	}
+	for platform, o := range overheads {
+		launcherOverheadCPU.WithLabelValues(s.Namespace, s.Name, platform).Set(o.CPU.AsApproximateFloat64())
+		launcherOverheadMemory.WithLabelValues(s.Namespace, s.Name, platform).Set(o.Memory.AsApproximateFloat64())
+	}
 	for _, phase := range []vmbenchv1.SuitePhase{vmbenchv1.SuitePending, vmbenchv1.SuiteRunning, vmbenchv1.SuiteComplete, vmbenchv1.SuiteFailed} {
 		v := 0.0
 		if s.Status.Phase == phase {
@@ -127,5 +163,8 @@ func RunFinished(platformType vmbenchv1.PlatformType, run vmbenchv1.RunStatus, f
 	}
 	for _, b := range run.BootSeconds {
 		bootSeconds.WithLabelValues(string(platformType)).Observe(b.Seconds)
+	}
+	for _, p := range run.StartupSeconds.Phases() {
+		startupSeconds.WithLabelValues(string(platformType), p.Name).Observe(p.Seconds)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -303,3 +304,76 @@ func TestRunFinished(t *testing.T) {
 		t.Errorf("node ready histogram grew by %d samples summing to %g, want 2 summing to 75.5", newCount-count, newSum-sum)
 	}
 }
+
+func startupHistogram(t *testing.T, platformType, phase string) (uint64, float64) {
+	t.Helper()
+	got := series(t, "vmbench_run_startup_seconds", map[string]string{"platform_type": platformType, "phase": phase})
+	if len(got) == 0 {
+		return 0, 0
+	}
+	return got[0].GetHistogram().GetSampleCount(), got[0].GetHistogram().GetSampleSum()
+}
+
+func TestRunFinishedStartupPhases(t *testing.T) {
+	phases := []string{"vmiScheduled", "vmiRunning", "runnerReady", "podsScheduled"}
+	type obs struct {
+		count uint64
+		sum   float64
+	}
+	before := map[string]obs{}
+	for _, p := range phases {
+		c, s := startupHistogram(t, "VM", p)
+		before[p] = obs{c, s}
+	}
+	RunFinished(vmbenchv1.PlatformVM, vmbenchv1.RunStatus{Phase: vmbenchv1.RunSucceeded,
+		StartupSeconds: &vmbenchv1.RunStartup{VMIScheduled: ptr(4.5), VMIRunning: ptr(12), RunnerReady: ptr(40)}}, nil)
+	RunFinished(vmbenchv1.PlatformVM, vmbenchv1.RunStatus{Phase: vmbenchv1.RunFailed,
+		StartupSeconds: &vmbenchv1.RunStartup{VMIScheduled: ptr(3)}}, nil)
+	// An old status without startup phases observes nothing.
+	RunFinished(vmbenchv1.PlatformVM, vmbenchv1.RunStatus{Phase: vmbenchv1.RunSucceeded}, nil)
+
+	// vmiScheduled: 4.5 + 3 over two runs; the others once; podsScheduled never on VMs.
+	want := map[string]obs{"vmiScheduled": {2, 7.5}, "vmiRunning": {1, 12}, "runnerReady": {1, 40}, "podsScheduled": {0, 0}}
+	got := map[string]obs{}
+	for _, p := range phases {
+		c, s := startupHistogram(t, "VM", p)
+		got[p] = obs{c - before[p].count, s - before[p].sum}
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(obs{})); diff != "" {
+		t.Errorf("startup histogram growth (-want +got):\n%s", diff)
+	}
+}
+
+func TestRecordSuiteLauncherOverhead(t *testing.T) {
+	s := measuredSuite("ns-overhead", "s", vmbenchv1.SuiteComplete)
+	over := func(cpu, memory string) *vmbenchv1.ResourceOverhead {
+		return &vmbenchv1.ResourceOverhead{CPU: resource.MustParse(cpu), Memory: resource.MustParse(memory)}
+	}
+	s.Status.Runs = []vmbenchv1.RunStatus{
+		{Name: "vm-1", Platform: "vm", LauncherOverhead: over("200m", "250Mi")},
+		{Name: "vm-2", Platform: "vm", LauncherOverhead: over("150m", "300Mi")},
+		{Name: "container-1", Platform: "container"},
+	}
+	RecordSuite(s)
+	value := func(family string) map[string]float64 {
+		out := map[string]float64{}
+		for _, m := range series(t, family, suiteSelector("ns-overhead", "s")) {
+			out[labelMap(m)["platform"]] = m.GetGauge().GetValue()
+		}
+		return out
+	}
+	// The largest per resource over the platform's runs: 200m from vm-1, 300Mi = 314572800 bytes
+	// from vm-2; the container platform has no series.
+	if diff := cmp.Diff(map[string]float64{"vm": 0.2}, value("vmbench_vm_launcher_overhead_cpu_cores")); diff != "" {
+		t.Errorf("cpu overhead (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]float64{"vm": 314572800}, value("vmbench_vm_launcher_overhead_memory_bytes")); diff != "" {
+		t.Errorf("memory overhead (-want +got):\n%s", diff)
+	}
+	ForgetSuite("ns-overhead", "s")
+	if n := len(value("vmbench_vm_launcher_overhead_cpu_cores")) + len(value("vmbench_vm_launcher_overhead_memory_bytes")); n != 0 {
+		t.Errorf("%d overhead series left after ForgetSuite, want 0", n)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -224,7 +224,7 @@ func (r *Report) WriteFirstScreen(w io.Writer) error {
 	for _, line := range r.summaryLegend(noInterval, excluded) {
 		fmt.Fprintln(w, line)
 	}
-	return nil
+	return r.writeStartup(w)
 }
 
 // summaryLegend explains the first screen's figures.

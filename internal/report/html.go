@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
 //go:embed report.html.tmpl
@@ -25,6 +27,9 @@ type htmlPage struct {
 	Legend                   []string
 	Notes                    []string
 	Runs                     []RunRow
+	Startup                  []PlatformStartup
+	StartupPhases            []string
+	StartupLegend            string
 	TolerancePercent         float64
 	Comparisons              int
 	RatioMethod              string
@@ -67,6 +72,7 @@ var htmlFuncs = template.FuncMap{
 		}
 		return s
 	},
+	"phaseWords": phaseWords,
 	"groups": func(ps PlatformSummary) []GroupSummary {
 		return append(append(append([]GroupSummary{}, ps.Benchmarks...), ps.Resources...), ps.Overall)
 	},
@@ -90,7 +96,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		return err
 	}
 	page := htmlPage{Suite: r.Suite, Baseline: r.Baseline, Context: r.Context, Summaries: r.Summaries, Rows: r.Rows,
-		Notes: r.Notes, Runs: r.Runs, TolerancePercent: r.Tolerance * 100, Comparisons: r.Comparisons,
+		Notes: r.Notes, Runs: r.Runs, Startup: r.Startup, StartupPhases: vmbenchv1.StartupPhaseNames, StartupLegend: StartupLegend,
+		TolerancePercent: r.Tolerance * 100, Comparisons: r.Comparisons,
 		RatioMethod: RatioMethod, NoIntervalNote: NoIntervalNote, NoisyCoV: NoisyCoV,
 		FontURL: template.URL("data:font/ttf;base64," + base64.StdEncoding.EncodeToString(liberationsansregular.TTF))} //nolint:gosec // a constant font
 	for _, ps := range r.Summaries {

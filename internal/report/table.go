@@ -117,6 +117,9 @@ type Report struct {
 	// Runs say how each run went: for VMs the accelerator, network, boot times, and for every run
 	// the time orchestration took besides the benchmarks.
 	Runs []RunRow
+	// Startup is, per platform, its runs' time to workload and, for VMs, what Kubernetes reserved per
+	// VM beyond its guest; empty for statuses from before vmbench recorded them.
+	Startup []PlatformStartup
 	// Notes are facts a reader of the table must know: failed executions, the suite's warnings.
 	Notes []string
 }
@@ -178,6 +181,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	r.judgeRows()
 	r.Summaries = summarize(r.Rows, platformOrder(suite))
 	r.Context = contextLine(suite, r)
+	r.Startup = startupOf(suite, platformOrder(suite))
 	for _, res := range suite.Status.Results {
 		if res.Failures > 0 {
 			note := fmt.Sprintf("%s on %s: %d failed execution(s)", res.Benchmark, res.Platform, res.Failures)

@@ -360,6 +360,8 @@ func (h *harness) setVMIPhase(name string, phase kubevirtv1.VirtualMachineInstan
 			return err
 		}
 		vmi.Status.Phase = phase
+		vmi.Status.PhaseTransitionTimestamps = append(vmi.Status.PhaseTransitionTimestamps,
+			kubevirtv1.VirtualMachineInstancePhaseTransitionTimestamp{Phase: phase, PhaseTransitionTimestamp: metav1.Now()})
 		return k8s.Update(h.ctx, vmi)
 	}, timeout, interval).Should(Succeed())
 }

@@ -34,7 +34,7 @@ func runMessages(t *testing.T, run string, factor float64, virtualization string
 	for i, n := range nodes {
 		ready[n] = start.Add(time.Duration(30+i) * time.Second)
 	}
-	msgs := []runplan.Message{{Kind: runplan.KindStarted, Run: run, NodesReady: ready, Virtualization: virtualization}}
+	msgs := []runplan.Message{{Kind: runplan.KindStarted, Run: run, Time: start.Add(40 * time.Second), NodesReady: ready, Virtualization: virtualization}}
 	for _, n := range nodes {
 		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "cpu", Node: n, Metrics: scaled(sysbench, factor), Seconds: 10,
 			RawTail: "CPU speed:\n    events per second:  1345.67\n"})
@@ -198,8 +198,16 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 	for _, r := range st.Runs {
 		h.g.Expect(r.BootSeconds).To(HaveLen(3), r.Name)
 		h.g.Expect(r.OrchestrationSeconds).NotTo(BeNil(), r.Name)
+		// The runner's started message is 40 s after the children's creation, which is at or after
+		// the run's StartTime, both truncated to the second: runnerReady is over 38 s.
+		h.g.Expect(r.StartupSeconds).NotTo(BeNil(), r.Name)
+		h.g.Expect(r.StartupSeconds.RunnerReady).To(HaveValue(BeNumerically(">", 38)), r.Name)
 		if r.Platform == "vm" {
 			h.g.Expect(r.Accelerator).To(Equal(vmbenchv1.AcceleratorEmulation))
+			// node01 and node02 went Running (setVMIPhase writes the transition as KubeVirt does).
+			h.g.Expect(r.StartupSeconds.VMIRunning).NotTo(BeNil(), r.Name)
+			// The harness's launcher pod asks for nothing, less than the guest: no overhead.
+			h.g.Expect(r.LauncherOverhead).To(BeNil(), r.Name)
 		}
 	}
 	h.g.Eventually(func() int {
