@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -288,6 +289,25 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 			e.g.Expect(c.Pinned).To(BeFalse(), "%s %s", run.Name, c.Node)
 		}
 	}
+	// Time to workload: every run records when its nodes' runner started, container runs when their
+	// pods were scheduled and started, VM runs when their VMIs ran; and each VM run what its
+	// virt-launcher pod reserved beyond the guest (KubeVirt adds its own memory overhead to the pod).
+	for _, run := range s.Status.Runs {
+		e.g.Expect(run.StartupSeconds).NotTo(BeNil(), "startup of %s", run.Name)
+		st := run.StartupSeconds
+		e.t.Logf("run %s startup: podsScheduled %v sandboxesReady %v containersStarted %v vmiScheduled %v vmiRunning %v runnerReady %v; launcher overhead %v",
+			run.Name, deref(st.PodsScheduled), deref(st.SandboxesReady), deref(st.ContainersStarted), deref(st.VMIScheduled), deref(st.VMIRunning), deref(st.RunnerReady), run.LauncherOverhead)
+		e.g.Expect(st.RunnerReady).NotTo(BeNil(), "runnerReady of %s", run.Name)
+		e.g.Expect(*st.RunnerReady).To(BeNumerically(">", 0), "runnerReady of %s", run.Name)
+		if run.Platform == "vm" {
+			e.g.Expect(st.VMIRunning).NotTo(BeNil(), "vmiRunning of %s", run.Name)
+			e.g.Expect(run.LauncherOverhead).NotTo(BeNil(), "launcher overhead of %s", run.Name)
+			e.g.Expect(run.LauncherOverhead.Memory.Sign()).To(Equal(1), "launcher memory overhead of %s", run.Name)
+		} else {
+			e.g.Expect(st.PodsScheduled).NotTo(BeNil(), "podsScheduled of %s", run.Name)
+			e.g.Expect(st.ContainersStarted).NotTo(BeNil(), "containersStarted of %s", run.Name)
+		}
+	}
 	withNoise := 0
 	for _, r := range s.Status.Results {
 		for _, m := range r.Metrics {
@@ -375,4 +395,12 @@ func (e *env) expectNoChildren() {
 		g.Expect(k8s.List(e.ctx, policies, client.InNamespace(e.ns))).To(Succeed())
 		g.Expect(policies.Items).To(BeEmpty(), "networkpolicies")
 	}, 3*time.Minute, 5*time.Second).Should(Succeed())
+}
+
+// deref prints an optional figure, or "-" when it is absent.
+func deref(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
 }
