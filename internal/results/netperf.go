@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -62,6 +63,10 @@ const netperfNotAchieved = "Desired confidence was not achieved"
 // so confidence_achieved is the only trace of a result that did not settle:
 // it is kept as a metric rather than turned into an error, because such a
 // run still measured something, just not as precisely as asked.
+//
+// The classic table of a run without -o is read too (see
+// parseNetperfClassic): it gives the throughput and, with -I,
+// confidence_achieved, plus confidence_width_percent when netperf warned.
 func ParseNetperf(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("netperf: empty output")
@@ -77,6 +82,9 @@ func ParseNetperf(output []byte) ([]Metric, error) {
 		}
 	}
 	if header < 0 {
+		if ms, ok := parseNetperfClassic(ls); ok {
+			return ms, nil
+		}
 		return nil, netperfNoCSV(ls)
 	}
 	var values []string
@@ -177,6 +185,86 @@ func netperfConfidence(ms *metricList, number func(string) (float64, bool, error
 	return nil
 }
 
+var (
+	// "MIGRATED TCP STREAM TEST from ... : +/-2.500% @ 95% conf.  : demo".
+	netperfClassicConfidence = regexp.MustCompile(`@ [0-9.]+% conf\.`)
+	// "!!! Confidence intervals: Throughput      : 15.957%".
+	netperfClassicWidth = regexp.MustCompile(`^!!! Confidence intervals: Throughput\s*: ([0-9.]+)%`)
+)
+
+// parseNetperfClassic reads the table netperf prints without -o, for a
+// TCP_RR or TCP_STREAM test without CPU utilisation (-c/-C):
+//
+//	bytes  Bytes  bytes    bytes   secs.    per sec       (TCP_RR)
+//	16384  131072 1        1       2.00     42708.99
+//
+//	bytes  bytes   bytes    secs.    10^6bits/sec         (TCP_STREAM)
+//	131072  16384  16384    2.01     5883.89
+//
+// With -I, netperf prints a warning with the confidence width when it did
+// not achieve the confidence, and nothing (not even the width) when it did.
+// It reports false for any other table.
+func parseNetperfClassic(ls []string) ([]Metric, bool) {
+	units := -1
+	for i, l := range ls {
+		if fields := strings.Fields(l); len(fields) > 0 && fields[0] == "bytes" {
+			units = i
+			break
+		}
+	}
+	if units < 0 {
+		return nil, false
+	}
+	unitFields := strings.Fields(ls[units])
+	var row []float64
+	for _, l := range ls[units+1:] {
+		fields := strings.Fields(l)
+		if len(fields) == 0 {
+			continue
+		}
+		for _, f := range fields {
+			v, ok := parseNumber(f)
+			if !ok {
+				return nil, false
+			}
+			row = append(row, v)
+		}
+		break
+	}
+	var ms metricList
+	switch {
+	case len(unitFields) == 7 && unitFields[5] == "per" && unitFields[6] == "sec" && len(row) == 6 && row[5] >= 0:
+		ms.add("transactions_per_second", row[5], "trans/s", HigherIsBetter)
+	case len(unitFields) == 5 && len(row) == 5 && row[4] >= 0:
+		bits, known := netperfBitsPer[strings.TrimSuffix(unitFields[4], "ec")]
+		if !known {
+			return nil, false
+		}
+		ms.add("bits_per_second", row[4]*bits, unitBitPerS, HigherIsBetter)
+	default:
+		return nil, false
+	}
+	usedConfidence := false
+	achieved := 1.0
+	for _, l := range ls {
+		if netperfClassicConfidence.MatchString(l) {
+			usedConfidence = true
+		}
+		if match := netperfClassicWidth.FindStringSubmatch(strings.TrimSpace(l)); match != nil {
+			if v, ok := parseNumber(match[1]); ok {
+				ms.add("confidence_width_percent", v, unitPercent, LowerIsBetter)
+			}
+		}
+		if strings.Contains(l, netperfNotAchieved) {
+			achieved = 0
+		}
+	}
+	if usedConfidence {
+		ms.add("confidence_achieved", achieved, "bool", HigherIsBetter)
+	}
+	return ms.metrics, true
+}
+
 // netperfNoCSV explains output without an -o header: an error of netperf
 // itself, or the classic table of a run without -o.
 func netperfNoCSV(ls []string) error {
@@ -188,7 +276,7 @@ func netperfNoCSV(ls []string) error {
 	}
 	for _, l := range ls {
 		if strings.Contains(l, "MIGRATED") || strings.Contains(l, "Elapsed") {
-			return errors.New("netperf: classic table output, which vmbench does not read; run the test with the test-specific option -- -o " + netperfOutputSelectors)
+			return errors.New("netperf: a classic table that vmbench does not read (only TCP_RR and TCP_STREAM without -c/-C are known); run the test with the test-specific option -- -o " + netperfOutputSelectors)
 		}
 	}
 	return errors.New("netperf: no -o CSV header (a line with \"Throughput,Throughput Units\"); run netperf with -- -o " + netperfOutputSelectors)

@@ -67,6 +67,50 @@ func TestParseNetperf(t *testing.T) {
 	}
 }
 
+const netperfClassicStreamHead = "MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 127.0.0.1 () port 0 AF_INET : +/-2.500% @ 95% conf.  : demo\n" +
+	"Recv   Send    Send\nSocket Socket  Message  Elapsed\nSize   Size    Size     Time     Throughput\n"
+
+func TestParseNetperfClassic(t *testing.T) {
+	tests := []struct {
+		name  string
+		input []byte
+		want  []Metric
+	}{
+		{"TCP_RR with the warning", readFixture(t, "netperf-tcp-rr-classic.txt"), []Metric{
+			m("transactions_per_second", 42708.99, "trans/s", HigherIsBetter),
+			m("confidence_width_percent", 15.957, "%", LowerIsBetter),
+			m("confidence_achieved", 0, "bool", HigherIsBetter),
+		}},
+		{"TCP_STREAM with the warning", readFixture(t, "netperf-tcp-stream-classic.txt"), []Metric{
+			m("bits_per_second", 5883.89e6, "bit/s", HigherIsBetter),
+			m("confidence_width_percent", 123.967, "%", LowerIsBetter),
+			m("confidence_achieved", 0, "bool", HigherIsBetter),
+		}},
+		{"TCP_STREAM that achieved the confidence, -f G", []byte(netperfClassicStreamHead +
+			"bytes  bytes   bytes    secs.    GBytes/sec\n\n131072  16384  16384    2.01     0.68\n"), []Metric{
+			m("bits_per_second", 0.68*8*1024*1024*1024, "bit/s", HigherIsBetter),
+			m("confidence_achieved", 1, "bool", HigherIsBetter),
+		}},
+		{"TCP_RR without -I", []byte("MIGRATED TCP REQUEST/RESPONSE TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 127.0.0.1 () port 0 AF_INET : demo : first burst 0\n" +
+			"Local /Remote\nSocket Size   Request  Resp.   Elapsed  Trans.\nSend   Recv   Size     Size    Time     Rate\nbytes  Bytes  bytes    bytes   secs.    per sec\n\n" +
+			"16384  131072 1        1       2.00     42708.99\n16384  131072\n"), []Metric{
+			m("transactions_per_second", 42708.99, "trans/s", HigherIsBetter),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ms, err := ParseNetperf(tt.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkMetrics(t, ms)
+			if diff := cmp.Diff(tt.want, ms, approx); diff != "" {
+				t.Errorf("metrics mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestParseNetperfErrors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -74,8 +118,10 @@ func TestParseNetperfErrors(t *testing.T) {
 		want  string
 	}{
 		{"no netserver", readFixture(t, "netperf-error-no-server.txt"), "netperf reported an error: establish control: are you sure there is a netserver listening on 127.0.0.1 at port 12869?"},
-		{"classic TCP_RR", readFixture(t, "netperf-tcp-rr-classic.txt"), "classic table output, which vmbench does not read; run the test with the test-specific option -- -o THROUGHPUT"},
-		{"classic TCP_STREAM", readFixture(t, "netperf-tcp-stream-classic.txt"), "classic table output"},
+		{"classic table with CPU utilisation", []byte(netperfClassicStreamHead +
+			"bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB\n\n131072  16384  16384    2.01     5883.89   25.1     30.2     1.2     1.4\n"),
+			"a classic table that vmbench does not read (only TCP_RR and TCP_STREAM without -c/-C are known); run the test with the test-specific option -- -o THROUGHPUT"},
+		{"classic table cut after the header", []byte(netperfClassicStreamHead + "bytes  bytes   bytes    secs.    10^6bits/sec\n"), "a classic table that vmbench does not read"},
 		{"no header", []byte("29060.24,Trans/s\n"), "no -o CSV header"},
 		{"header only", []byte(netperfStreamHeader), "the -o header has 6 columns but the line after it has 0"},
 		{"truncated row", []byte(netperfStreamHeader + "6495.04,10^6bits/s,95\n"), "has 3"},
