@@ -82,3 +82,13 @@ func FuzzParsePing(f *testing.F) {
 	f.Add([]byte("3 packets transmitted, 3 packets received, 0% packet loss\nround-trip min/avg/max = 0.047/0.060/0.071 ms\n"))
 	fuzzParser(f, ParsePing, "ping")
 }
+
+func FuzzParseNetperf(f *testing.F) {
+	f.Add([]byte(netperfStreamHeader + "357605.71,KBytes/s,95,5.000000,4,3.1\n"))
+	fuzzParser(f, ParseNetperf, "netperf")
+}
+
+func FuzzParseNetcat(f *testing.F) {
+	f.Add([]byte("1024+0 Datensätze ein\n1024+0 Datensätze aus\n1073741824 Bytes (1,1 GB, 1,0 GiB) kopiert, 1,2 s, 894 MB/s\n"))
+	fuzzParser(f, ParseNetcat, "netcat")
+}

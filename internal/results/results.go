@@ -1,7 +1,7 @@
 // Package results turns the raw output of the benchmark tools that vmbench
-// runs (HPCC, sysbench, stress-ng, iozone, iperf3, fio and ping) into a flat
-// list of named metrics, so that a VM run and a container run of the same
-// benchmark can be compared metric by metric.
+// runs (HPCC, sysbench, stress-ng, iozone, iperf3, fio, ping, netperf and
+// netcat) into a flat list of named metrics, so that a VM run and a
+// container run of the same benchmark can be compared metric by metric.
 //
 // Every parser is a pure function: it never panics, never returns NaN or
 // ±Inf, returns metrics in a deterministic order, and returns an error (never
@@ -51,6 +51,8 @@ const (
 	Iperf3         Tool = "iperf3"
 	Fio            Tool = "fio"
 	Ping           Tool = "ping"
+	Netperf        Tool = "netperf"
+	Netcat         Tool = "netcat"
 )
 
 // Units shared by several parsers.
@@ -85,6 +87,9 @@ var toolParsers = []struct {
 	// write_iops (or trim_iops) for jobs that do not read.
 	{Fio, ParseFio, "read_iops"},
 	{Ping, ParsePing, "rtt_avg_ms"},
+	// HeadlineOf falls back to bits_per_second for a TCP_STREAM test.
+	{Netperf, ParseNetperf, "transactions_per_second"},
+	{Netcat, ParseNetcat, "bytes_per_second"},
 }
 
 // Tools returns every supported tool in a fixed order.
@@ -147,6 +152,7 @@ func Headline(tool Tool) string {
 //   - fio: the first "<dir>_iops" in read, write, trim order (so a write-only
 //     job gets write_iops), also with the "<job>_" prefix of multi-job runs;
 //   - stress-ng: the first stressor's bogo_ops_per_second_real;
+//   - netperf: bits_per_second of a TCP_STREAM test;
 //   - iozone: the write figure of the largest file size, and of its largest
 //     record size, because that is the least dominated by caches and per-call
 //     overhead.
@@ -177,6 +183,12 @@ func HeadlineOf(tool Tool, ms []Metric) (Metric, bool) {
 		}
 	case Iozone:
 		return largestIozoneWrite(ms)
+	case Netperf:
+		for _, m := range ms {
+			if m.Name == "bits_per_second" {
+				return m, true
+			}
+		}
 	}
 	return Metric{}, false
 }

@@ -73,7 +73,7 @@ func checkParseError(t *testing.T, parse func([]byte) ([]Metric, error), input [
 }
 
 func TestTools(t *testing.T) {
-	want := []Tool{HPCC, SysbenchCPU, SysbenchMemory, StressNG, Iozone, Iperf3, Fio, Ping}
+	want := []Tool{HPCC, SysbenchCPU, SysbenchMemory, StressNG, Iozone, Iperf3, Fio, Ping, Netperf, Netcat}
 	if diff := cmp.Diff(want, Tools()); diff != "" {
 		t.Errorf("Tools() mismatch (-want +got):\n%s", diff)
 	}
@@ -113,6 +113,8 @@ func TestParseDispatches(t *testing.T) {
 		{Iperf3, "iperf3-tcp-5s.json"},
 		{Fio, "fio-randread-4k-qd16.json"},
 		{Ping, "ping-c10-loopback.txt"},
+		{Netperf, "netperf-tcp-rr-I95,5-i10,3.txt"},
+		{Netcat, "netcat-dd-1G.txt"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool), func(t *testing.T) {
@@ -142,6 +144,8 @@ func TestHeadline(t *testing.T) {
 		Iperf3:         "bits_per_second",
 		Fio:            "read_iops",
 		Ping:           "rtt_avg_ms",
+		Netperf:        "transactions_per_second",
+		Netcat:         "bytes_per_second",
 	}
 	for _, tool := range Tools() {
 		if got := Headline(tool); got != want[tool] {
@@ -181,6 +185,13 @@ func TestHeadlineOfFallbacks(t *testing.T) {
 			m("write_8192k_8192k", 4, unitKiBPerS, HigherIsBetter),
 			m("read_131072k_64k", 5, unitKiBPerS, HigherIsBetter),
 		}, "write_65536k_16384k", true},
+		{"netperf TCP_STREAM", Netperf, []Metric{
+			m("bits_per_second", 1, unitBitPerS, HigherIsBetter),
+			m("confidence_width_percent", 2, unitPercent, LowerIsBetter),
+		}, "bits_per_second", true},
+		{"netperf without throughput", Netperf, []Metric{
+			m("latency_p99_us", 1, "us", LowerIsBetter),
+		}, "", false},
 		{"ping without rtt", Ping, []Metric{
 			m("packet_loss_percent", 100, unitPercent, LowerIsBetter),
 		}, "", false},

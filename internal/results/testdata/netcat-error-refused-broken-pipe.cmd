@@ -1,0 +1,5 @@
+command: bash -c 'trap "" PIPE; LC_ALL=C dd if=/dev/zero bs=1M count=100 | nc -N -v 127.0.0.1 12867' 2>&1 (no listener; SIGPIPE ignored)
+version: dd (coreutils) 9.1, OpenBSD netcat (Debian patchlevel 1.219-1)
+date: 2026-11-25T05:48:00Z
+host: Linux 6.18.44-fc-v782 x86_64, nproc=2, LANG=C.UTF-8 (receiver: nc -l 127.0.0.1 12866 > /dev/null, same host)
+exit_status: 1
