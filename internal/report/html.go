@@ -34,6 +34,8 @@ type htmlPage struct {
 	Comparisons              int
 	RatioMethod              string
 	NoIntervalNote           string
+	// NoInterval and Excluded say whether some summary row carries footnote ¹ or ².
+	NoInterval, Excluded bool
 	NoisyCoV                 float64
 	// FontURL is Liberation Sans as a data: URL: the font gonum/plot measured the plots' text
 	// with, so that labels fit on a machine without it, and nothing is fetched.
@@ -73,9 +75,12 @@ var htmlFuncs = template.FuncMap{
 		return s
 	},
 	"phaseWords": phaseWords,
-	"groups": func(ps PlatformSummary) []GroupSummary {
-		return append(append(append([]GroupSummary{}, ps.Benchmarks...), ps.Resources...), ps.Overall)
-	},
+	"groups": summaryGroups,
+}
+
+// summaryGroups are a platform's summary rows in the order of the table: benchmarks, resources, overall.
+func summaryGroups(ps PlatformSummary) []GroupSummary {
+	return append(append(append([]GroupSummary{}, ps.Benchmarks...), ps.Resources...), ps.Overall)
 }
 
 // inlineSVG turns gonum/plot's SVG document into an element that scales with the page.
@@ -102,6 +107,12 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		FontURL: template.URL("data:font/ttf;base64," + base64.StdEncoding.EncodeToString(liberationsansregular.TTF))} //nolint:gosec // a constant font
 	for _, ps := range r.Summaries {
 		page.Headlines = append(page.Headlines, r.Headline(ps))
+	}
+	for _, ps := range r.Summaries {
+		for _, g := range summaryGroups(ps) {
+			page.NoInterval = page.NoInterval || (g.Ratio != nil && g.Low == nil)
+			page.Excluded = page.Excluded || g.Excluded > 0
+		}
 	}
 	emulated, trimmed := false, false
 	for _, row := range r.Rows {
