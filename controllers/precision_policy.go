@@ -12,10 +12,6 @@ import (
 	"github.com/vmbench/vmbench/internal/report"
 )
 
-// maxRuns is the most runs status.runs holds (its MaxItems); the CRD bounds
-// precision.maxRepetitions times the platforms by it.
-const maxRuns = 40
-
 // plannedRepetitions is how many repetitions of every platform the suite plans now: spec.repetitions,
 // or with spec.precision the number that status.precision has grown to, never above the cap.
 func plannedRepetitions(suite *vmbenchv1.BenchmarkSuite) int32 {
@@ -267,8 +263,6 @@ func precisionProblem(suite *vmbenchv1.BenchmarkSuite) error {
 		return fmt.Errorf("spec.precision needs spec.repetitions of 2 or more: one repetition has no confidence interval")
 	case p.MaxRepetitions < suite.Spec.Repetitions:
 		return fmt.Errorf("spec.precision.maxRepetitions %d is below spec.repetitions %d: raise maxRepetitions", p.MaxRepetitions, suite.Spec.Repetitions)
-	case int(p.MaxRepetitions)*len(suite.Spec.Platforms) > maxRuns:
-		return fmt.Errorf("spec.precision.maxRepetitions %d times %d platforms exceeds %d runs: lower maxRepetitions", p.MaxRepetitions, len(suite.Spec.Platforms), maxRuns)
 	}
 	for _, name := range p.Metrics {
 		benchmark, _, _ := strings.Cut(name, "/")

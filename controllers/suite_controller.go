@@ -172,11 +172,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	setConditions(st, state)
 	setPrecisionReached(suite, precision)
 	st.ObservedGeneration = suite.Generation
-	// Warnings are set both before and after fitting, as fitting may add one.
-	st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
-	if fitStatus(st) {
-		st.Warnings = warnings(suite.Spec, st, r.VMNetwork)
-	}
+	fitWithWarnings(st, func() []string { return warnings(suite.Spec, st, r.VMNetwork) })
 
 	// A status that this pass left as it was is not written: the suites in line are reconciled each
 	// time the line moves, and most of them stay where they were.

@@ -109,7 +109,7 @@ func pinningWarning(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSu
 		return ""
 	}
 	var missing []string
-	first := ""
+	first, firstCompacted := "", ""
 	for _, r := range st.Runs {
 		for _, c := range r.CPUs {
 			if c.Pinned {
@@ -120,9 +120,22 @@ func pinningWarning(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSu
 				first = fmt.Sprintf("run %s node %s could run on CPUs %s of %d online", r.Name, c.Node, c.Allowed, c.Online)
 			}
 		}
+		// A compacted run kept only the names of its unpinned nodes; the CPU list is told from a run
+		// that still has it.
+		if r.Compacted != nil {
+			for _, node := range r.Compacted.Unpinned {
+				missing = append(missing, r.Name+"/"+node)
+				if firstCompacted == "" {
+					firstCompacted = fmt.Sprintf("run %s node %s was not pinned (its CPU list was compacted)", r.Name, node)
+				}
+			}
+		}
 	}
 	if len(missing) == 0 {
 		return ""
+	}
+	if first == "" {
+		first = firstCompacted
 	}
 	return truncate(fmt.Sprintf("cluster.dedicatedCPUs was asked for, but %d run nodes were not pinned (%s): %s; "+
 		"the node's kubelet needs --cpu-manager-policy=static (and, for VMs, KubeVirt's CPUManager feature gate), "+

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -298,13 +299,31 @@ func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sam
 	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
 }
 
-// fitStatus drops per-sample detail, from the metrics with the most samples down, until the status
-// fits statusBudget. It reports whether it dropped anything. The status is marshalled once: dropping
-// a metric's samples removes exactly its `"samples":[...],` from the JSON, thanks to omitempty.
+// fitStatus brings the status within statusBudget. It first compacts the per-node lists of finished
+// runs, oldest first (compactRun), and only then drops per-sample detail, from the metrics with the
+// most samples down: the samples are what the report's statistics are made of (per-repetition means,
+// Welch's test, the noise marks), while a run's per-node lists only explain a run and keep their
+// gist in its summary. Count, mean and standard deviation are never touched. It reports whether it
+// changed anything. The status is marshalled once: dropping a metric's samples removes exactly its
+// `"samples":[...],` from the JSON, thanks to omitempty, and a run is measured before and after.
 func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 	size := statusSize(st)
 	if size <= statusBudget {
 		return false
+	}
+	changed := false
+	for i := range st.Runs {
+		if size <= statusBudget {
+			break
+		}
+		run := &st.Runs[i]
+		if run.CompletionTime == nil || !compactable(run) {
+			continue
+		}
+		before := jsonLen(run)
+		compactRun(run)
+		size += jsonLen(run) - before
+		changed = true
 	}
 	var metrics []*vmbenchv1.MetricSummary
 	for i := range st.Results {
@@ -315,7 +334,6 @@ func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 		}
 	}
 	sort.SliceStable(metrics, func(i, j int) bool { return len(metrics[i].Samples) > len(metrics[j].Samples) })
-	dropped := false
 	for _, m := range metrics {
 		if size <= statusBudget {
 			break
@@ -326,9 +344,79 @@ func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 		}
 		size -= len(`"samples":,`) + len(samples)
 		m.Samples = nil
-		dropped = true
+		changed = true
 	}
-	return dropped
+	return changed
+}
+
+// fitWithWarnings sets the warnings and fits the status, again after each pass that changed it: a
+// pass may add a warning (samples dropped, runs compacted), and the next pass makes room for its
+// bytes. It ends, as every pass that changes something removes a run's lists or a metric's samples.
+func fitWithWarnings(st *vmbenchv1.BenchmarkSuiteStatus, warn func() []string) {
+	st.Warnings = warn()
+	for fitStatus(st) {
+		st.Warnings = warn()
+	}
+}
+
+// maxCompactedMessage is the most of its message that a compacted run keeps.
+const maxCompactedMessage = 256
+
+// compactable is a run that compactRun would make smaller.
+func compactable(run *vmbenchv1.RunStatus) bool {
+	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Message) > maxCompactedMessage
+}
+
+// compactRun replaces a run's per-node lists with their summary: the noisiest node's noise, the
+// slowest VM's boot and the nodes that were not pinned, which is what the warnings and the report
+// use of a run once it ended. It keeps the start of the run's message, which still says whether and
+// why it failed (the Failed condition quotes the messages, cut to its own limit). A summary already
+// there is merged into.
+func compactRun(run *vmbenchv1.RunStatus) {
+	s := run.Compacted
+	if s == nil {
+		s = &vmbenchv1.RunSummary{}
+	}
+	s.Nodes = max(s.Nodes, int32(len(run.Noise)), int32(len(run.CPUs)), int32(len(run.BootSeconds)))
+	for _, n := range run.Noise {
+		if s.MaxNoisePercent == nil || n.MaxPercent > *s.MaxNoisePercent {
+			s.MaxNoisePercent = ptrTo(n.MaxPercent)
+		}
+	}
+	for _, b := range run.BootSeconds {
+		if s.MaxBootSeconds == nil || b.Seconds > *s.MaxBootSeconds {
+			s.MaxBootSeconds = ptrTo(b.Seconds)
+		}
+	}
+	for _, c := range run.CPUs {
+		if !c.Pinned && !slices.Contains(s.Unpinned, c.Node) && len(s.Unpinned) < maxRunNodes {
+			s.Unpinned = append(s.Unpinned, c.Node)
+		}
+	}
+	run.Compacted = s
+	run.Noise, run.CPUs, run.BootSeconds = nil, nil, nil
+	run.Message = truncate(run.Message, maxCompactedMessage)
+}
+
+func ptrTo(x float64) *float64 { return &x }
+
+// compactedRuns counts the runs whose per-node lists were compacted.
+func compactedRuns(st *vmbenchv1.BenchmarkSuiteStatus) int {
+	n := 0
+	for _, r := range st.Runs {
+		if r.Compacted != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func jsonLen(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 func statusSize(st *vmbenchv1.BenchmarkSuiteStatus) int {
@@ -538,6 +626,10 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 	var out []string
 	if samplesTrimmed(st) {
 		out = append(out, "some metrics keep only their statistics, not every sample, so that the status stays small")
+	}
+	if n := compactedRuns(st); n > 0 {
+		out = append(out, fmt.Sprintf("%d of %d runs keep only a summary of their per-node noise, CPU lists and VM boot times "+
+			"(runs[].compacted) and the first %d characters of their message, so that the status stays small", n, len(st.Runs), maxCompactedMessage))
 	}
 	if !spec.Cluster.Guaranteed() {
 		out = append(out, "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU")

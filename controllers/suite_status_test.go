@@ -1294,12 +1294,12 @@ func TestFitStatus(t *testing.T) {
 
 // TestWorstCaseStatusSize fills a suite's status at every API maximum, as the reconciler does, and
 // checks that fitStatus brings it within its budget and the object stays well below etcd's limit of
-// 1.5 MiB, without losing any statistic.
+// 1.5 MiB, without losing any statistic: runs are compacted oldest first, then samples are dropped.
 func TestWorstCaseStatusSize(t *testing.T) {
 	const (
 		maxBenchmarks  = 12
 		maxPlatforms   = 4
-		maxRepetitions = 10
+		maxRepetitions = 30
 		maxNodes       = 8
 		metricsPerRes  = 40
 		objectLimit    = 1 << 20
@@ -1326,6 +1326,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "bench"},
 		Tolerations: []corev1.Toleration{{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
 	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs-client", Size: quantity("4Gi")}
+	suite.Spec.Precision = &vmbenchv1.PrecisionSpec{HalfWidthPercent: 0.5, MaxRepetitions: maxRepetitions}
 	types := []vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkFio,
 		vmbenchv1.BenchmarkPing, vmbenchv1.BenchmarkHPCC, vmbenchv1.BenchmarkSysbenchMemory, vmbenchv1.BenchmarkStressNGCPU,
 		vmbenchv1.BenchmarkStressNGVM, vmbenchv1.BenchmarkIozone}
@@ -1333,6 +1334,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	for i := 0; i < maxBenchmarks; i++ {
 		name := fmt.Sprintf("benchmark-%02d-%s", i, strings.Repeat("x", 11)) // 24 characters, the API maximum
 		suite.Spec.Benchmarks = append(suite.Spec.Benchmarks, vmbenchv1.Benchmark{Name: name, Type: types[i%len(types)]})
+		suite.Spec.Precision.Metrics = append(suite.Spec.Precision.Metrics, name)
 	}
 	// kubectl apply keeps the applied spec in an annotation, and the API server stores the defaults.
 	applied, err := json.Marshal(suite)
@@ -1369,6 +1371,12 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	for i := range st.Runs {
 		run := &st.Runs[i]
 		run.StartTime = &metav1.Time{Time: finishStart}
+		// What the run's start recorded while it went on: every phase, and the launcher's overhead.
+		phase := 123.456789
+		run.StartupSeconds = &vmbenchv1.RunStartup{PodsScheduled: &phase, SandboxesReady: &phase, ContainersStarted: &phase,
+			VMIScheduled: &phase, VMIRunning: &phase, RunnerReady: &phase}
+		run.LauncherOverhead = &vmbenchv1.ResourceOverhead{CPU: *quantity("1234567m"), Memory: *quantity("123456789Ki")}
+		run.Network = string(platform.VMNetworkMasquerade)
 		ready := map[string]time.Time{}
 		created := map[string]time.Time{}
 		cpuSets := map[string]runplan.CPUSet{}
@@ -1428,28 +1436,40 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		}
 	}
 	for _, r := range st.Runs {
+		if r.StartupSeconds == nil || r.StartupSeconds.RunnerReady == nil || len(r.StartupSeconds.Phases()) != 6 {
+			t.Fatalf("run %s recorded startup %+v, want every phase", r.Name, r.StartupSeconds)
+		}
 		if len(r.Message) != 1024 || len(r.BootSeconds) != maxNodes || len(r.Noise) != maxNodes || len(r.CPUs) != maxNodes {
 			t.Fatalf("run %s has a message of %d bytes, %d boot times, %d noise and %d CPU figures, want 1024 and %d of each",
 				r.Name, len(r.Message), len(r.BootSeconds), len(r.Noise), len(r.CPUs), maxNodes)
 		}
 	}
 
+	// The reconciler judges precision before it fits the status.
+	precision := applyPrecision(suite)
+	if len(st.Runs) != maxPlatforms*maxRepetitions || st.Precision == nil {
+		t.Fatalf("after applyPrecision: %d runs and precision %v, want %d runs and a precision status", len(st.Runs), st.Precision, maxPlatforms*maxRepetitions)
+	}
+
 	before := statsOf(st)
+	runsBefore := slices.Clone(st.Runs)
 	sizeBefore, samplesBefore := jsonSize(t, st), 0
+	sectionsBefore := fmt.Sprintf("results %d, ratios %d, runs %d", jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs))
 	for _, s := range before {
 		samplesBefore += s.Samples
 		if s.N != maxRepetitions*maxNodes && s.N != maxRepetitions*int32(len(pairs)) {
 			t.Fatalf("a metric counted %d samples, want %d or %d", s.N, maxRepetitions*maxNodes, maxRepetitions*len(pairs))
 		}
 	}
+	// The rest of status is set before fitting, as in Reconcile, and the warnings again after it.
+	st.Headline = headline(suite.Spec, st.Ratios)
+	setConditions(st, suiteState{Generation: 1, Now: finishNow})
+	setPrecisionReached(suite, precision)
 	start := time.Now()
-	dropped := fitStatus(st)
+	fitWithWarnings(st, func() []string { return warnings(suite.Spec, st, platform.VMNetworkMasquerade) })
 	elapsed := time.Since(start)
 	sizeAfter := jsonSize(t, st)
 
-	if !dropped {
-		t.Error("fitStatus() = false for a status at every API maximum, want true")
-	}
 	if sizeAfter > statusBudget {
 		t.Errorf("status is %d bytes after fitStatus, more than the budget of %d", sizeAfter, statusBudget)
 	}
@@ -1473,27 +1493,71 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		}
 		samplesAfter += a.Samples
 	}
+	// At every API maximum some samples still fit: the statistics alone leave room under the budget.
+	if kept == 0 {
+		t.Errorf("no metric kept its samples: the status without any sample is too close to the budget of %d", statusBudget)
+	}
 	// The biggest go first: no metric that kept its samples had more than one that lost them.
 	if largestKept > smallestDropped {
 		t.Errorf("a metric with %d samples kept them while one with %d lost them", largestKept, smallestDropped)
 	}
-
-	// The rest of status is set after fitStatus, as in Reconcile.
-	st.Headline = headline(suite.Spec, st.Ratios)
-	st.Warnings = warnings(suite.Spec, st, platform.VMNetworkMasquerade)
-	setConditions(st, suiteState{Generation: 1, Now: finishNow})
-	if len(st.Warnings) == 0 || !strings.Contains(st.Warnings[0], "keep only their statistics") {
-		t.Errorf("warnings %q do not say that samples were dropped", st.Warnings)
+	// Runs are compacted before any sample is dropped, oldest first: the compacted runs are a prefix,
+	// and here, with samples dropped, every run. Each keeps its summary and the rest of its fields.
+	compacted := 0
+	for i, r := range st.Runs {
+		if r.Compacted == nil {
+			t.Errorf("run %s was not compacted, though samples were dropped", r.Name)
+			continue
+		}
+		compacted++
+		want := runsBefore[i]
+		want.Noise, want.CPUs, want.BootSeconds = nil, nil, nil
+		want.Message = want.Message[:maxCompactedMessage-3] + "..."
+		want.Compacted = &vmbenchv1.RunSummary{Nodes: maxNodes, MaxNoisePercent: ptrTo(maxNoise(runsBefore[i].Noise)),
+			MaxBootSeconds: ptrTo(maxBoot(runsBefore[i].BootSeconds)), Unpinned: nodes}
+		if diff := cmp.Diff(want, r); diff != "" {
+			t.Errorf("compacted run %s mismatch (-want +got):\n%s", r.Name, diff)
+		}
 	}
+
+	if len(st.Warnings) < 2 || !strings.Contains(st.Warnings[0], "keep only their statistics") ||
+		!strings.Contains(st.Warnings[1], fmt.Sprintf("%d of %d runs keep only a summary", compacted, len(st.Runs))) {
+		t.Errorf("warnings %q do not say that samples were dropped and runs compacted", st.Warnings)
+	}
+	bare := st.DeepCopy()
+	for i := range bare.Results {
+		for j := range bare.Results[i].Metrics {
+			bare.Results[i].Metrics[j].Samples = nil
+		}
+	}
+	floor := jsonSize(t, bare)
 	total := jsonSize(t, suite)
-	t.Logf("status before fitStatus: %d bytes (%.2f MiB), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, in %s",
-		sizeBefore, float64(sizeBefore)/(1<<20), samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before), elapsed)
+	t.Logf("status without any sample: %d bytes, %.1f%% of the budget", floor, 100*float64(floor)/statusBudget)
+	t.Logf("status before fitStatus: %d bytes (%.2f MiB; %s), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, %d of %d runs compacted, in %s",
+		sizeBefore, float64(sizeBefore)/(1<<20), sectionsBefore, samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before),
+		compacted, len(st.Runs), elapsed)
 	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
 		jsonSize(t, st), jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs), jsonSize(t, st.Conditions), jsonSize(t, st.Warnings),
 		total, float64(total)/(1<<20), jsonSize(t, suite.Spec), len(applied))
 	if total >= objectLimit {
 		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)
 	}
+}
+
+func maxNoise(ns []vmbenchv1.NodeNoise) float64 {
+	m := 0.0
+	for _, n := range ns {
+		m = max(m, n.MaxPercent)
+	}
+	return m
+}
+
+func maxBoot(bs []vmbenchv1.NodeTiming) float64 {
+	m := 0.0
+	for _, b := range bs {
+		m = max(m, b.Seconds)
+	}
+	return m
 }
 
 // Once a metric's samples were dropped or capped, later values only go into its statistics: the

@@ -153,7 +153,6 @@ type SharedStorage struct {
 // +kubebuilder:validation:XValidation:rule="has(self.sharedStorage) || self.benchmarks.all(b, (!has(b.iozone) || !b.iozone.targets.exists(t, t == 'Shared')) && (!has(b.fio) || b.fio.target != 'Shared'))",message="a benchmark uses the Shared storage target: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.repetitions >= 2",message="spec.precision needs spec.repetitions of 2 or more, the minimum number of repetitions: one repetition has no confidence interval"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.maxRepetitions >= self.repetitions",message="spec.precision.maxRepetitions must be at least spec.repetitions, the minimum: raise maxRepetitions or lower repetitions"
-// +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.maxRepetitions * size(self.platforms) <= 40",message="spec.precision.maxRepetitions times the number of platforms must be at most 40 runs: lower maxRepetitions or list fewer platforms"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.metrics.all(m, self.benchmarks.exists(b, m == b.name || m.startsWith(b.name + '/')))",message="every spec.precision.metrics entry must be a benchmark's name, or a benchmark's name, '/' and one of its metrics (for example hpl/HPL_Tflops): name a benchmark of spec.benchmarks"
 // +kubebuilder:validation:XValidation:rule="self.benchmarks.all(b, !has(b.hpcc) || !has(b.hpcc.p) || !has(b.hpcc.q) || b.hpcc.p * b.hpcc.q == (has(b.hpcc.ranksPerNode) ? b.hpcc.ranksPerNode : self.cluster.cpu) * self.cluster.nodes)",message="hpcc p*q must equal the number of MPI ranks, ranksPerNode (default: cluster.cpu) * cluster.nodes: change hpcc.p and hpcc.q, or leave both out for the squarest grid"
 type BenchmarkSuiteSpec struct {
@@ -192,7 +191,7 @@ type BenchmarkSuiteSpec struct {
 	// +optional
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=10
+	// +kubebuilder:validation:Maximum=30
 	Repetitions int32 `json:"repetitions,omitempty"`
 
 	// Precision, when set, makes spec.repetitions the minimum: once every planned run succeeded, the
@@ -234,7 +233,7 @@ type PrecisionSpec struct {
 	// PrecisionReached False naming the metrics above the target.
 	// +required
 	// +kubebuilder:validation:Minimum=2
-	// +kubebuilder:validation:Maximum=20
+	// +kubebuilder:validation:Maximum=30
 	MaxRepetitions int32 `json:"maxRepetitions"`
 
 	// Metrics names what must reach the target: a benchmark's name (every metric it measures) or
@@ -389,6 +388,36 @@ type RunStatus struct {
 	// +listType=map
 	// +listMapKey=node
 	CPUs []NodeCPUs `json:"cpus,omitempty"`
+
+	// Compacted is set when the run's per-node lists (noise, cpus, bootSeconds) were dropped and its
+	// message cut to 256 characters to keep the status within its size budget, oldest runs first; it
+	// keeps what the lists said in short, and status.warnings says that runs were compacted.
+	// +optional
+	Compacted *RunSummary `json:"compacted,omitempty"`
+}
+
+// RunSummary is what a run's per-node lists said, kept when the lists themselves were dropped.
+type RunSummary struct {
+	// Nodes is the number of nodes the lists covered.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Nodes int32 `json:"nodes"`
+
+	// MaxNoisePercent is the noisiest node's maxPercent; absent when no noise was sampled.
+	// +optional
+	MaxNoisePercent *float64 `json:"maxNoisePercent,omitempty"`
+
+	// MaxBootSeconds is the slowest VM's boot time; absent when none was measured (container runs).
+	// +optional
+	MaxBootSeconds *float64 `json:"maxBootSeconds,omitempty"`
+
+	// Unpinned names the nodes whose CPUs were not pinned; empty when every node whose CPUs were
+	// seen was pinned.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=16
+	// +listType=atomic
+	Unpinned []string `json:"unpinned,omitempty"`
 }
 
 // RunStartup holds the phases of a run's start, each in seconds from the run's StartTime (when the
@@ -732,9 +761,9 @@ type BenchmarkSuiteStatus struct {
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
-	// Runs lists every run in execution order.
+	// Runs lists every run in execution order: at most 4 platforms times 30 repetitions.
 	// +optional
-	// +kubebuilder:validation:MaxItems=40
+	// +kubebuilder:validation:MaxItems=120
 	// +listType=map
 	// +listMapKey=name
 	Runs []RunStatus `json:"runs,omitempty"`

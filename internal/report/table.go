@@ -132,7 +132,10 @@ type RunRow struct {
 	Accelerator string
 	Network     string
 	// BootSeconds is per VM, in the run's node order: VMI created to the runner reaching it.
-	BootSeconds          []vmbenchv1.NodeTiming
+	BootSeconds []vmbenchv1.NodeTiming
+	// SlowestBootSeconds is set instead of BootSeconds for a run whose per-node lists were compacted
+	// in status: only its slowest VM's boot time is left.
+	SlowestBootSeconds   *float64
 	OrchestrationSeconds *float64
 }
 
@@ -193,9 +196,13 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	}
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
 	for _, run := range suite.Status.Runs {
-		r.Runs = append(r.Runs, RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
+		row := RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
 			Accelerator: string(run.Accelerator), Network: run.Network, BootSeconds: run.BootSeconds,
-			OrchestrationSeconds: run.OrchestrationSeconds})
+			OrchestrationSeconds: run.OrchestrationSeconds}
+		if run.Compacted != nil && len(run.BootSeconds) == 0 {
+			row.SlowestBootSeconds = run.Compacted.MaxBootSeconds
+		}
+		r.Runs = append(r.Runs, row)
 	}
 	return r, nil
 }
@@ -583,6 +590,9 @@ func (r *Report) writeRuns(w io.Writer) error {
 		boot := make([]string, len(run.BootSeconds))
 		for i, b := range run.BootSeconds {
 			boot[i] = fmt.Sprintf("%s %.0f", b.Node, b.Seconds)
+		}
+		if run.SlowestBootSeconds != nil {
+			boot = append(boot, fmt.Sprintf("slowest %.0f", *run.SlowestBootSeconds))
 		}
 		orchestration := "-"
 		if run.OrchestrationSeconds != nil {

@@ -520,3 +520,32 @@ func TestBuildHolm(t *testing.T) {
 		t.Errorf("table lacks the count of significant rows:\n%s", out.String())
 	}
 }
+
+// A run whose per-node lists the controller compacted shows its slowest VM boot in the runs table.
+func TestRunsTableShowsCompactedBoot(t *testing.T) {
+	suite := demoSuite()
+	run := &suite.Status.Runs[1]
+	run.BootSeconds = nil
+	slowest := 97.4
+	run.Compacted = &vmbenchv1.RunSummary{Nodes: 3, MaxBootSeconds: &slowest}
+	r, err := Build(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := r.writeRuns(&b); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, run.Name+" ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "slowest 97") {
+		t.Errorf("runs table line %q does not show the compacted run's slowest boot", line)
+	}
+	if other := suite.Status.Runs[2]; !strings.Contains(b.String(), other.BootSeconds[0].Node+" ") {
+		t.Errorf("runs table lost the per-node boot times of uncompacted run %s:\n%s", other.Name, b.String())
+	}
+}
