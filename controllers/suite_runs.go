@@ -43,7 +43,7 @@ func plannedRuns(suite *vmbenchv1.BenchmarkSuite) []plannedRun {
 }
 
 // DefaultedBenchmarks are the suite's benchmarks with every default applied. The default pairs of a
-// left-out iperf3 or ping block include node-node only where there are two workers to pair; an
+// left-out iperf3, ping, netperf or netcat block include node-node only where there are two workers to pair; an
 // explicit node-node on a smaller cluster is refused by the CRD.
 func DefaultedBenchmarks(suite *vmbenchv1.BenchmarkSuite) []vmbenchv1.Benchmark {
 	out := make([]vmbenchv1.Benchmark, len(suite.Spec.Benchmarks))
@@ -55,6 +55,12 @@ func DefaultedBenchmarks(suite *vmbenchv1.BenchmarkSuite) []vmbenchv1.Benchmark 
 		}
 		if small && b.Ping == nil && out[i].Ping != nil {
 			out[i].Ping.Pairs = withoutNodeToNode(out[i].Ping.Pairs)
+		}
+		if small && b.Netperf == nil && out[i].Netperf != nil {
+			out[i].Netperf.Pairs = withoutNodeToNode(out[i].Netperf.Pairs)
+		}
+		if small && b.Netcat == nil && out[i].Netcat != nil {
+			out[i].Netcat.Pairs = withoutNodeToNode(out[i].Netcat.Pairs)
 		}
 	}
 	return out
@@ -70,8 +76,8 @@ func withoutNodeToNode(pairs []vmbenchv1.NodePair) []vmbenchv1.NodePair {
 	return out
 }
 
-// executions is how many times one run executes a benchmark: once per node, block size, target or
-// pair. It bounds the run's deadline, so it errs on the high side.
+// executions is how many times one run executes a benchmark: once per node, block size, target,
+// pair or netperf test. It bounds the run's deadline, so it errs on the high side.
 func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
 	n := int64(nodes)
 	switch b.Type {
@@ -85,6 +91,10 @@ func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
 		return n * int64(len(b.Iperf3.Pairs))
 	case vmbenchv1.BenchmarkPing:
 		return n * int64(len(b.Ping.Pairs))
+	case vmbenchv1.BenchmarkNetperf:
+		return n * int64(len(b.Netperf.Pairs)) * int64(len(b.Netperf.Tests))
+	case vmbenchv1.BenchmarkNetcat:
+		return n * int64(len(b.Netcat.Pairs))
 	}
 	return n
 }

@@ -127,6 +127,11 @@ func TestExecutions(t *testing.T) {
 		{name: "ping per node and pair", nodes: 4, want: 8, b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkPing,
 			Ping: &vmbenchv1.PingParams{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode, vmbenchv1.PairNodeToNode}}}},
 		{name: "fio once per node", b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkFio}, nodes: 8, want: 8},
+		{name: "netperf per node, pair and test", b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkNetperf}, nodes: 3, want: 18},
+		{name: "netperf one test", nodes: 3, want: 6, b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkNetperf,
+			Netperf: &vmbenchv1.NetperfParams{Tests: []vmbenchv1.NetperfTest{vmbenchv1.NetperfTCPRR},
+				Pairs: []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode, vmbenchv1.PairNodeToMaster}}}},
+		{name: "netcat per node and pair", b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkNetcat}, nodes: 4, want: 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,6 +339,8 @@ func TestDefaultPairsFitTheCluster(t *testing.T) {
 				{Name: "net", Type: vmbenchv1.BenchmarkIperf3},
 				{Name: "ping", Type: vmbenchv1.BenchmarkPing},
 				{Name: "explicit", Type: vmbenchv1.BenchmarkPing, Ping: &vmbenchv1.PingParams{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairNodeToMaster}}},
+				{Name: "netperf", Type: vmbenchv1.BenchmarkNetperf},
+				{Name: "netcat", Type: vmbenchv1.BenchmarkNetcat},
 			},
 		}}
 		got := DefaultedBenchmarks(s)
@@ -342,6 +349,12 @@ func TestDefaultPairsFitTheCluster(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, got[1].Ping.Pairs); diff != "" {
 			t.Errorf("%d nodes, ping pairs (-want +got):\n%s", tc.nodes, diff)
+		}
+		if diff := cmp.Diff(tc.want, got[3].Netperf.Pairs); diff != "" {
+			t.Errorf("%d nodes, netperf pairs (-want +got):\n%s", tc.nodes, diff)
+		}
+		if diff := cmp.Diff(tc.want, got[4].Netcat.Pairs); diff != "" {
+			t.Errorf("%d nodes, netcat pairs (-want +got):\n%s", tc.nodes, diff)
 		}
 		if diff := cmp.Diff([]vmbenchv1.NodePair{vmbenchv1.PairNodeToMaster}, got[2].Ping.Pairs); diff != "" {
 			t.Errorf("%d nodes, explicit pairs changed (-want +got):\n%s", tc.nodes, diff)

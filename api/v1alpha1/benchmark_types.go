@@ -1,7 +1,7 @@
 package v1alpha1
 
 // BenchmarkType names a tool and what it measures.
-// +kubebuilder:validation:Enum=hpcc;sysbench-cpu;sysbench-memory;stress-ng-cpu;stress-ng-vm;iozone;iperf3;ping;fio
+// +kubebuilder:validation:Enum=hpcc;sysbench-cpu;sysbench-memory;stress-ng-cpu;stress-ng-vm;iozone;iperf3;ping;fio;netperf;netcat
 type BenchmarkType string
 
 const (
@@ -14,6 +14,8 @@ const (
 	BenchmarkIperf3         BenchmarkType = "iperf3"
 	BenchmarkPing           BenchmarkType = "ping"
 	BenchmarkFio            BenchmarkType = "fio"
+	BenchmarkNetperf        BenchmarkType = "netperf"
+	BenchmarkNetcat         BenchmarkType = "netcat"
 )
 
 // Benchmark is one tool with its parameters. Only the parameter block that matches Type may be set;
@@ -27,11 +29,14 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.iperf3) || self.type == 'iperf3'",message="iperf3 parameters need type: iperf3"
 // +kubebuilder:validation:XValidation:rule="!has(self.ping) || self.type == 'ping'",message="ping parameters need type: ping"
 // +kubebuilder:validation:XValidation:rule="!has(self.fio) || self.type == 'fio'",message="fio parameters need type: fio"
+// +kubebuilder:validation:XValidation:rule="!has(self.netperf) || self.type == 'netperf'",message="netperf parameters need type: netperf"
+// +kubebuilder:validation:XValidation:rule="!has(self.netcat) || self.type == 'netcat'",message="netcat parameters need type: netcat"
 // +kubebuilder:validation:XValidation:fieldPath=".sysbenchCPU.duration",rule="!has(self.sysbenchCPU) || !has(self.sysbenchCPU.duration) || !has(self.timeout) || !self.sysbenchCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.sysbenchCPU.duration) < duration(self.timeout)",message="sysbenchCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower sysbenchCPU.duration or raise timeout"
 // +kubebuilder:validation:XValidation:fieldPath=".stressNGCPU.duration",rule="!has(self.stressNGCPU) || !has(self.stressNGCPU.duration) || !has(self.timeout) || !self.stressNGCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGCPU.duration) < duration(self.timeout)",message="stressNGCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGCPU.duration or raise timeout"
 // +kubebuilder:validation:XValidation:fieldPath=".stressNGVM.duration",rule="!has(self.stressNGVM) || !has(self.stressNGVM.duration) || !has(self.timeout) || !self.stressNGVM.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGVM.duration) < duration(self.timeout)",message="stressNGVM.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGVM.duration or raise timeout"
 // +kubebuilder:validation:XValidation:fieldPath=".iperf3.duration",rule="!has(self.iperf3) || !has(self.iperf3.duration) || !has(self.timeout) || !self.iperf3.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.iperf3.duration) < duration(self.timeout)",message="iperf3.duration must be shorter than the benchmark's timeout, which bounds each execution: lower iperf3.duration or raise timeout"
 // +kubebuilder:validation:XValidation:fieldPath=".fio.runtime",rule="!has(self.fio) || !has(self.fio.runtime) || !has(self.timeout) || !self.fio.runtime.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.fio.runtime) < duration(self.timeout)",message="fio.runtime must be shorter than the benchmark's timeout, which bounds each execution: lower fio.runtime or raise timeout"
+// +kubebuilder:validation:XValidation:fieldPath=".netperf.duration",rule="!has(self.netperf) || !has(self.netperf.duration) || !has(self.timeout) || !self.netperf.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.netperf.duration) < duration(self.timeout)",message="netperf.duration must be shorter than the benchmark's timeout, which bounds each execution: lower netperf.duration or raise timeout"
 type Benchmark struct {
 	// Name identifies the benchmark in status and metrics, for example "hpcc" or "fio-randread".
 	// +required
@@ -86,6 +91,14 @@ type Benchmark struct {
 	// Fio holds the parameters of type fio.
 	// +optional
 	Fio *FioParams `json:"fio,omitempty"`
+
+	// Netperf holds the parameters of type netperf.
+	// +optional
+	Netperf *NetperfParams `json:"netperf,omitempty"`
+
+	// Netcat holds the parameters of type netcat.
+	// +optional
+	Netcat *NetcatParams `json:"netcat,omitempty"`
 }
 
 // HPCCParams are the HPL.dat knobs of the HPC Challenge run across all nodes of a run.
@@ -421,4 +434,104 @@ type FioParams struct {
 	// +optional
 	// +kubebuilder:default=Local
 	Target StorageTarget `json:"target,omitempty"`
+}
+
+// NetperfTest is a netperf test: TCP_RR (request/response transactions of one byte each way, with
+// latency percentiles) or TCP_STREAM (bulk throughput).
+// +kubebuilder:validation:Enum=TCP_RR;TCP_STREAM
+type NetperfTest string
+
+const (
+	NetperfTCPRR     NetperfTest = "TCP_RR"
+	NetperfTCPStream NetperfTest = "TCP_STREAM"
+)
+
+// NetperfParams configure netperf between the nodes of a run. netserver listens on the far node of
+// each pair, on the control port 12865 and the data port 12866.
+type NetperfParams struct {
+	// Tests are the netperf tests to run, one execution per test and pair.
+	// +optional
+	// +kubebuilder:default={TCP_RR,TCP_STREAM}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=set
+	Tests []NetperfTest `json:"tests,omitempty"`
+
+	// Duration of each iteration of a test (netperf -l). netperf repeats a test up to
+	// confidence.maxIterations times, so one execution takes up to that many durations.
+	// +optional
+	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set duration between 1s and 1h"
+	Duration *Duration `json:"duration,omitempty"`
+
+	// Confidence is netperf's own iteration to a confidence interval (netperf -I and -i): each test
+	// is repeated until the interval of its throughput is narrow enough, or maxIterations is
+	// reached. When left out, every field takes its default.
+	// +optional
+	// +kubebuilder:default={}
+	Confidence *NetperfConfidence `json:"confidence,omitempty"`
+
+	// Pairs are the directions to measure.
+	// +optional
+	// +kubebuilder:default={master-node,node-master,node-node}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	Pairs []NodePair `json:"pairs,omitempty"`
+}
+
+// NetperfConfidence is the confidence interval netperf iterates to (netperf -I level,width and
+// -i maxIterations,minIterations).
+// +kubebuilder:validation:XValidation:rule="!has(self.minIterations) || !has(self.maxIterations) || self.minIterations <= self.maxIterations",message="set confidence.minIterations at most confidence.maxIterations"
+type NetperfConfidence struct {
+	// Level is the confidence level in percent.
+	// +optional
+	// +kubebuilder:default=95
+	// +kubebuilder:validation:Enum=95;99
+	Level int32 `json:"level,omitempty"`
+
+	// WidthPercent is the widest interval accepted, in percent of the mean throughput.
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=50
+	WidthPercent int32 `json:"widthPercent,omitempty"`
+
+	// MinIterations is the number of iterations netperf always runs; netperf runs at least 3.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=3
+	// +kubebuilder:validation:Maximum=30
+	MinIterations int32 `json:"minIterations,omitempty"`
+
+	// MaxIterations is the number of iterations after which netperf gives up and reports the
+	// interval it reached (the result's confidence_achieved is then 0); netperf runs at most 30.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=3
+	// +kubebuilder:validation:Maximum=30
+	MaxIterations int32 `json:"maxIterations,omitempty"`
+}
+
+// NetcatParams configure a bulk transfer between the nodes of a run: dd sends Size bytes of zeros
+// through nc to a receiver on the far node of each pair (port 12867), which discards them.
+type NetcatParams struct {
+	// Size is the amount of data each transfer sends, a quantity such as 1Gi or 500Mi, rounded up to
+	// whole MiB. dd stops its clock when the last block is in the pipe, with up to a few MiB still in
+	// flight: 1Gi or more keeps that error under 1%. It is a string rather than a resource.Quantity
+	// so that its length, and so the cost of its rule, is bounded.
+	// +optional
+	// +kubebuilder:default="1Gi"
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?([KMGT]i|[kMGT])?$`
+	// +kubebuilder:validation:XValidation:rule="!isQuantity(self) || (quantity(self).compareTo(quantity('1Mi')) >= 0 && quantity(self).compareTo(quantity('16Gi')) <= 0)",message="set netcat.size between 1Mi and 16Gi"
+	Size string `json:"size,omitempty"`
+
+	// Pairs are the directions to measure.
+	// +optional
+	// +kubebuilder:default={master-node,node-master,node-node}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	Pairs []NodePair `json:"pairs,omitempty"`
 }

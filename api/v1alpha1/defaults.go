@@ -75,6 +75,31 @@ func (b Benchmark) WithDefaults() Benchmark {
 		if b.Iperf3.ServerPort == 0 {
 			b.Iperf3.ServerPort = 5201
 		}
+	case BenchmarkNetperf:
+		b.Netperf = orNew(b.Netperf)
+		if len(b.Netperf.Tests) == 0 {
+			b.Netperf.Tests = []NetperfTest{NetperfTCPRR, NetperfTCPStream}
+		}
+		b.Netperf.Duration = orDuration(b.Netperf.Duration, "10s")
+		b.Netperf.Confidence = orNew(b.Netperf.Confidence)
+		c := b.Netperf.Confidence
+		if c.Level == 0 {
+			c.Level = 95
+		}
+		if c.WidthPercent == 0 {
+			c.WidthPercent = 5
+		}
+		if c.MinIterations == 0 {
+			c.MinIterations = 3
+		}
+		if c.MaxIterations == 0 {
+			c.MaxIterations = 10
+		}
+		b.Netperf.Pairs = orPairs(b.Netperf.Pairs)
+	case BenchmarkNetcat:
+		b.Netcat = orNew(b.Netcat)
+		b.Netcat.Size = orString(b.Netcat.Size, "1Gi")
+		b.Netcat.Pairs = orPairs(b.Netcat.Pairs)
 	case BenchmarkPing:
 		b.Ping = orNew(b.Ping)
 		if b.Ping.Count == 0 {

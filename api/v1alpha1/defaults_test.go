@@ -42,6 +42,12 @@ func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 		{BenchmarkFio, Benchmark{Fio: &FioParams{
 			RW: "randread", BlockSize: "4k", Size: "256m", IODepth: 16, IOEngine: "libaio",
 			Direct: ptr.To(true), NumJobs: 1, Runtime: def("30s"), Target: StorageLocal}}},
+		{BenchmarkNetperf, Benchmark{Netperf: &NetperfParams{
+			Tests: []NetperfTest{NetperfTCPRR, NetperfTCPStream}, Duration: def("10s"),
+			Confidence: &NetperfConfidence{Level: 95, WidthPercent: 5, MinIterations: 3, MaxIterations: 10},
+			Pairs:      []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}}}},
+		{BenchmarkNetcat, Benchmark{Netcat: &NetcatParams{Size: "1Gi",
+			Pairs: []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}}}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.typ), func(t *testing.T) {
@@ -151,6 +157,8 @@ func TestWithDefaultsDoesNotTouchItsReceiver(t *testing.T) {
 		{Type: BenchmarkIperf3, Iperf3: &Iperf3Params{Pairs: []NodePair{PairNodeToNode}}},
 		{Type: BenchmarkPing, Ping: &PingParams{}},
 		{Type: BenchmarkFio, Fio: &FioParams{Runtime: dur(time.Second)}, Timeout: dur(time.Hour)},
+		{Type: BenchmarkNetperf, Netperf: &NetperfParams{Confidence: &NetperfConfidence{Level: 99}}},
+		{Type: BenchmarkNetcat, Netcat: &NetcatParams{Size: "1Mi"}},
 	}
 	for _, in := range tests {
 		t.Run(string(in.Type), func(t *testing.T) {
@@ -195,6 +203,13 @@ func scribble(b *Benchmark) {
 	case b.Fio != nil:
 		*b.Fio.Runtime = "42s"
 		*b.Fio.Direct = false
+	case b.Netperf != nil:
+		b.Netperf.Tests[0] = "42"
+		b.Netperf.Confidence.Level = 42
+		*b.Netperf.Duration = "42s"
+	case b.Netcat != nil:
+		b.Netcat.Size = "42"
+		b.Netcat.Pairs[0] = "42"
 	}
 }
 

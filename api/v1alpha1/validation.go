@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -42,6 +43,8 @@ var (
 	MinClusterMemory     = resource.MustParse("256Mi")
 	MaxClusterMemory     = resource.MustParse("256Gi")
 	MaxSharedStorageSize = resource.MustParse("1Ti")
+	MinNetcatSize        = resource.MustParse("1Mi")
+	MaxNetcatSize        = resource.MustParse("16Gi")
 )
 
 var (
@@ -50,6 +53,7 @@ var (
 	ioSize        = regexp.MustCompile(`^[1-9][0-9]{0,6}[kmgKMG]?$`)
 	vmBytes       = regexp.MustCompile(`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`)
 	memoryTraffic = regexp.MustCompile(`^[1-9][0-9]{0,6}[KMGT]?$`)
+	netcatSize    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?([KMGT]i|[kMGT])?$`)
 )
 
 // FirstInvalidValue returns the first value of the suite that the controller cannot use, or nil.
@@ -187,6 +191,17 @@ func benchmarkProblem(path string, b Benchmark) error {
 	if p := b.Iperf3; p != nil {
 		errs = append(errs, tool("iperf3.duration", p.Duration))
 	}
+	if p := b.Netperf; p != nil {
+		errs = append(errs, tool("netperf.duration", p.Duration))
+		// An unset count is its default: 3 iterations at least, 10 at most.
+		if c := p.Confidence; c != nil && max(c.MinIterations, 3) > cmp.Or(c.MaxIterations, 10) {
+			errs = append(errs, fmt.Errorf("%s.netperf.confidence: minIterations %d is above maxIterations %d: lower minIterations or raise maxIterations",
+				path, max(c.MinIterations, 3), cmp.Or(c.MaxIterations, 10)))
+		}
+	}
+	if p := b.Netcat; p != nil && p.Size != "" {
+		errs = append(errs, netcatSizeProblem(path+".netcat.size", p.Size))
+	}
 	if p := b.Fio; p != nil {
 		errs = append(errs, tool("fio.runtime", p.Runtime),
 			size("fio.size", p.Size, ioSize, 1, MaxFileSize, "16G"),
@@ -284,4 +299,23 @@ func sizeBytes(s string, syntax *regexp.Regexp, unit int64) (int64, bool) {
 		return math.MaxInt64, true
 	}
 	return n * unit, true
+}
+
+// NetcatSizeBytes is a netcat size in bytes, or an error that says what to change.
+func NetcatSizeBytes(size string) (int64, error) {
+	q, err := resource.ParseQuantity(size)
+	if err != nil || !netcatSize.MatchString(size) || len(size) > 16 {
+		return 0, fmt.Errorf("%q is not a size: write a number and a unit such as 1Gi or 500Mi", size)
+	}
+	if q.Cmp(MinNetcatSize) < 0 || q.Cmp(MaxNetcatSize) > 0 {
+		return 0, fmt.Errorf("%s is not between %s and %s: set a size in that range, 1Gi or more for a precise rate", size, MinNetcatSize.String(), MaxNetcatSize.String())
+	}
+	return q.Value(), nil
+}
+
+func netcatSizeProblem(path, size string) error {
+	if _, err := NetcatSizeBytes(size); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

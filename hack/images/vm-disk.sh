@@ -64,7 +64,7 @@ build_rootfs() {
     >"${work}/debootstrap.log" 2>&1 || { tail -n 20 "${work}/debootstrap.log" >&2; return 1; }
   # dpkg path excludes, the initramfs module list and apt defaults, before any package reads them.
   cp -r --preserve=mode "${src}/base/." "${base}/"
-  # The same suites and components as the runner image (iozone3 is in non-free).
+  # The same suites and components as the runner image (iozone3 and netperf are in non-free).
   printf 'deb %s %s main non-free\ndeb %s %s-updates main non-free\ndeb %s-security %s-security main non-free\n' \
     "${mirror}" "${suite}" "${mirror}" "${suite}" "${mirror}" "${suite}" >"${base}/etc/apt/sources.list"
   # No daemon may start inside the chroot.
@@ -104,10 +104,12 @@ build_disk() {
   cp -r --preserve=mode "${src}/rootfs/." "${rootfs}/"
   install -m 0755 "${work}/runner" "${rootfs}/usr/local/bin/runner"
   # Debian leaves networkd off. Masked: the serial getty (the console carries the runner's frames, and
-  # root has no password) and the timers that would wake up in the middle of a benchmark.
+  # root has no password), the timers that would wake up in the middle of a benchmark, and the netperf
+  # package's netserver daemon (its init script), as the runner starts netserver itself for each
+  # measurement, as in a pod.
   chroot "${rootfs}" env SYSTEMD_OFFLINE=1 systemctl enable -q systemd-networkd.service systemd-resolved.service
   chroot "${rootfs}" env SYSTEMD_OFFLINE=1 systemctl mask -q serial-getty@ttyS0.service apt-daily.timer apt-daily-upgrade.timer \
-    dpkg-db-backup.timer e2scrub_all.timer fstrim.timer
+    dpkg-db-backup.timer e2scrub_all.timer fstrim.timer netperf.service
   ln -sf ../run/systemd/resolve/stub-resolv.conf "${rootfs}/etc/resolv.conf"
   # Each VM its own identity: machine-id and ssh host keys are made at first boot.
   rm -f "${rootfs}"/etc/ssh/ssh_host_* "${rootfs}/var/lib/dbus/machine-id"

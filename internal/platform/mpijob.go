@@ -320,9 +320,9 @@ func (MPIJobAdapter) LogSource(run Run) LogSource {
 	}
 }
 
-// hostPorts are the node ports a Host pod listens on, sshd's and every iperf3 server's, declared so
-// that the scheduler never puts two pods that listen on one of them on the same node (two Host
-// runs, or two pods of one run). Other pods have ports of their own and declare none.
+// hostPorts are the node ports a Host pod listens on, sshd's, every iperf3 server's and those of
+// netperf and netcat (netToolPorts), declared so that the scheduler never puts two pods that listen
+// on one of them on the same node (two Host runs, or two pods of one run). Other pods have ports of their own and declare none.
 func hostPorts(run Run) []corev1.ContainerPort {
 	if run.Platform.Type != vmbenchv1.PlatformHost {
 		return nil
@@ -337,6 +337,30 @@ func hostPorts(run Run) []corev1.ContainerPort {
 		for _, proto := range []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP} {
 			ports = append(ports, corev1.ContainerPort{ContainerPort: b.Iperf3.ServerPort, HostPort: b.Iperf3.ServerPort, Protocol: proto})
 		}
+	}
+	for _, port := range netToolPorts(run.Benchmarks) {
+		if !seen[port] {
+			seen[port] = true
+			ports = append(ports, corev1.ContainerPort{ContainerPort: port, HostPort: port, Protocol: corev1.ProtocolTCP})
+		}
+	}
+	return ports
+}
+
+// netToolPorts are the fixed TCP ports of the netperf and netcat servers that the suite's benchmarks
+// start: netserver's control and data ports, and the nc receiver's.
+func netToolPorts(benchmarks []vmbenchv1.Benchmark) []int32 {
+	var netperf, netcat bool
+	for _, b := range benchmarks {
+		netperf = netperf || b.Type == vmbenchv1.BenchmarkNetperf
+		netcat = netcat || b.Type == vmbenchv1.BenchmarkNetcat
+	}
+	var ports []int32
+	if netperf {
+		ports = append(ports, runplan.NetperfControlPort, runplan.NetperfDataPort)
+	}
+	if netcat {
+		ports = append(ports, runplan.NetcatPort)
 	}
 	return ports
 }

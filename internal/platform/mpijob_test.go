@@ -781,3 +781,26 @@ func TestMPIJobHostPortsKeepHostPodsApart(t *testing.T) {
 		}
 	}
 }
+
+// netperf's and netcat's fixed ports are declared once however many benchmarks use them, and an
+// iperf3 server already on one of them does not declare it twice.
+func TestMPIJobHostPortsOfNetperfAndNetcat(t *testing.T) {
+	host := vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost}
+	_, _, job := buildMPIJob(t, testRun(host,
+		vmbenchv1.Benchmark{Name: "rr", Type: vmbenchv1.BenchmarkNetperf},
+		vmbenchv1.Benchmark{Name: "stream", Type: vmbenchv1.BenchmarkNetperf},
+		vmbenchv1.Benchmark{Name: "nc", Type: vmbenchv1.BenchmarkNetcat},
+		vmbenchv1.Benchmark{Name: "net", Type: vmbenchv1.BenchmarkIperf3, Iperf3: &vmbenchv1.Iperf3Params{ServerPort: 12867}}))
+	want := []corev1.ContainerPort{
+		{Name: "ssh", ContainerPort: 2222, HostPort: 2222, Protocol: corev1.ProtocolTCP},
+		{ContainerPort: 12867, HostPort: 12867, Protocol: corev1.ProtocolTCP},
+		{ContainerPort: 12867, HostPort: 12867, Protocol: corev1.ProtocolUDP},
+		{ContainerPort: 12865, HostPort: 12865, Protocol: corev1.ProtocolTCP},
+		{ContainerPort: 12866, HostPort: 12866, Protocol: corev1.ProtocolTCP},
+	}
+	for role, spec := range job.Spec.MPIReplicaSpecs {
+		if diff := cmp.Diff(want, spec.Template.Spec.Containers[0].Ports); diff != "" {
+			t.Errorf("host %s ports mismatch (-want +got):\n%s", role, diff)
+		}
+	}
+}

@@ -200,8 +200,9 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 }
 
 // vmPorts are the guest ports that passt forwards from the pod's address, and the only ones reachable
-// from the pod network under passt: sshd's 2222 (not 22), OpenMPI's pinned ranges and every iperf3
-// server port of the suite. With the bridge binding every guest port is on the pod network, and the
+// from the pod network under passt: sshd's 2222 (not 22), OpenMPI's pinned ranges, every iperf3
+// server port of the suite, and netserver's and the nc receiver's ports when the suite runs netperf
+// or netcat. With the bridge binding every guest port is on the pod network, and the
 // run's NetworkPolicy is what keeps other pods out.
 func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 	ports := []kubevirtv1.Port{{Name: "ssh", Protocol: "TCP", Port: runplan.DefaultSSHPort}}
@@ -218,6 +219,12 @@ func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 		}
 		seen[b.Iperf3.ServerPort] = true
 		ports = append(ports, kubevirtv1.Port{Protocol: "TCP", Port: b.Iperf3.ServerPort}, kubevirtv1.Port{Protocol: "UDP", Port: b.Iperf3.ServerPort})
+	}
+	for _, port := range netToolPorts(benchmarks) {
+		if !seen[port] {
+			seen[port] = true
+			ports = append(ports, kubevirtv1.Port{Protocol: "TCP", Port: port})
+		}
 	}
 	sort.SliceStable(ports, func(i, j int) bool { return ports[i].Port < ports[j].Port })
 	return ports

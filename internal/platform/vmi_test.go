@@ -235,11 +235,16 @@ func TestVMPorts(t *testing.T) {
 		name       string
 		benchmarks []vmbenchv1.Benchmark
 		wantIperf  []int32
+		wantTCP    []int32
 	}{
 		{name: "no iperf3", benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}},
 		{name: "default server port", benchmarks: []vmbenchv1.Benchmark{{Name: "net", Type: vmbenchv1.BenchmarkIperf3}}, wantIperf: []int32{5201}},
 		{name: "each server port once", benchmarks: []vmbenchv1.Benchmark{iperf("a", 6000), iperf("b", 5201), iperf("c", 6000)},
 			wantIperf: []int32{5201, 6000}},
+		{name: "netperf and netcat", wantTCP: []int32{12865, 12866, 12867}, benchmarks: []vmbenchv1.Benchmark{
+			{Name: "rr", Type: vmbenchv1.BenchmarkNetperf}, {Name: "stream", Type: vmbenchv1.BenchmarkNetperf}, {Name: "nc", Type: vmbenchv1.BenchmarkNetcat}}},
+		{name: "netcat on an iperf3 server port", wantIperf: []int32{12867}, benchmarks: []vmbenchv1.Benchmark{
+			iperf("net", 12867), {Name: "nc", Type: vmbenchv1.BenchmarkNetcat}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,6 +254,9 @@ func TestVMPorts(t *testing.T) {
 				want[kubevirtv1.Port{Protocol: "TCP", Port: p}] = 1
 			}
 			for p := int32(20100); p < 20116; p++ {
+				want[kubevirtv1.Port{Protocol: "TCP", Port: p}] = 1
+			}
+			for _, p := range tt.wantTCP {
 				want[kubevirtv1.Port{Protocol: "TCP", Port: p}] = 1
 			}
 			for _, p := range tt.wantIperf {

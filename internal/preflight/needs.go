@@ -127,6 +127,7 @@ func DefaultSuite() *vmbenchv1.BenchmarkSuite {
 		vmbenchv1.BenchmarkHPCC, vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkSysbenchMemory,
 		vmbenchv1.BenchmarkStressNGCPU, vmbenchv1.BenchmarkStressNGVM, vmbenchv1.BenchmarkIozone,
 		vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkPing, vmbenchv1.BenchmarkFio,
+		vmbenchv1.BenchmarkNetperf, vmbenchv1.BenchmarkNetcat,
 	} {
 		suite.Spec.Benchmarks = append(suite.Spec.Benchmarks, vmbenchv1.Benchmark{Name: string(t), Type: t})
 	}

@@ -29,6 +29,8 @@ var benchmarkResources = map[vmbenchv1.BenchmarkType]string{
 	vmbenchv1.BenchmarkFio:            Storage,
 	vmbenchv1.BenchmarkIperf3:         Network,
 	vmbenchv1.BenchmarkPing:           Network,
+	vmbenchv1.BenchmarkNetperf:        Network,
+	vmbenchv1.BenchmarkNetcat:         Network,
 }
 
 // hpccResource is the resource of one HPCC metric: STREAM and RandomAccess measure memory, the

@@ -184,9 +184,12 @@ func HeadlineOf(tool Tool, ms []Metric) (Metric, bool) {
 	case Iozone:
 		return largestIozoneWrite(ms)
 	case Netperf:
-		for _, m := range ms {
-			if m.Name == "bits_per_second" {
-				return m, true
+		// The runner prefixes the figures of each test (tcp_rr_, tcp_stream_) when it runs two.
+		for _, name := range []string{"transactions_per_second", "bits_per_second"} {
+			for _, m := range ms {
+				if m.Name == name || strings.HasSuffix(m.Name, "_"+name) {
+					return m, true
+				}
 			}
 		}
 	}

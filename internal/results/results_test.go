@@ -189,6 +189,14 @@ func TestHeadlineOfFallbacks(t *testing.T) {
 			m("bits_per_second", 1, unitBitPerS, HigherIsBetter),
 			m("confidence_width_percent", 2, unitPercent, LowerIsBetter),
 		}, "bits_per_second", true},
+		{"netperf TCP_RR prefixed by the runner", Netperf, []Metric{
+			m("tcp_rr_latency_p99_us", 1, "us", LowerIsBetter),
+			m("tcp_rr_transactions_per_second", 2, "trans/s", HigherIsBetter),
+		}, "tcp_rr_transactions_per_second", true},
+		{"netperf TCP_STREAM prefixed by the runner", Netperf, []Metric{
+			m("tcp_stream_confidence_achieved", 1, "bool", HigherIsBetter),
+			m("tcp_stream_bits_per_second", 2, unitBitPerS, HigherIsBetter),
+		}, "tcp_stream_bits_per_second", true},
 		{"netperf without throughput", Netperf, []Metric{
 			m("latency_p99_us", 1, "us", LowerIsBetter),
 		}, "", false},

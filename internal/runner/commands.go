@@ -9,6 +9,7 @@ import (
 	"time"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/runplan"
 )
 
 // The command builders below are pure: they turn a benchmark's parameters and the plan's sizes into
@@ -126,31 +127,124 @@ func PingArgv(p *vmbenchv1.PingParams, address string) []string {
 	return []string{"ping", "-c", itoa(or(p.Count, 10)), address}
 }
 
-// iperf3ServerGrace is how long a server outlives the measurement it was started for, when no
-// client ever came (a wrong port): the server is one-off (-1) and exits after one test anyway.
-const iperf3ServerGrace = 60 * time.Second
+// serverGrace is how long a server outlives the measurement it was started for, when no client
+// ever came (a wrong port): iperf3's server is one-off (-1) and exits after one test anyway, the
+// others are stopped by the execution's cleanup.
+const serverGrace = 60 * time.Second
 
-// iperf3ListenWait bounds the wait for a new server to listen. Under emulation its start takes
-// seconds; a client that comes earlier is refused, or with passt (which accepts on the guest's
-// behalf and then resets) sees "control socket has closed unexpectedly".
-const iperf3ListenWait = 30 * time.Second
+// listenWait bounds the wait for a new server to listen. Under emulation its start takes seconds;
+// a client that comes earlier is refused, or with passt (which accepts on the guest's behalf and
+// then resets) sees its connection closed.
+const listenWait = 30 * time.Second
+
+// backgroundServer starts launch (a command that listens on port and stays in the foreground) in the
+// background for at most lifetime seconds and returns once it listens (a LISTEN socket on port in
+// /proc/net/tcp or tcp6), or fails when it exits first or does not listen within listenWait.
+// nohup and the redirections detach it from the ssh session; timeout bounds a server no client
+// reaches. With pidFile set, the pid of the server (of its timeout) is written there, for the
+// cleanup to stop it.
+func backgroundServer(name, launch string, port, lifetime int32, pidFile string) []string {
+	tries := int(listenWait / (100 * time.Millisecond))
+	record := ""
+	if pidFile != "" {
+		record = fmt.Sprintf("echo \"$pid\" > %s\n", pidFile)
+	}
+	script := fmt.Sprintf(`nohup timeout %d %s >/dev/null 2>&1 &
+pid=$! i=0
+%suntil grep -q ':%04X [0-9A-F]*:0000 0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
+  kill -0 "$pid" 2>/dev/null || { echo "%s on port %d exited before it listened" >&2; exit 1; }
+  i=$((i + 1)); [ "$i" -lt %d ] || { echo "%s on port %d did not listen within %s" >&2; exit 1; }
+  sleep 0.1
+done`, lifetime, launch, record, port, name, port, tries, name, port, listenWait)
+	return []string{"sh", "-c", script}
+}
+
+// stopServerArgv stops the server whose pid backgroundServer wrote to pidFile, if it still runs.
+func stopServerArgv(pidFile string) []string {
+	return []string{"sh", "-c", fmt.Sprintf(`[ -f %[1]s ] && kill "$(cat %[1]s)" 2>/dev/null; rm -f %[1]s; true`, pidFile)}
+}
 
 // Iperf3ServerArgv starts a one-off iperf3 server in the background and returns once it listens
-// (a LISTEN socket on its port in /proc/net/tcp or tcp6), or fails when it exits first or does not
-// listen within iperf3ListenWait. nohup and the redirections detach it from the ssh session, and
-// timeout bounds a server no client reaches.
+// (see backgroundServer).
 func Iperf3ServerArgv(p *vmbenchv1.Iperf3Params) []string {
-	lifetime := seconds(p.Duration, 10*time.Second) + int32(iperf3ServerGrace/time.Second)
+	lifetime := seconds(p.Duration, 10*time.Second) + int32(serverGrace/time.Second)
 	port := or(p.ServerPort, 5201)
-	tries := int(iperf3ListenWait / (100 * time.Millisecond))
-	script := fmt.Sprintf(`nohup timeout %d iperf3 -s -1 -p %d >/dev/null 2>&1 &
-pid=$! i=0
-until grep -q ':%04X [0-9A-F]*:0000 0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
-  kill -0 "$pid" 2>/dev/null || { echo "the iperf3 server on port %d exited before it listened" >&2; exit 1; }
-  i=$((i + 1)); [ "$i" -lt %d ] || { echo "the iperf3 server on port %d did not listen within %s" >&2; exit 1; }
-  sleep 0.1
-done`, lifetime, port, port, port, tries, port, iperf3ListenWait)
-	return []string{"sh", "-c", script}
+	return backgroundServer("the iperf3 server", fmt.Sprintf("iperf3 -s -1 -p %d", port), port, lifetime, "")
+}
+
+// netperfSelectors are the -o columns that ParseNetperf reads; TCP_STREAM has no latencies.
+const (
+	netperfConfidenceSelectors = "CONFIDENCE_LEVEL,CONFIDENCE_INTERVAL,CONFIDENCE_ITERATION,THROUGHPUT_CONFID"
+	netperfRRSelectors         = "THROUGHPUT,THROUGHPUT_UNITS,MEAN_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY," + netperfConfidenceSelectors
+	netperfStreamSelectors     = "THROUGHPUT,THROUGHPUT_UNITS," + netperfConfidenceSelectors
+)
+
+// netperfConfidence is p's confidence block with the API's defaults for what is unset.
+func netperfConfidence(p *vmbenchv1.NetperfParams) vmbenchv1.NetperfConfidence {
+	c := vmbenchv1.NetperfConfidence{}
+	if p.Confidence != nil {
+		c = *p.Confidence
+	}
+	c.Level = or(c.Level, 95)
+	c.WidthPercent = or(c.WidthPercent, 5)
+	c.MinIterations = or(c.MinIterations, 3)
+	c.MaxIterations = max(or(c.MaxIterations, 10), c.MinIterations)
+	return c
+}
+
+// NetserverArgv starts netserver in the foreground (-D) on the control port, in the background of
+// the node (see backgroundServer), for as long as the longest test may take.
+func NetserverArgv(p *vmbenchv1.NetperfParams, pidFile string) []string {
+	c := netperfConfidence(p)
+	lifetime := seconds(p.Duration, 10*time.Second)*c.MaxIterations + int32(serverGrace/time.Second)
+	port := int32(runplan.NetperfControlPort)
+	return backgroundServer("netserver", fmt.Sprintf("netserver -D -p %d", port), port, lifetime, pidFile)
+}
+
+// NetperfClientArgv runs one netperf test from the node it runs on to address, repeated until the
+// confidence interval is reached (-I level,width -i max,min), with the data connection on the fixed
+// data port (-P ,port) and the figures as CSV (-o).
+func NetperfClientArgv(p *vmbenchv1.NetperfParams, test vmbenchv1.NetperfTest, address string) []string {
+	c := netperfConfidence(p)
+	selectors := netperfRRSelectors
+	if test == vmbenchv1.NetperfTCPStream {
+		selectors = netperfStreamSelectors
+	}
+	return []string{"netperf", "-H", address,
+		"-p", strconv.Itoa(runplan.NetperfControlPort),
+		"-t", string(test),
+		"-l", itoa(seconds(p.Duration, 10*time.Second)),
+		"-I", itoa(c.Level) + "," + itoa(c.WidthPercent),
+		"-i", itoa(c.MaxIterations) + "," + itoa(c.MinIterations),
+		"--",
+		"-P", "," + strconv.Itoa(runplan.NetperfDataPort),
+		"-o", selectors}
+}
+
+// NetcatReceiverArgv starts an nc receiver that discards what it gets (see backgroundServer); -d keeps
+// it from reading its stdin, so it ends when the sender closes the connection.
+func NetcatReceiverArgv(timeout time.Duration, pidFile string) []string {
+	port := int32(runplan.NetcatPort)
+	lifetime := int32(max(math.Ceil(timeout.Seconds()), 1))
+	return backgroundServer("the nc receiver", fmt.Sprintf("nc -d -l %d", port), port, lifetime, pidFile)
+}
+
+// NetcatSenderArgv sends p.Size of zeros, rounded up to whole MiB, to the receiver at address; dd's
+// summary goes to stderr, which the parser reads. nc -N shuts the connection down at the end of
+// its input, so that the receiver sees the end.
+func NetcatSenderArgv(p *vmbenchv1.NetcatParams, address string) ([]string, error) {
+	size, err := vmbenchv1.NetcatSizeBytes(orString(p.Size, "1Gi"))
+	if err != nil {
+		return nil, fmt.Errorf("netcat: size %w", err)
+	}
+	mib := (size + 1<<20 - 1) >> 20
+	return []string{"sh", "-c", fmt.Sprintf("LC_ALL=C dd if=/dev/zero bs=1M count=%d | nc -N -v %s %d",
+		mib, shellQuote(address), runplan.NetcatPort)}, nil
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Iperf3ClientArgv measures from the node it runs on to address. UDP runs with -b 0 (no rate

@@ -95,6 +95,20 @@ func (r *Runner) executions(plan runplan.Plan, b vmbenchv1.Benchmark) ([]executi
 			return nil, missing("iperf3")
 		}
 		return r.iperf3(plan, b.Iperf3), nil
+	case vmbenchv1.BenchmarkNetperf:
+		if b.Netperf == nil {
+			return nil, missing("netperf")
+		}
+		return r.netperf(plan, b.Netperf), nil
+	case vmbenchv1.BenchmarkNetcat:
+		if b.Netcat == nil {
+			return nil, missing("netcat")
+		}
+		timeout := DefaultBenchmarkTimeout
+		if b.Timeout != nil && b.Timeout.Duration() > 0 {
+			timeout = b.Timeout.Duration()
+		}
+		return r.netcat(plan, b.Netcat, timeout), nil
 	case vmbenchv1.BenchmarkHPCC:
 		if b.HPCC == nil {
 			return nil, missing("hpcc")

@@ -115,6 +115,13 @@ const (
 	TokenFile = "/etc/vmbench/token"
 	// DefaultSSHPort is the sshd port on every node.
 	DefaultSSHPort = 2222
+	// NetperfControlPort is the port of netserver on the far node of a netperf pair (netperf's own
+	// default), and NetperfDataPort the port of its test connections (netperf -- -P), fixed rather
+	// than ephemeral so that passt forwards it into a VM and a Host pod can declare it.
+	NetperfControlPort = 12865
+	NetperfDataPort    = 12866
+	// NetcatPort is the port of the nc receiver on the far node of a netcat pair.
+	NetcatPort = 12867
 	// SSHDir holds, on every node of a run, the known_hosts that pins the run's host key, and in pods
 	// the host key too (VMs keep theirs where sshd's default is).
 	SSHDir = "/etc/ssh/vmbench"

@@ -81,6 +81,10 @@ func fullBenchmark(t vmbenchv1.BenchmarkType) vmbenchv1.Benchmark {
 		b.Ping = &vmbenchv1.PingParams{}
 	case vmbenchv1.BenchmarkFio:
 		b.Fio = &vmbenchv1.FioParams{Size: "256m", BlockSize: "4k", Runtime: ptr.To[vmbenchv1.Duration]("10s")}
+	case vmbenchv1.BenchmarkNetperf:
+		b.Netperf = &vmbenchv1.NetperfParams{Duration: ptr.To[vmbenchv1.Duration]("10s")}
+	case vmbenchv1.BenchmarkNetcat:
+		b.Netcat = &vmbenchv1.NetcatParams{Size: "1Gi"}
 	}
 	return b
 }
@@ -89,6 +93,7 @@ var allBenchmarkTypes = []vmbenchv1.BenchmarkType{
 	vmbenchv1.BenchmarkHPCC, vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkSysbenchMemory,
 	vmbenchv1.BenchmarkStressNGCPU, vmbenchv1.BenchmarkStressNGVM, vmbenchv1.BenchmarkIozone,
 	vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkPing, vmbenchv1.BenchmarkFio,
+	vmbenchv1.BenchmarkNetperf, vmbenchv1.BenchmarkNetcat,
 }
 
 // Values that are no duration the CRD accepts, whatever the field's bounds.
@@ -129,6 +134,8 @@ func toolDuration(b *vmbenchv1.Benchmark) (field string, d **vmbenchv1.Duration)
 		return "iperf3.duration", &b.Iperf3.Duration
 	case b.Fio != nil:
 		return "fio.runtime", &b.Fio.Runtime
+	case b.Netperf != nil:
+		return "netperf.duration", &b.Netperf.Duration
 	}
 	return "", nil
 }
@@ -225,6 +232,28 @@ func generatedPositions() []position {
 			ps = append(ps, position{path: fmt.Sprintf("spec.benchmarks[%d].%s", slot, sz.field),
 				bad: stringVariants(set, sz.bad...), good: stringVariants(set, sz.good...)})
 		}
+	}
+
+	// netcat's size and netperf's confidence iterations, in every slot.
+	for slot := range benchmarkSlots {
+		path := fmt.Sprintf("spec.benchmarks[%d]", slot)
+		setSize := func(s *vmbenchv1.BenchmarkSuite, v string) {
+			s.Spec.Benchmarks[slot] = fullBenchmark(vmbenchv1.BenchmarkNetcat)
+			s.Spec.Benchmarks[slot].Netcat.Size = v
+		}
+		ps = append(ps, position{path: path + ".netcat.size",
+			bad:  stringVariants(setSize, "0", "1", "1023Ki", "1M", "17Gi", "16385Mi", "1Ti", "-1Gi", "1 Gi", "1GiB", "1e9", "0x10", "00000000000000001Gi"),
+			good: stringVariants(setSize, "1Mi", "16Gi", "1Gi", "1G", "100Mi", "17G", "1048576", "1.5Gi", "2000000k")})
+		iterations := func(minimum, maximum int32) variant {
+			return variant{label: fmt.Sprintf("minIterations %d, maxIterations %d", minimum, maximum), apply: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Benchmarks[slot] = fullBenchmark(vmbenchv1.BenchmarkNetperf)
+				s.Spec.Benchmarks[slot].Netperf.Confidence = &vmbenchv1.NetperfConfidence{MinIterations: minimum, MaxIterations: maximum}
+			}}
+		}
+		ps = append(ps, position{path: path + ".netperf.confidence",
+			// 0 is left out: the default maxIterations is 10 and the default minIterations 3.
+			bad:  []variant{iterations(5, 4), iterations(30, 3), iterations(11, 0), iterations(4, 3)},
+			good: []variant{iterations(3, 3), iterations(30, 30), iterations(10, 0), iterations(0, 3), iterations(5, 20)}})
 	}
 
 	// Names.

@@ -53,7 +53,48 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 		{"network benchmark on one node", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Cluster.Nodes = 1
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, bench("net", vmbenchv1.BenchmarkIperf3))
-		}, "iperf3 and ping measure between nodes: set spec.cluster.nodes to 2 or more"},
+		}, "iperf3, ping, netperf and netcat measure between nodes: set spec.cluster.nodes to 2 or more"},
+		{"netcat on one node", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.Nodes = 1
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, bench("nc", vmbenchv1.BenchmarkNetcat))
+		}, "iperf3, ping, netperf and netcat measure between nodes: set spec.cluster.nodes to 2 or more"},
+		{"netperf parameters on another type", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Netperf = &vmbenchv1.NetperfParams{} },
+			"netperf parameters need type: netperf"},
+		{"netcat parameters on another type", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Netcat = &vmbenchv1.NetcatParams{} },
+			"netcat parameters need type: netcat"},
+		{"netperf node-node pair with one worker", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.Nodes = 2
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "np", Type: vmbenchv1.BenchmarkNetperf, Netperf: &vmbenchv1.NetperfParams{}})
+		}, "the node-node pair needs two workers: set spec.cluster.nodes to 3 or more"},
+		{"netcat node-node pair with one worker", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Cluster.Nodes = 2
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "nc", Type: vmbenchv1.BenchmarkNetcat,
+				Netcat: &vmbenchv1.NetcatParams{Pairs: []vmbenchv1.NodePair{vmbenchv1.PairNodeToNode}}})
+		}, "the node-node pair needs two workers: set spec.cluster.nodes to 3 or more"},
+		{"netperf test that is none", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "np", Type: vmbenchv1.BenchmarkNetperf,
+				Netperf: &vmbenchv1.NetperfParams{Tests: []vmbenchv1.NetperfTest{"UDP_RR"}}})
+		}, `spec.benchmarks[1].netperf.tests[0]: Unsupported value: "UDP_RR": supported values: "TCP_RR", "TCP_STREAM"`},
+		{"netperf confidence level of 90", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "np", Type: vmbenchv1.BenchmarkNetperf,
+				Netperf: &vmbenchv1.NetperfParams{Confidence: &vmbenchv1.NetperfConfidence{Level: 90}}})
+		}, `spec.benchmarks[1].netperf.confidence.level: Unsupported value: 90: supported values: "95", "99"`},
+		{"netperf confidence wider than 50%", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "np", Type: vmbenchv1.BenchmarkNetperf,
+				Netperf: &vmbenchv1.NetperfParams{Confidence: &vmbenchv1.NetperfConfidence{WidthPercent: 60}}})
+		}, "spec.benchmarks[1].netperf.confidence.widthPercent in body should be less than or equal to 50"},
+		{"netperf beyond 30 iterations", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "np", Type: vmbenchv1.BenchmarkNetperf,
+				Netperf: &vmbenchv1.NetperfParams{Confidence: &vmbenchv1.NetperfConfidence{MaxIterations: 31}}})
+		}, "spec.benchmarks[1].netperf.confidence.maxIterations in body should be less than or equal to 30"},
+		{"netperf with more minimum than maximum iterations", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "np", Type: vmbenchv1.BenchmarkNetperf,
+				Netperf: &vmbenchv1.NetperfParams{Confidence: &vmbenchv1.NetperfConfidence{MinIterations: 20}}})
+		}, "spec.benchmarks[1].netperf.confidence: Invalid value: set confidence.minIterations at most confidence.maxIterations"},
+		{"netcat transfer above 16Gi", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "nc", Type: vmbenchv1.BenchmarkNetcat,
+				Netcat: &vmbenchv1.NetcatParams{Size: "32Gi"}})
+		}, "spec.benchmarks[1].netcat.size: Invalid value: \"32Gi\": set netcat.size between 1Mi and 16Gi"},
 		{"shared storage target without shared storage", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone,
 				Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageShared}}})
@@ -229,6 +270,8 @@ func TestServerDefaultsMatchGoDefaults(t *testing.T) {
 		vmbenchv1.Benchmark{Name: "net", Type: vmbenchv1.BenchmarkIperf3, Iperf3: &vmbenchv1.Iperf3Params{}},
 		vmbenchv1.Benchmark{Name: "ping", Type: vmbenchv1.BenchmarkPing, Ping: &vmbenchv1.PingParams{}},
 		vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{}},
+		vmbenchv1.Benchmark{Name: "netperf", Type: vmbenchv1.BenchmarkNetperf, Netperf: &vmbenchv1.NetperfParams{}},
+		vmbenchv1.Benchmark{Name: "netcat", Type: vmbenchv1.BenchmarkNetcat, Netcat: &vmbenchv1.NetcatParams{}},
 	)
 	h.g.Expect(k8s.Create(h.ctx, s)).To(Succeed())
 	stored := h.get("defaults")
