@@ -174,7 +174,7 @@ func TestRunDeadline(t *testing.T) {
 			name: "AllNodes takes one timeout, not one per node", startup: 5 * time.Minute, nodes: 3,
 			benchmarks: []vmbenchv1.Benchmark{
 				{Type: vmbenchv1.BenchmarkSysbenchCPU, Timeout: timeout(20 * time.Minute), Concurrency: vmbenchv1.ConcurrencyAllNodes}, // 20m
-				{Type: vmbenchv1.BenchmarkSysbenchCPU, Timeout: timeout(time.Minute)},                                               // 3 nodes × 1m
+				{Type: vmbenchv1.BenchmarkSysbenchCPU, Timeout: timeout(time.Minute)},                                                  // 3 nodes × 1m
 			},
 			want: 28 * time.Minute,
 		},
