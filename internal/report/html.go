@@ -36,7 +36,7 @@ type htmlPage struct {
 	NoIntervalNote           string
 	// NoInterval and Excluded say whether some summary row carries footnote ¹ or ².
 	NoInterval, Excluded bool
-	NoisyCoV                 float64
+	NoisyCoV             float64
 	// FontURL is Liberation Sans as a data: URL: the font gonum/plot measured the plots' text
 	// with, so that labels fit on a machine without it, and nothing is fetched.
 	FontURL template.URL
@@ -75,7 +75,7 @@ var htmlFuncs = template.FuncMap{
 		return s
 	},
 	"phaseWords": phaseWords,
-	"groups": summaryGroups,
+	"groups":     summaryGroups,
 }
 
 // summaryGroups are a platform's summary rows in the order of the table: benchmarks, resources, overall.
