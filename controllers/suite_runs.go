@@ -76,10 +76,14 @@ func withoutNodeToNode(pairs []vmbenchv1.NodePair) []vmbenchv1.NodePair {
 	return out
 }
 
-// executions is how many times one run executes a benchmark: once per node, block size, target,
-// pair or netperf test. It bounds the run's deadline, so it errs on the high side.
+// executions is how many times one run executes a benchmark one after the other: once per node,
+// block size, target, pair or netperf test; with concurrency AllNodes the nodes run at the same
+// moment and count once. It bounds the run's deadline, so it errs on the high side.
 func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
 	n := int64(nodes)
+	if b.Concurrency == vmbenchv1.ConcurrencyAllNodes && b.Type.RunsPerNode() {
+		n = 1
+	}
 	switch b.Type {
 	case vmbenchv1.BenchmarkHPCC:
 		return 1

@@ -132,6 +132,18 @@ func TestExecutions(t *testing.T) {
 			Netperf: &vmbenchv1.NetperfParams{Tests: []vmbenchv1.NetperfTest{vmbenchv1.NetperfTCPRR},
 				Pairs: []vmbenchv1.NodePair{vmbenchv1.PairMasterToNode, vmbenchv1.PairNodeToMaster}}}},
 		{name: "netcat per node and pair", b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkNetcat}, nodes: 4, want: 12},
+		{name: "sysbench-cpu on all nodes at once", nodes: 3, want: 1,
+			b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkSysbenchCPU, Concurrency: vmbenchv1.ConcurrencyAllNodes}},
+		{name: "sysbench-memory on all nodes at once, once per block size", nodes: 3, want: 3, b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkSysbenchMemory,
+			Concurrency: vmbenchv1.ConcurrencyAllNodes, SysbenchMemory: &vmbenchv1.SysbenchMemoryParams{BlockSizes: []string{"1K", "1M", "1G"}}}},
+		{name: "iozone on all nodes at once, once per target", nodes: 4, want: 2, b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkIozone, Concurrency: vmbenchv1.ConcurrencyAllNodes,
+			Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageShared}}}},
+		{name: "fio on all nodes at once", nodes: 8, want: 1, b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkFio, Concurrency: vmbenchv1.ConcurrencyAllNodes}},
+		{name: "OneNodeAtATime is once per node", nodes: 3, want: 3,
+			b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkStressNGCPU, Concurrency: vmbenchv1.ConcurrencyOneNodeAtATime}},
+		// Suites stored before the CRD refused it: the runner runs ping pair by pair whatever the field says.
+		{name: "AllNodes on ping still counts every pair", nodes: 3, want: 9,
+			b: vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkPing, Concurrency: vmbenchv1.ConcurrencyAllNodes}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +174,14 @@ func TestRunDeadline(t *testing.T) {
 			},
 			// 5m + 10m + 6m + 4m30s + 1m = 26m30s
 			want: 26*time.Minute + 30*time.Second,
+		},
+		{
+			name: "AllNodes takes one timeout, not one per node", startup: 5 * time.Minute, nodes: 3,
+			benchmarks: []vmbenchv1.Benchmark{
+				{Type: vmbenchv1.BenchmarkSysbenchCPU, Timeout: timeout(20 * time.Minute), Concurrency: vmbenchv1.ConcurrencyAllNodes}, // 20m
+				{Type: vmbenchv1.BenchmarkSysbenchCPU, Timeout: timeout(time.Minute)},                                                  // 3 nodes × 1m
+			},
+			want: 28 * time.Minute,
 		},
 		{
 			name: "default timeouts", startup: time.Minute, nodes: 2,

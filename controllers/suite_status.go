@@ -128,6 +128,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	for _, b := range benchmarks {
 		res := resultFor(st, b.Name, run.Platform)
 		res.Emulated = res.Emulated || emulated
+		res.Concurrent = res.Concurrent || b.Concurrency == vmbenchv1.ConcurrencyAllNodes
 		reported, firstErr := false, ""
 		for _, m := range latest {
 			if m.Benchmark != b.Name {

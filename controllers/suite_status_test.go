@@ -658,6 +658,26 @@ func TestFinishRunKeepsEmulatedFlag(t *testing.T) {
 	}
 }
 
+func TestFinishRunMarksAllNodesResults(t *testing.T) {
+	// A benchmark run on all nodes at once has its result marked; the others do not.
+	benchmarks := finishBenchmarks()
+	benchmarks[0].Concurrency = vmbenchv1.ConcurrencyAllNodes
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
+	finishRun(st, run, vmbenchv1.PlatformContainer, benchmarks, runCompletion{
+		Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Results: goodResults(), Done: &runplan.Message{Kind: runplan.KindDone}},
+		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+	})
+	if len(st.Results) != 2 {
+		t.Fatalf("%d results, want 2", len(st.Results))
+	}
+	for _, r := range st.Results {
+		if want := r.Benchmark == "cpu"; r.Concurrent != want {
+			t.Errorf("result %s/%s: concurrent = %v, want %v", r.Benchmark, r.Platform, r.Concurrent, want)
+		}
+	}
+}
+
 func TestFinishRunTruncatesMessages(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}

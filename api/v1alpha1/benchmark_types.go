@@ -18,6 +18,30 @@ const (
 	BenchmarkNetcat         BenchmarkType = "netcat"
 )
 
+// Concurrency says whether a per-node tool runs on one node after the other or on all nodes at once.
+// +kubebuilder:validation:Enum=OneNodeAtATime;AllNodes
+type Concurrency string
+
+const (
+	// ConcurrencyOneNodeAtATime runs the tool on each node alone, so that the nodes of a run, which
+	// may share the host's CPUs, do not disturb each other.
+	ConcurrencyOneNodeAtATime Concurrency = "OneNodeAtATime"
+	// ConcurrencyAllNodes starts the tool on every node at the same moment, to measure the nodes
+	// contending for the host, as `mpirun -np <nodes> sysbench ...` does.
+	ConcurrencyAllNodes Concurrency = "AllNodes"
+)
+
+// RunsPerNode says whether a benchmark of type t runs on each node by itself, which is what
+// ConcurrencyAllNodes needs: hpcc spans all nodes at once already, and iperf3 and ping measure
+// pairs of nodes.
+func (t BenchmarkType) RunsPerNode() bool {
+	switch t {
+	case BenchmarkSysbenchCPU, BenchmarkSysbenchMemory, BenchmarkStressNGCPU, BenchmarkStressNGVM, BenchmarkIozone, BenchmarkFio:
+		return true
+	}
+	return false
+}
+
 // Benchmark is one tool with its parameters. Only the parameter block that matches Type may be set;
 // when it is left out, every parameter takes its default.
 // +kubebuilder:validation:XValidation:rule="!has(self.hpcc) || self.type == 'hpcc'",message="hpcc parameters need type: hpcc"
@@ -31,6 +55,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.fio) || self.type == 'fio'",message="fio parameters need type: fio"
 // +kubebuilder:validation:XValidation:rule="!has(self.netperf) || self.type == 'netperf'",message="netperf parameters need type: netperf"
 // +kubebuilder:validation:XValidation:rule="!has(self.netcat) || self.type == 'netcat'",message="netcat parameters need type: netcat"
+// +kubebuilder:validation:XValidation:fieldPath=".concurrency",rule="!has(self.concurrency) || self.concurrency != 'AllNodes' || !(self.type in ['hpcc', 'iperf3', 'ping', 'netperf', 'netcat'])",message="concurrency AllNodes needs a tool that runs on each node by itself (sysbench-cpu, sysbench-memory, stress-ng-cpu, stress-ng-vm, iozone, fio): hpcc already spans all nodes and iperf3, ping, netperf and netcat measure pairs of nodes; remove concurrency or set it to OneNodeAtATime"
 // +kubebuilder:validation:XValidation:fieldPath=".sysbenchCPU.duration",rule="!has(self.sysbenchCPU) || !has(self.sysbenchCPU.duration) || !has(self.timeout) || !self.sysbenchCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.sysbenchCPU.duration) < duration(self.timeout)",message="sysbenchCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower sysbenchCPU.duration or raise timeout"
 // +kubebuilder:validation:XValidation:fieldPath=".stressNGCPU.duration",rule="!has(self.stressNGCPU) || !has(self.stressNGCPU.duration) || !has(self.timeout) || !self.stressNGCPU.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGCPU.duration) < duration(self.timeout)",message="stressNGCPU.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGCPU.duration or raise timeout"
 // +kubebuilder:validation:XValidation:fieldPath=".stressNGVM.duration",rule="!has(self.stressNGVM) || !has(self.stressNGVM.duration) || !has(self.timeout) || !self.stressNGVM.duration.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || !self.timeout.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self.stressNGVM.duration) < duration(self.timeout)",message="stressNGVM.duration must be shorter than the benchmark's timeout, which bounds each execution: lower stressNGVM.duration or raise timeout"
@@ -55,6 +80,15 @@ type Benchmark struct {
 	// +kubebuilder:default="30m"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('10s') && duration(self) <= duration('24h'))",message="set timeout between 10s and 24h, the longest one execution of this benchmark may take"
 	Timeout *Duration `json:"timeout,omitempty"`
+
+	// Concurrency is OneNodeAtATime (the tool runs on each node alone, one node after the other) or
+	// AllNodes (the tool starts on every node at the same moment, to show the nodes contending for
+	// the host). AllNodes is for the tools that run on each node by itself: sysbench-cpu,
+	// sysbench-memory, stress-ng-cpu, stress-ng-vm, iozone and fio. With AllNodes, Timeout bounds
+	// each node's execution as before, and the samples are marked as measured on all nodes at once.
+	// +optional
+	// +kubebuilder:default=OneNodeAtATime
+	Concurrency Concurrency `json:"concurrency,omitempty"`
 
 	// HPCC holds the parameters of type hpcc.
 	// +optional

@@ -601,6 +601,11 @@ type BenchmarkResult struct {
 	// +optional
 	Emulated bool `json:"emulated,omitempty"`
 
+	// Concurrent is true when the values were measured on all nodes at once (the benchmark's
+	// concurrency AllNodes): each node's value includes the contention of the other nodes.
+	// +optional
+	Concurrent bool `json:"concurrent,omitempty"`
+
 	// Failures counts the executions of this benchmark that failed.
 	// +optional
 	Failures int32 `json:"failures,omitempty"`

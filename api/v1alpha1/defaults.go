@@ -18,6 +18,9 @@ func (b Benchmark) WithDefaults() Benchmark {
 	if b.Timeout == nil {
 		b.Timeout = ptr.To[Duration]("30m")
 	}
+	if b.Concurrency == "" {
+		b.Concurrency = ConcurrencyOneNodeAtATime
+	}
 	switch b.Type {
 	case BenchmarkHPCC:
 		b.HPCC = orNew(b.HPCC)

@@ -52,7 +52,7 @@ func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.typ), func(t *testing.T) {
 			want := tt.want
-			want.Name, want.Type, want.Timeout = "b", tt.typ, def("30m")
+			want.Name, want.Type, want.Timeout, want.Concurrency = "b", tt.typ, def("30m"), ConcurrencyOneNodeAtATime
 			got := Benchmark{Name: "b", Type: tt.typ}.WithDefaults()
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("WithDefaults() mismatch (-want +got):\n%s", diff)
@@ -136,9 +136,20 @@ func TestWithDefaultsKeepsUserValues(t *testing.T) {
 			want: Benchmark{Type: BenchmarkFio, Timeout: def("30m"), Fio: &FioParams{RW: "write", BlockSize: "1m", Size: "1g",
 				IODepth: 4, IOEngine: "psync", Direct: ptr.To(false), NumJobs: 2, Runtime: dur(time.Second), Target: StorageShared}},
 		},
+		{
+			name: "concurrency AllNodes is kept",
+			in:   Benchmark{Type: BenchmarkFio, Concurrency: ConcurrencyAllNodes, Fio: &FioParams{Target: StorageLocal}},
+			want: Benchmark{Type: BenchmarkFio, Timeout: def("30m"), Concurrency: ConcurrencyAllNodes, Fio: &FioParams{
+				RW: "randread", BlockSize: "4k", Size: "256m", IODepth: 16, IOEngine: "libaio",
+				Direct: ptr.To(true), NumJobs: 1, Runtime: def("30s"), Target: StorageLocal}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.want.Concurrency == "" {
+				// Every case but the one above leaves concurrency to its default.
+				tt.want.Concurrency = ConcurrencyOneNodeAtATime
+			}
 			if diff := cmp.Diff(tt.want, tt.in.WithDefaults()); diff != "" {
 				t.Errorf("WithDefaults() mismatch (-want +got):\n%s", diff)
 			}

@@ -143,6 +143,15 @@ func benchmarkProblem(path string, b Benchmark) error {
 		}
 		timeout = b.Timeout.Duration()
 	}
+	switch b.Concurrency {
+	case "", ConcurrencyOneNodeAtATime:
+	case ConcurrencyAllNodes:
+		if !b.Type.RunsPerNode() {
+			return fmt.Errorf("%s.concurrency: AllNodes needs a tool that runs on each node by itself, and %s does not (hpcc already spans all nodes; iperf3, ping, netperf and netcat measure pairs of nodes): remove concurrency or set it to OneNodeAtATime", path, b.Type)
+		}
+	default:
+		return fmt.Errorf("%s.concurrency: %q is neither OneNodeAtATime nor AllNodes: set one of them", path, b.Concurrency)
+	}
 	tool := func(field string, d *Duration) error {
 		if d == nil {
 			return nil

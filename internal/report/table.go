@@ -45,13 +45,15 @@ type Row struct {
 	BaselineCoVPercent *float64 `json:"baselineCoVPercent"`
 
 	// Platform is empty on a row of a metric that only the baseline measured.
-	Platform string   `json:"platform"`
-	Emulated bool     `json:"emulated"`
-	Count    int      `json:"count"`
-	Samples  int      `json:"samples"`
-	Mean     *float64 `json:"mean"`
-	StdDev   *float64 `json:"stdDev"`
-	CI95     *float64 `json:"ci95"`
+	Platform string `json:"platform"`
+	Emulated bool   `json:"emulated"`
+	// Concurrent is true when either side was measured on all nodes at once (concurrency AllNodes).
+	Concurrent bool     `json:"concurrent,omitempty"`
+	Count      int      `json:"count"`
+	Samples    int      `json:"samples"`
+	Mean       *float64 `json:"mean"`
+	StdDev     *float64 `json:"stdDev"`
+	CI95       *float64 `json:"ci95"`
 	// CoVPercent is the platform's coefficient of variation, in percent.
 	CoVPercent *float64 `json:"coVPercent"`
 
@@ -194,6 +196,10 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 			r.Notes = append(r.Notes, note)
 		}
 	}
+	for _, bench := range concurrentBenchmarks(suite) {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s %s: it ran on all nodes of each run at once (concurrency AllNodes), so each node's value "+
+			"includes the contention of the other nodes; compare it with runs of the same concurrency only", bench, AllNodesMark))
+	}
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
 	for _, run := range suite.Status.Runs {
 		row := RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
@@ -221,6 +227,7 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 			template.BaselineMean, template.BaselineStdDev = pointer(s.Mean), pointer(s.StdDev)
 			template.BaselineCI95, template.BaselineCoVPercent = ci95(s), covPercent(s)
 			template.SamplesTrimmed = !s.FromSamples
+			template.Concurrent = base.Concurrent
 			if l, ok := LogSummary(*m); ok {
 				baseLog = &l
 			}
@@ -242,6 +249,7 @@ func rowsFor(bench, metric, baseline string, base *vmbenchv1.BenchmarkResult, ot
 		row.Count, row.Samples = s.N, s.Samples
 		row.Mean, row.StdDev, row.CI95, row.CoVPercent = pointer(s.Mean), pointer(s.StdDev), ci95(s), covPercent(s)
 		row.SamplesTrimmed = row.SamplesTrimmed || !s.FromSamples
+		row.Concurrent = row.Concurrent || other.Concurrent
 		if baseSummary != nil {
 			compare(&row, *baseSummary, s)
 		}
@@ -373,6 +381,25 @@ func baselineOf(suite *vmbenchv1.BenchmarkSuite) string {
 	return baseline
 }
 
+// AllNodesMark follows the name of a benchmark that ran on all nodes at once.
+const AllNodesMark = "(all nodes at once)"
+
+// concurrentBenchmarks are the benchmarks with results measured on all nodes at once, in report
+// order.
+func concurrentBenchmarks(suite *vmbenchv1.BenchmarkSuite) []string {
+	concurrent := map[string]bool{}
+	for _, res := range suite.Status.Results {
+		concurrent[res.Benchmark] = concurrent[res.Benchmark] || res.Concurrent
+	}
+	var out []string
+	for _, b := range benchmarkOrder(suite) {
+		if concurrent[b] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // emulatedPlatforms are the platforms with at least one run under software emulation.
 func emulatedPlatforms(suite *vmbenchv1.BenchmarkSuite) map[string]bool {
 	out := map[string]bool{}
@@ -495,6 +522,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 			bench = ""
 		}
 		previous = row.Benchmark
+		if bench != "" && row.Concurrent {
+			bench += " " + AllNodesMark
+		}
 		platform := row.Platform
 		if platform == "" {
 			platform = "-"

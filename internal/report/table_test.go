@@ -549,3 +549,49 @@ func TestRunsTableShowsCompactedBoot(t *testing.T) {
 		t.Errorf("runs table lost the per-node boot times of uncompacted run %s:\n%s", other.Name, b.String())
 	}
 }
+
+// TestAllNodesIsMarked checks that a benchmark measured on all nodes at once is marked in the table
+// and explained in a note, and that the other benchmarks are not.
+func TestAllNodesIsMarked(t *testing.T) {
+	suite := demoSuite()
+	for i := range suite.Status.Results {
+		if suite.Status.Results[i].Benchmark == "sysbench-cpu" {
+			suite.Status.Results[i].Concurrent = true
+		}
+	}
+	rep, err := Build(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Rows {
+		if row.Concurrent != (row.Benchmark == "sysbench-cpu") {
+			t.Errorf("%s %s on %s: concurrent = %v", row.Benchmark, row.Metric, row.Platform, row.Concurrent)
+		}
+	}
+	var out bytes.Buffer
+	if err := rep.WriteTable(&out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if n := strings.Count(text, "sysbench-cpu "+AllNodesMark+"  "); n != 1 {
+		t.Errorf("sysbench-cpu is marked in %d table cells, want 1:\n%s", n, text)
+	}
+	if strings.Count(text, AllNodesMark) != 2 {
+		t.Errorf("want the mark in the table and in its note only:\n%s", text)
+	}
+	if !strings.Contains(text, "note: sysbench-cpu "+AllNodesMark+": it ran on all nodes of each run at once (concurrency AllNodes)") {
+		t.Errorf("no note on sysbench-cpu:\n%s", text)
+	}
+
+	plain, err := Build(demoSuite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := plain.WriteTable(&out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), AllNodesMark) {
+		t.Errorf("a suite without concurrency AllNodes is marked:\n%s", out.String())
+	}
+}

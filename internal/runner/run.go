@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -63,7 +64,8 @@ func Run(ctx context.Context, plan runplan.Plan, exec Executor, emit func(runpla
 
 // Run waits for every node, reports Started, runs every execution of every benchmark one after the
 // other (the nodes of a run may share CPUs, so parallel executions would disturb each other),
-// reports each as a Result and finally reports Done. A failed execution becomes a Result with an
+// reports each as a Result and finally reports Done. A benchmark with concurrency AllNodes is the
+// exception: it runs on every node at the same moment, on purpose (see batches). A failed execution becomes a Result with an
 // error and never stops the run. Run returns an error only when the run could not take place (an
 // invalid plan, nodes that never answered), after reporting it as a Result without a benchmark
 // followed by Done, or when ctx ends or Emit fails.
@@ -96,16 +98,18 @@ func (r *Runner) Run(ctx context.Context, plan runplan.Plan) error {
 			}
 			continue
 		}
-		for _, e := range execs {
+		for _, batch := range batches(b, execs) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			msg := r.execute(ctx, plan, b, e)
+			msgs := r.execute(ctx, plan, b, batch)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := r.emit(plan.Run, msg); err != nil {
-				return err
+			for _, msg := range msgs {
+				if err := r.emit(plan.Run, msg); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -149,56 +153,116 @@ func ValidatePlan(plan runplan.Plan) error {
 	return nil
 }
 
-// execute runs one execution under the benchmark's timeout and turns it into a Result.
-func (r *Runner) execute(ctx context.Context, plan runplan.Plan, b vmbenchv1.Benchmark, e execution) runplan.Message {
+// batches groups a benchmark's executions into the sets that run at the same moment: each alone,
+// or with concurrency AllNodes, the executions of one variant (block size, target) on all nodes.
+func batches(b vmbenchv1.Benchmark, execs []execution) [][]execution {
+	var out [][]execution
+	together := allNodes(b)
+	for i, e := range execs {
+		if together && i > 0 && execs[i-1].prefix == e.prefix {
+			out[len(out)-1] = append(out[len(out)-1], e)
+			continue
+		}
+		out = append(out, []execution{e})
+	}
+	return out
+}
+
+// allNodes says whether b runs on every node at the same moment.
+func allNodes(b vmbenchv1.Benchmark) bool {
+	return b.Concurrency == vmbenchv1.ConcurrencyAllNodes && b.Type.RunsPerNode()
+}
+
+// outcome is what one execution returned.
+type outcome struct {
+	out, raw []byte
+	err      error
+	elapsed  time.Duration
+	timedOut bool
+	noise    *runplan.Noise
+}
+
+// execute runs a batch of executions at the same moment, each under the benchmark's timeout, and
+// turns each into a Result, in batch order. With noise sampling, every node is sampled before the
+// first execution starts and after the last one ended, so that each node's noise covers the whole
+// time the batch loaded the nodes.
+func (r *Runner) execute(ctx context.Context, plan runplan.Plan, b vmbenchv1.Benchmark, batch []execution) []runplan.Message {
 	timeout := DefaultBenchmarkTimeout
 	if b.Timeout != nil && b.Timeout.Duration() > 0 {
 		timeout = b.Timeout.Duration()
 	}
-	var before noiseSnapshot
-	sampled := false
-	node, own := noiseNode(plan, e.label), ownCgroup(plan)
+	own := ownCgroup(plan)
+	before := make([]noiseSnapshot, len(batch))
+	sampled := make([]bool, len(batch))
 	if r.SampleNoise {
-		before, sampled = r.snapshot(ctx, node, own)
+		for i, e := range batch {
+			before[i], sampled[i] = r.snapshot(ctx, noiseNode(plan, e.label), own)
+		}
 	}
-	ectx, cancel := context.WithTimeout(ctx, timeout)
-	start := r.now()
-	out, raw, err := e.run(ectx)
-	elapsed := r.now().Sub(start)
-	timedOut := errors.Is(ectx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	cancel()
-	var noise *runplan.Noise
-	if sampled {
+	outcomes := make([]outcome, len(batch))
+	if len(batch) == 1 {
+		outcomes[0] = r.runExecution(ctx, timeout, batch[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, e := range batch {
+			wg.Go(func() { outcomes[i] = r.runExecution(ctx, timeout, e) })
+		}
+		wg.Wait()
+	}
+	for i, e := range batch {
+		if !sampled[i] {
+			continue
+		}
+		node := noiseNode(plan, e.label)
 		if after, ok := r.snapshot(ctx, node, own); ok {
-			if n, ok := noiseBetween(before, after); ok {
+			if n, ok := noiseBetween(before[i], after); ok {
 				n.Node = node.Name
-				noise = &n
+				outcomes[i].noise = &n
 			}
 		}
 	}
-	if e.cleanup != nil {
-		// Cleanup gets its own time: after a timeout the execution's context is already over.
-		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		e.cleanup(cctx)
-		cancel()
+	msgs := make([]runplan.Message, len(batch))
+	for i, e := range batch {
+		if e.cleanup != nil {
+			// Cleanup gets its own time: after a timeout the execution's context is already over.
+			cctx, cancel := context.WithTimeout(ctx, time.Minute)
+			e.cleanup(cctx)
+			cancel()
+		}
+		msgs[i] = r.result(b, e, timeout, outcomes[i])
+		msgs[i].Concurrent = allNodes(b)
 	}
+	return msgs
+}
 
+// runExecution runs e under timeout.
+func (r *Runner) runExecution(ctx context.Context, timeout time.Duration, e execution) outcome {
+	ectx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := r.now()
+	out, raw, err := e.run(ectx)
+	return outcome{out: out, raw: raw, err: err, elapsed: r.now().Sub(start),
+		timedOut: errors.Is(ectx.Err(), context.DeadlineExceeded) && ctx.Err() == nil}
+}
+
+// result turns what an execution returned into its Result.
+func (r *Runner) result(b vmbenchv1.Benchmark, e execution, timeout time.Duration, o outcome) runplan.Message {
 	msg := runplan.Message{
 		Kind:      runplan.KindResult,
 		Benchmark: b.Name,
 		Node:      e.label,
 		Variant:   strings.TrimSuffix(e.prefix, "_"),
-		Seconds:   elapsed.Seconds(),
-		RawTail:   tail(raw, RawTailBytes),
-		Noise:     noise,
+		Seconds:   o.elapsed.Seconds(),
+		RawTail:   tail(o.raw, RawTailBytes),
+		Noise:     o.noise,
 	}
 	switch {
-	case timedOut:
+	case o.timedOut:
 		msg.Error = "timed out after " + timeout.String()
-	case err != nil:
-		msg.Error = err.Error()
+	case o.err != nil:
+		msg.Error = o.err.Error()
 	default:
-		metrics, err := results.Parse(e.tool, out)
+		metrics, err := results.Parse(e.tool, o.out)
 		if err != nil {
 			msg.Error = "parsing the output: " + err.Error()
 			break

@@ -100,6 +100,9 @@ type Message struct {
 	// Noise is what the rest of the node did while the execution ran; nil when it could not be
 	// sampled.
 	Noise *Noise `json:"noise,omitempty"`
+	// Concurrent says that the execution ran on every node at the same moment (the benchmark's
+	// concurrency AllNodes), so that its figures include the other nodes' contention.
+	Concurrent bool `json:"concurrent,omitempty"`
 
 	// Done: the time all benchmarks took together.
 	BenchmarkSeconds float64 `json:"benchmarkSeconds,omitempty"`

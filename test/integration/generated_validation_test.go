@@ -256,6 +256,26 @@ func generatedPositions() []position {
 			good: []variant{iterations(3, 3), iterations(30, 30), iterations(10, 0), iterations(0, 3), iterations(5, 20)}})
 	}
 
+	// Concurrency AllNodes only for the tools that run on each node by itself, in every slot.
+	for slot := range benchmarkSlots {
+		concurrency := func(t vmbenchv1.BenchmarkType, c vmbenchv1.Concurrency) variant {
+			return variant{label: fmt.Sprintf("%s on %s", c, t), apply: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Benchmarks[slot] = fullBenchmark(t)
+				s.Spec.Benchmarks[slot].Concurrency = c
+			}}
+		}
+		var bad, good []variant
+		for _, t := range allBenchmarkTypes {
+			if t.RunsPerNode() {
+				good = append(good, concurrency(t, vmbenchv1.ConcurrencyAllNodes))
+			} else {
+				bad = append(bad, concurrency(t, vmbenchv1.ConcurrencyAllNodes))
+				good = append(good, concurrency(t, vmbenchv1.ConcurrencyOneNodeAtATime))
+			}
+		}
+		ps = append(ps, position{path: fmt.Sprintf("spec.benchmarks[%d].concurrency", slot), bad: bad, good: good})
+	}
+
 	// Names.
 	ps = append(ps, position{path: "metadata.name",
 		bad: stringVariants(func(s *vmbenchv1.BenchmarkSuite, v string) { s.Name = v },

@@ -32,6 +32,12 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 			`Unsupported value: "linpack": supported values: "hpcc", "sysbench-cpu"`},
 		{"parameters of another type", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].HPCC = &vmbenchv1.HPCCParams{} },
 			"hpcc parameters need type: hpcc"},
+		{"all nodes at once for hpcc", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks[0] = bench("hpl", vmbenchv1.BenchmarkHPCC)
+			s.Spec.Benchmarks[0].Concurrency = vmbenchv1.ConcurrencyAllNodes
+		}, "spec.benchmarks[0].concurrency: Invalid value: concurrency AllNodes needs a tool that runs on each node by itself (sysbench-cpu, sysbench-memory, stress-ng-cpu, stress-ng-vm, iozone, fio): hpcc already spans all nodes and iperf3 and ping measure pairs of nodes"},
+		{"unknown concurrency", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Concurrency = "Parallel" },
+			`Unsupported value: "Parallel": supported values: "OneNodeAtATime", "AllNodes"`},
 		{"no benchmarks", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks = nil },
 			"spec.benchmarks: Required value"},
 		{"duplicate benchmark names", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks = append(s.Spec.Benchmarks, cpu()) },
