@@ -35,7 +35,7 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 		{"all nodes at once for hpcc", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks[0] = bench("hpl", vmbenchv1.BenchmarkHPCC)
 			s.Spec.Benchmarks[0].Concurrency = vmbenchv1.ConcurrencyAllNodes
-		}, "spec.benchmarks[0].concurrency: Invalid value: concurrency AllNodes needs a tool that runs on each node by itself (sysbench-cpu, sysbench-memory, stress-ng-cpu, stress-ng-vm, iozone, fio): hpcc already spans all nodes and iperf3 and ping measure pairs of nodes"},
+		}, "spec.benchmarks[0].concurrency: Invalid value: concurrency AllNodes needs a tool that runs on each node by itself (sysbench-cpu, sysbench-memory, stress-ng-cpu, stress-ng-vm, iozone, fio): hpcc already spans all nodes and iperf3, ping, netperf and netcat measure pairs of nodes"},
 		{"unknown concurrency", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks[0].Concurrency = "Parallel" },
 			`Unsupported value: "Parallel": supported values: "OneNodeAtATime", "AllNodes"`},
 		{"no benchmarks", func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Benchmarks = nil },
