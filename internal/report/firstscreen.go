@@ -183,8 +183,7 @@ func (r *Report) WriteFirstScreen(w io.Writer) error {
 	fmt.Fprintln(tw, "PLATFORM\tSUMMARY\tRATIO\t95% CI\tMETRICS\tSLOWER\tEQUIV\tFASTER\tINCONCL\tWORST")
 	noInterval, excluded := false, false
 	for _, ps := range r.Summaries {
-		groups := append(append(append([]GroupSummary{}, ps.Benchmarks...), ps.Resources...), ps.Overall)
-		for _, g := range groups {
+		for _, g := range ps.Groups() {
 			name := g.Name
 			if g.Kind == KindResource {
 				name = "[" + name + "]"
@@ -197,7 +196,7 @@ func (r *Report) WriteFirstScreen(w io.Writer) error {
 				ratio = formatSpeed(*g.Ratio)
 			}
 			interval := formatInterval(g.Low, g.High)
-			if g.Ratio != nil && g.Low == nil {
+			if g.NoInterval() {
 				interval += "¹"
 				noInterval = true
 			}

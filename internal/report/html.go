@@ -75,12 +75,6 @@ var htmlFuncs = template.FuncMap{
 		return s
 	},
 	"phaseWords": phaseWords,
-	"groups":     summaryGroups,
-}
-
-// summaryGroups are a platform's summary rows in the order of the table: benchmarks, resources, overall.
-func summaryGroups(ps PlatformSummary) []GroupSummary {
-	return append(append(append([]GroupSummary{}, ps.Benchmarks...), ps.Resources...), ps.Overall)
 }
 
 // inlineSVG turns gonum/plot's SVG document into an element that scales with the page.
@@ -109,8 +103,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		page.Headlines = append(page.Headlines, r.Headline(ps))
 	}
 	for _, ps := range r.Summaries {
-		for _, g := range summaryGroups(ps) {
-			page.NoInterval = page.NoInterval || (g.Ratio != nil && g.Low == nil)
+		for _, g := range ps.Groups() {
+			page.NoInterval = page.NoInterval || g.NoInterval()
 			page.Excluded = page.Excluded || g.Excluded > 0
 		}
 	}

@@ -60,6 +60,16 @@ type GroupSummary struct {
 	log *logRatio
 }
 
+// NoInterval says that the group has a ratio but no interval for it (footnote ¹ of the first
+// screen): some metric in it lacks 2 repetitions a side.
+func (g GroupSummary) NoInterval() bool { return g.Ratio != nil && g.Low == nil }
+
+// Groups are the platform's summary rows in the order of the first screen: benchmarks, resources,
+// overall.
+func (ps PlatformSummary) Groups() []GroupSummary {
+	return append(append(append([]GroupSummary{}, ps.Benchmarks...), ps.Resources...), ps.Overall)
+}
+
 // PlatformSummary is every summary of one platform against the baseline.
 type PlatformSummary struct {
 	Platform   string         `json:"platform"`
