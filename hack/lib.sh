@@ -126,9 +126,11 @@ apt_ensure() {
   [ "${#missing[@]}" -eq 0 ] && return 0
   log "apt-get install ${missing[*]}"
   # Stale or missing package lists: update once and try again.
+  # Another apt on the machine holds dpkg's lock for a while: wait for it rather than fail.
+  local wait=(-o DPkg::Lock::Timeout=600)
   compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+    DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    { apt-get "${wait[@]}" update -qq && DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
 # lacks_sys_resource: true where this process's bounding set has no CAP_SYS_RESOURCE (capability
