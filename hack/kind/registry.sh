@@ -53,7 +53,8 @@ EOF
 build_image() {
   local ctx="${BIN}/.build/registry-image"
   rm -rf "${ctx}" && mkdir -p "${ctx}" &&
-    cp "${ROOT}/images/registry/Dockerfile" "${ROOT}/images/registry/config.yml" "${binary}" "${ctx}/" &&
+    cp "${ROOT}/images/registry/Dockerfile" "${ROOT}/images/registry/config.yml" "${ctx}/" &&
+    cp "${binary}" "${ctx}/registry" &&
     docker build -q --label "${KIND_IMAGE_LABEL}" --build-arg BASE_IMAGE=vmbench/debian:bookworm -t "${image}" "${ctx}" >/dev/null &&
     rm -rf "${ctx}"
 }
