@@ -14,6 +14,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runner"
 	"github.com/vmbench/vmbench/internal/runplan"
 	"github.com/vmbench/vmbench/internal/tables"
 )
@@ -183,5 +184,64 @@ func TestTablesSurviveTheLog(t *testing.T) {
 	}
 	if diff := cmp.Diff(table, *report.Results[0].Table, cmpopts.EquateNaNs()); diff != "" {
 		t.Errorf("(-sent +read):\n%s", diff)
+	}
+}
+
+// At every API maximum (12 benchmarks, 8 nodes, so 20 pairs, iperf3 for 1 h in 600 intervals, or
+// iozone up to 16G on two targets), with every number as wide as it gets, a run's tables fit in
+// its ConfigMaps: nothing is lost within the API's bounds.
+func TestWorstCaseTablesFit(t *testing.T) {
+	const benchmarks, nodes = 12, 8
+	series := results.Table{Columns: []string{results.Iperf3StartColumn, results.Iperf3EndColumn, results.Iperf3BandwidthColumn}}
+	for i := range runner.MaxIperf3Intervals {
+		series.Rows = append(series.Rows, []float64{float64(i)*6 + 0.123, float64(i+1)*6 + 0.123, 123456789012})
+	}
+	iozone := results.Table{Columns: []string{results.IozoneFileColumn, results.IozoneRecordColumn, "write_KiB_per_s", "rewrite_KiB_per_s",
+		"read_KiB_per_s", "reread_KiB_per_s", "random_read_KiB_per_s", "random_write_KiB_per_s"}}
+	for file := 64; file <= 16<<20; file *= 2 {
+		for rec := 4; rec <= min(file, 16<<10); rec *= 2 {
+			if file >= 32<<10 && rec < 64 {
+				continue
+			}
+			iozone.Rows = append(iozone.Rows, []float64{float64(file), float64(rec), 123456789, 123456789, 123456789, 123456789, 123456789, 123456789})
+		}
+	}
+	if len(iozone.Rows) != 171 {
+		t.Fatalf("%d iozone rows, want 171", len(iozone.Rows))
+	}
+	var pairs []string
+	for i := 1; i < nodes; i++ {
+		pairs = append(pairs, fmt.Sprintf("master-node%02d", i), fmt.Sprintf("node%02d-master", i))
+		if i+1 < nodes {
+			pairs = append(pairs, fmt.Sprintf("node%02d-node%02d", i, i+1))
+		}
+	}
+	for _, kind := range []string{"iperf3", "iozone"} {
+		var entries []tables.Entry
+		for b := range benchmarks {
+			name := fmt.Sprintf("benchmark-%02d-%s", b, strings.Repeat("x", 11))
+			if kind == "iperf3" {
+				for _, p := range pairs {
+					entries = append(entries, tables.Entry{Benchmark: name, Node: p, Table: series})
+				}
+				continue
+			}
+			for n := range nodes {
+				for _, target := range []string{"local", "shared"} {
+					entries = append(entries, tables.Entry{Benchmark: name, Node: fmt.Sprintf("node%02d", n), Variant: target, Table: iozone})
+				}
+			}
+		}
+		maps, lost := tables.Pack(entries)
+		total := 0
+		for _, m := range maps {
+			for k, v := range m {
+				total += len(k) + len(v)
+			}
+		}
+		if len(lost) > 0 {
+			t.Errorf("%s: %d of %d tables lost", kind, len(lost), len(entries))
+		}
+		t.Logf("%s: %d tables of %d bytes each at most, %d KiB in %d ConfigMaps", kind, len(entries), len(entries[0].Table.CSV()), total>>10, len(maps))
 	}
 }

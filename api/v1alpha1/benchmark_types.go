@@ -317,12 +317,13 @@ type IozoneParams struct {
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && int(self.lowerAscii().replace('k', '')) <= 16384)",message="recordSize must be at most 16M (a number without a unit counts KiB): lower it, for example to 64k"
 	RecordSize string `json:"recordSize,omitempty"`
 
-	// Auto runs iozone's automatic mode (iozone -a): every file size from minFileSize to maxFileSize,
-	// doubling, each with every record size from 4k to 16M that fits it (files of 32M and more
-	// skip the records below 64k, as iozone does), for the chosen tests. Each execution's whole table is kept
-	// in the run's tables ConfigMap (label vmbench.io/tables-of); status keeps, per test, the figure
-	// at the largest file size and its largest record size. fileSize and recordSize do not apply.
-	// Auto mode writes many files one after the other: raise timeout for a large maxFileSize.
+	// Auto runs iozone's automatic mode (iozone -a): every file size from minFileSize to
+	// maxFileSize, doubling, each with every record size from 4k to 16M that fits it (files of 32M
+	// and more skip the records below 64k, as iozone does), for the chosen tests. Each execution's
+	// whole table is kept in the run's tables ConfigMap (label vmbench.io/tables-of); status keeps,
+	// per test, the figure at the largest file size and its largest record size. fileSize and
+	// recordSize do not apply. Auto mode writes many files one after the other: raise timeout for a
+	// large maxFileSize.
 	// +optional
 	Auto bool `json:"auto,omitempty"`
 
@@ -386,7 +387,9 @@ const (
 	PairNodeToNode NodePair = "node-node"
 )
 
-// Iperf3Params configure iperf3 between the nodes of a run.
+// Iperf3Params configure iperf3 between the nodes of a run. Besides its summary in status, each
+// measurement's bandwidth per interval (iperf3 -i: one second, longer beyond 600 intervals) is kept
+// in the run's tables ConfigMap (label vmbench.io/tables-of), for vmbench report's plot over time.
 type Iperf3Params struct {
 	// Pairs are the directions to measure.
 	// +optional
