@@ -339,7 +339,7 @@ var newClusterReader = func(kubeconfigPath, kubeContext, namespace string) (*clu
 func (r *clusterReader) tables(ctx context.Context, suite string) ([]corev1.ConfigMap, error) {
 	selector, err := labels.Parse(fmt.Sprintf("%s=%s,%s", vmbenchv1.LabelSuite, suite, vmbenchv1.LabelTablesOf))
 	if err != nil {
-		return nil, fmt.Errorf("the result tables of suite %q: %v", suite, err)
+		return nil, fmt.Errorf("the result tables of suite %q: %w", suite, err)
 	}
 	list := &corev1.ConfigMapList{}
 	if err := r.client.List(ctx, list, client.InNamespace(r.namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
