@@ -409,9 +409,19 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			return step{}, fmt.Errorf("keeping the raw outputs of run %s: %w", run.Name, err)
 		}
 	}
+	kept := resultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
+	for _, cm := range kept.maps {
+		if err := r.apply(ctx, suite, cm); err != nil {
+			return step{}, fmt.Errorf("keeping the result tables of run %s: %w", run.Name, err)
+		}
+	}
+	for _, l := range kept.causes {
+		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
+	}
 	failed := finishRun(st, active, planned.Platform.Type, benchmarks, runCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
+		TablesKept: kept.kept, TablesLost: kept.lost,
 	})
 	if t.suiteTimedOut {
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)

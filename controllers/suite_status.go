@@ -75,6 +75,9 @@ type runCompletion struct {
 	Created map[string]time.Time
 	// Shape is the suite's cluster shape, against which the nodes' CPU lists are judged.
 	Shape vmbenchv1.ClusterShape
+	// TablesKept and TablesLost count, per benchmark, the run's whole result tables that its
+	// tables ConfigMaps keep and those they could not (resultTables).
+	TablesKept, TablesLost map[string]int32
 }
 
 // finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
@@ -129,6 +132,8 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 		res := resultFor(st, b.Name, run.Platform)
 		res.Emulated = res.Emulated || emulated
 		res.Concurrent = res.Concurrent || b.Concurrency == vmbenchv1.ConcurrencyAllNodes
+		res.Tables += c.TablesKept[b.Name]
+		res.TablesLost += c.TablesLost[b.Name]
 		reported, firstErr := false, ""
 		for _, m := range latest {
 			if m.Benchmark != b.Name {
@@ -654,6 +659,9 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 			out = append(out, "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster")
 			break
 		}
+	}
+	if w := lostTablesWarning(st); w != "" {
+		out = append(out, w)
 	}
 	for _, r := range st.Results {
 		if len(r.Metrics) >= maxMetricsPerEntry {

@@ -49,6 +49,17 @@ echo
 # the demo.
 echo
 "${BIN}/vmbench" footprint "${suite}" || log "no manager footprint (Prometheus in vmbench-monitoring, job vmbench): see the error above"
+# The suite as it ended, with the ConfigMaps that keep its whole result tables (iozone auto-mode
+# tables, iperf3 time series), so that `vmbench report -f` draws every plot from the file alone.
+# DEMO_SAVE=docs/report/quick-suite.yaml refreshes the copy that docs/reports.md quotes.
+save=${DEMO_SAVE:-${BIN}/demo/${suite}-suite.yaml}
+mkdir -p "$(dirname "${save}")"
+{
+  "${kubectl}" get benchmarksuite "${suite}" -o yaml
+  echo ---
+  "${kubectl}" get configmap -l "vmbench.io/suite=${suite},vmbench.io/tables-of" -o yaml
+} >"${save}"
+log "saved ${suite} and its result tables in ${save} (${BIN}/vmbench report -f ${save} --plots DIR)"
 phase=$("${kubectl}" get benchmarksuite "${suite}" -o jsonpath='{.status.phase}')
 log "demo finished in $((SECONDS - start))s: suite ${suite} is ${phase}"
 [ "${phase}" = Complete ] || {

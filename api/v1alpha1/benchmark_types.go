@@ -293,23 +293,55 @@ const (
 // +kubebuilder:validation:Enum=write;read;random
 type IozoneTest string
 
-// IozoneParams configure iozone on every node.
+// IozoneParams configure iozone on every node: one file and record size (fileSize, recordSize), or
+// with auto every file size from minFileSize to maxFileSize, each with every record size iozone's
+// automatic mode takes for it (iozone -a).
+// +kubebuilder:validation:XValidation:fieldPath=".fileSize",rule="!has(self.auto) || !self.auto || !has(self.fileSize)",message="fileSize does not apply with auto: true, which runs every file size from minFileSize to maxFileSize (iozone -a -n -g): remove fileSize, or set auto to false"
+// +kubebuilder:validation:XValidation:fieldPath=".recordSize",rule="!has(self.auto) || !self.auto || !has(self.recordSize)",message="recordSize does not apply with auto: true, which runs every record size from 4k to 16M that fits each file: remove recordSize, or set auto to false"
+// +kubebuilder:validation:XValidation:fieldPath=".maxFileSize",rule="(has(self.auto) && self.auto) || !has(self.maxFileSize)",message="maxFileSize applies to auto: true only (iozone -a -g): set auto to true, or remove maxFileSize and set fileSize for a single file size"
+// +kubebuilder:validation:XValidation:fieldPath=".minFileSize",rule="(has(self.auto) && self.auto) || !has(self.minFileSize)",message="minFileSize applies to auto: true only (iozone -a -n): set auto to true, or remove minFileSize and set fileSize for a single file size"
+// +kubebuilder:validation:XValidation:fieldPath=".minFileSize",rule="!has(self.minFileSize) || !self.minFileSize.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (has(self.maxFileSize) && !self.maxFileSize.matches('^[1-9][0-9]{0,6}[kmgKMG]?$')) || (self.minFileSize.lowerAscii().endsWith('g') ? int(self.minFileSize.substring(0, size(self.minFileSize) - 1)) * 1048576 : self.minFileSize.lowerAscii().endsWith('m') ? int(self.minFileSize.substring(0, size(self.minFileSize) - 1)) * 1024 : self.minFileSize.lowerAscii().endsWith('k') ? int(self.minFileSize.substring(0, size(self.minFileSize) - 1)) : int(self.minFileSize)) <= (has(self.maxFileSize) ? (self.maxFileSize.lowerAscii().endsWith('g') ? int(self.maxFileSize.substring(0, size(self.maxFileSize) - 1)) * 1048576 : self.maxFileSize.lowerAscii().endsWith('m') ? int(self.maxFileSize.substring(0, size(self.maxFileSize) - 1)) * 1024 : self.maxFileSize.lowerAscii().endsWith('k') ? int(self.maxFileSize.substring(0, size(self.maxFileSize) - 1)) : int(self.maxFileSize)) : 524288)",message="minFileSize must not be above maxFileSize (512M when left out): lower minFileSize or raise maxFileSize"
 type IozoneParams struct {
-	// FileSize is the size of the test file. Files that fit into memory measure the page cache.
+	// FileSize is the size of the test file, 512M when left out. Files that fit into memory measure
+	// the page cache. Not with auto.
 	// +optional
-	// +kubebuilder:default="512M"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('m') || int(self.substring(0, size(self) - 1)) <= 16384)",message="fileSize must be at most 16G, written to the node's disk: lower it, for example to 1G"
 	FileSize string `json:"fileSize,omitempty"`
 
-	// RecordSize is the size of each read or write.
+	// RecordSize is the size of each read or write, 64k when left out. Not with auto.
 	// +optional
-	// +kubebuilder:default="64k"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && int(self.lowerAscii().replace('k', '')) <= 16384)",message="recordSize must be at most 16M (a number without a unit counts KiB): lower it, for example to 64k"
 	RecordSize string `json:"recordSize,omitempty"`
+
+	// Auto runs iozone's automatic mode (iozone -a): every file size from minFileSize to
+	// maxFileSize, doubling, each with every record size from 4k to 16M that fits it (files of 32M
+	// and more skip the records below 64k, as iozone does), for the chosen tests. Each execution's
+	// whole table is kept in the run's tables ConfigMap (label vmbench.io/tables-of); status keeps,
+	// per test, the figure at the largest file size and its largest record size. fileSize and
+	// recordSize do not apply. Auto mode writes many files one after the other: raise timeout for a
+	// large maxFileSize.
+	// +optional
+	Auto bool `json:"auto,omitempty"`
+
+	// MaxFileSize is the largest file size of auto mode (iozone -g), 512M when left out, as in
+	// iozone itself; between 64k and 16G. A number without a unit counts KiB.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || ((self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) * 1048576 : self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) * 1024 : self.lowerAscii().endsWith('k') ? int(self.substring(0, size(self) - 1)) : int(self)) >= 64 && (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) * 1048576 : self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) * 1024 : self.lowerAscii().endsWith('k') ? int(self.substring(0, size(self) - 1)) : int(self)) <= 16777216)",message="maxFileSize must be between 64k and 16G (a number without a unit counts KiB), written to the node's disk: for example 1G"
+	MaxFileSize string `json:"maxFileSize,omitempty"`
+
+	// MinFileSize is the smallest file size of auto mode (iozone -n), 64k when left out, as in
+	// iozone itself; between 64k and maxFileSize.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || ((self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) * 1048576 : self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) * 1024 : self.lowerAscii().endsWith('k') ? int(self.substring(0, size(self) - 1)) : int(self)) >= 64 && (self.lowerAscii().endsWith('g') ? int(self.substring(0, size(self) - 1)) * 1048576 : self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) * 1024 : self.lowerAscii().endsWith('k') ? int(self.substring(0, size(self) - 1)) : int(self)) <= 16777216)",message="minFileSize must be between 64k and 16G (a number without a unit counts KiB): for example 64k"
+	MinFileSize string `json:"minFileSize,omitempty"`
 
 	// Tests are the iozone test groups: write (-i 0), read (-i 1), random (-i 2).
 	// +optional
@@ -333,6 +365,15 @@ type IozoneParams struct {
 	DirectIO bool `json:"directIO,omitempty"`
 }
 
+// LargestFile is the largest file one execution writes: maxFileSize in auto mode, else fileSize,
+// with their defaults.
+func (p IozoneParams) LargestFile() string {
+	if p.Auto {
+		return orString(p.MaxFileSize, DefaultIozoneMaxFileSize)
+	}
+	return orString(p.FileSize, DefaultIozoneFileSize)
+}
+
 // NodePair is a direction of network traffic between the nodes of a run.
 // +kubebuilder:validation:Enum=master-node;node-master;node-node
 type NodePair string
@@ -346,7 +387,9 @@ const (
 	PairNodeToNode NodePair = "node-node"
 )
 
-// Iperf3Params configure iperf3 between the nodes of a run.
+// Iperf3Params configure iperf3 between the nodes of a run. Besides its summary in status, each
+// measurement's bandwidth per interval (iperf3 -i: one second, longer beyond 600 intervals) is kept
+// in the run's tables ConfigMap (label vmbench.io/tables-of), for vmbench report's plot over time.
 type Iperf3Params struct {
 	// Pairs are the directions to measure.
 	// +optional

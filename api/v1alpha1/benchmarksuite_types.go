@@ -620,6 +620,19 @@ type BenchmarkResult struct {
 	// +kubebuilder:validation:MaxItems=48
 	// +listType=atomic
 	Metrics []MetricSummary `json:"metrics,omitempty"`
+
+	// Tables counts the full result tables of this benchmark that were kept, one per execution: an
+	// iozone auto-mode table, an iperf3 time series. They are too large for status and live in the
+	// ConfigMaps labelled vmbench.io/tables-of=<run>, where vmbench report reads them.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Tables int32 `json:"tables,omitempty"`
+
+	// TablesLost counts the tables that could not be kept, as a run's ConfigMaps were full;
+	// status.warnings says so. The figures in Metrics are complete either way.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TablesLost int32 `json:"tablesLost,omitempty"`
 }
 
 // RatioValue compares one metric of a platform with the same metric on the baseline platform.

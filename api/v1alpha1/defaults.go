@@ -9,7 +9,16 @@ import (
 
 // The API server applies the +kubebuilder:default markers to parameter blocks that are present.
 // WithDefaults applies the same values in Go, for the blocks a user left out entirely; an envtest case
-// checks that both agree.
+// checks that both agree. iozone's sizes are the exception: which of them apply depends on auto, and
+// a marker default cannot, so only WithDefaults fills them.
+
+// Defaults of iozone's sizes: one run's file and record size, and auto mode's range, iozone's own.
+const (
+	DefaultIozoneFileSize    = "512M"
+	DefaultIozoneRecordSize  = "64k"
+	DefaultIozoneMaxFileSize = "512M"
+	DefaultIozoneMinFileSize = "64k"
+)
 
 // WithDefaults returns a copy of b whose timeout and parameter block for its type are set, with
 // every unset parameter at its default.
@@ -56,8 +65,13 @@ func (b Benchmark) WithDefaults() Benchmark {
 		b.StressNGVM.Duration = orDuration(b.StressNGVM.Duration, "60s")
 	case BenchmarkIozone:
 		b.Iozone = orNew(b.Iozone)
-		b.Iozone.FileSize = orString(b.Iozone.FileSize, "512M")
-		b.Iozone.RecordSize = orString(b.Iozone.RecordSize, "64k")
+		if b.Iozone.Auto {
+			b.Iozone.MaxFileSize = orString(b.Iozone.MaxFileSize, DefaultIozoneMaxFileSize)
+			b.Iozone.MinFileSize = orString(b.Iozone.MinFileSize, DefaultIozoneMinFileSize)
+		} else {
+			b.Iozone.FileSize = orString(b.Iozone.FileSize, DefaultIozoneFileSize)
+			b.Iozone.RecordSize = orString(b.Iozone.RecordSize, DefaultIozoneRecordSize)
+		}
 		if len(b.Iozone.Tests) == 0 {
 			b.Iozone.Tests = []IozoneTest{"write", "read", "random"}
 		}

@@ -21,7 +21,8 @@ func qty(s string) *resource.Quantity {
 }
 
 // The expected values below are copied from the +kubebuilder:default markers in benchmark_types.go,
-// so that a marker and WithDefaults cannot drift apart unnoticed.
+// so that a marker and WithDefaults cannot drift apart unnoticed; iozone's fileSize and recordSize
+// have no marker (see defaults.go) and come from the DefaultIozone constants.
 func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 	tests := []struct {
 		typ  BenchmarkType
@@ -116,6 +117,18 @@ func TestWithDefaultsKeepsUserValues(t *testing.T) {
 				Tests: []IozoneTest{"read"}, Targets: []StorageTarget{StorageShared}, DirectIO: true}},
 			want: Benchmark{Type: BenchmarkIozone, Timeout: def("30m"), Iozone: &IozoneParams{FileSize: "1G", RecordSize: "1m",
 				Tests: []IozoneTest{"read"}, Targets: []StorageTarget{StorageShared}, DirectIO: true}},
+		},
+		{
+			name: "iozone auto mode takes the range's defaults, not the single run's",
+			in:   Benchmark{Type: BenchmarkIozone, Iozone: &IozoneParams{Auto: true}},
+			want: Benchmark{Type: BenchmarkIozone, Timeout: def("30m"), Iozone: &IozoneParams{Auto: true, MaxFileSize: "512M", MinFileSize: "64k",
+				Tests: []IozoneTest{"write", "read", "random"}, Targets: []StorageTarget{StorageLocal}}},
+		},
+		{
+			name: "iozone auto mode keeps its range",
+			in:   Benchmark{Type: BenchmarkIozone, Iozone: &IozoneParams{Auto: true, MaxFileSize: "4g", MinFileSize: "1m", DirectIO: true}},
+			want: Benchmark{Type: BenchmarkIozone, Timeout: def("30m"), Iozone: &IozoneParams{Auto: true, MaxFileSize: "4g", MinFileSize: "1m",
+				DirectIO: true, Tests: []IozoneTest{"write", "read", "random"}, Targets: []StorageTarget{StorageLocal}}},
 		},
 		{
 			name: "iperf3",

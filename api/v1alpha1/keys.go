@@ -13,6 +13,10 @@ const (
 	LabelRole = "vmbench.io/role"
 	// LabelNode is a VM's node name in its run: master, node01, ...
 	LabelNode = "vmbench.io/node"
+	// LabelTablesOf names the run whose full result tables (iozone auto-mode tables, iperf3 time
+	// series) a ConfigMap holds, as CSV; such a ConfigMap carries LabelSuite and LabelPlatform too,
+	// and goes with the suite, not with the run.
+	LabelTablesOf = "vmbench.io/tables-of"
 )
 
 // Role values of LabelRole.

@@ -195,7 +195,8 @@ func benchmarkProblem(path string, b Benchmark) error {
 	if p := b.Iozone; p != nil {
 		// iozone counts a number without a unit in KiB.
 		errs = append(errs, size("iozone.fileSize", p.FileSize, ioSize, 1<<10, MaxFileSize, "16G"),
-			size("iozone.recordSize", p.RecordSize, ioSize, 1<<10, MaxRecordSize, "16M"))
+			size("iozone.recordSize", p.RecordSize, ioSize, 1<<10, MaxRecordSize, "16M"),
+			iozoneAutoProblem(path+".iozone", *p))
 	}
 	if p := b.Iperf3; p != nil {
 		errs = append(errs, tool("iperf3.duration", p.Duration))
@@ -220,6 +221,49 @@ func benchmarkProblem(path string, b Benchmark) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// MinIozoneFileSize is the smallest file of iozone's automatic mode the API takes, iozone's own
+// default minimum.
+const MinIozoneFileSize = 64 << 10
+
+// iozoneAutoProblem says what is wrong with the sizes of automatic mode, or with a size of the other
+// mode given with it.
+func iozoneAutoProblem(path string, p IozoneParams) error {
+	if !p.Auto {
+		for _, f := range []struct{ name, value, flag string }{{"maxFileSize", p.MaxFileSize, "-g"}, {"minFileSize", p.MinFileSize, "-n"}} {
+			if f.value != "" {
+				return fmt.Errorf("%s.%s: applies to auto: true only (iozone -a %s): set auto to true, or remove %s and set fileSize for a single file size",
+					path, f.name, f.flag, f.name)
+			}
+		}
+		return nil
+	}
+	if p.FileSize != "" {
+		return fmt.Errorf("%s.fileSize: does not apply with auto: true, which runs every file size from minFileSize to maxFileSize: remove fileSize, or set auto to false", path)
+	}
+	if p.RecordSize != "" {
+		return fmt.Errorf("%s.recordSize: does not apply with auto: true, which runs every record size from 4k to 16M that fits each file: remove recordSize, or set auto to false", path)
+	}
+	bytes := map[string]int64{}
+	for _, f := range []struct{ name, value, def string }{
+		{"maxFileSize", p.MaxFileSize, DefaultIozoneMaxFileSize}, {"minFileSize", p.MinFileSize, DefaultIozoneMinFileSize}} {
+		value := orString(f.value, f.def)
+		// iozone counts a number without a unit in KiB.
+		n, ok := sizeBytes(value, ioSize, 1<<10)
+		if !ok {
+			return fmt.Errorf("%s.%s: %q is not a size: write a number and a unit letter, such as 1G", path, f.name, value)
+		}
+		if n < MinIozoneFileSize || n > MaxFileSize {
+			return fmt.Errorf("%s.%s: %q is not between 64k and 16G: set it in that range, for example 1G", path, f.name, value)
+		}
+		bytes[f.name] = n
+	}
+	if bytes["minFileSize"] > bytes["maxFileSize"] {
+		return fmt.Errorf("%s.minFileSize: %q is above maxFileSize %q: lower minFileSize or raise maxFileSize",
+			path, orString(p.MinFileSize, DefaultIozoneMinFileSize), orString(p.MaxFileSize, DefaultIozoneMaxFileSize))
 	}
 	return nil
 }

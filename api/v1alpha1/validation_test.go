@@ -31,6 +31,7 @@ func validSuite() *BenchmarkSuite {
 				{Name: "disk", Type: BenchmarkIozone, Iozone: &IozoneParams{FileSize: "9999999", RecordSize: "16m"}},
 				{Name: "net", Type: BenchmarkIperf3, Timeout: dur(24 * time.Hour), Iperf3: &Iperf3Params{Duration: dur(10 * time.Second)}},
 				{Name: "fio", Type: BenchmarkFio, Timeout: dur(10 * time.Second), Fio: &FioParams{Size: "16g", BlockSize: "16384k", Runtime: dur(9 * time.Second)}},
+				{Name: "disk-auto", Type: BenchmarkIozone, Iozone: &IozoneParams{Auto: true, MinFileSize: "64", MaxFileSize: "16g"}},
 			},
 			Repetitions: 1,
 			Placement: Placement{
@@ -143,6 +144,28 @@ func TestFirstInvalidValue(t *testing.T) {
 			`spec.benchmarks[4].iozone.fileSize: "16385m" is more than 16G`},
 		{"iozone record in KiB too large", func(s *BenchmarkSuite) { bench(s, "disk").Iozone.RecordSize = "16385" },
 			`spec.benchmarks[4].iozone.recordSize: "16385" is more than 16M`},
+		{"iozone auto with a file size", func(s *BenchmarkSuite) { bench(s, "disk-auto").Iozone.FileSize = "1G" },
+			`spec.benchmarks[7].iozone.fileSize: does not apply with auto: true, which runs every file size from minFileSize to maxFileSize: remove fileSize, or set auto to false`},
+		{"iozone auto with a record size", func(s *BenchmarkSuite) { bench(s, "disk-auto").Iozone.RecordSize = "64k" },
+			`spec.benchmarks[7].iozone.recordSize: does not apply with auto: true`},
+		{"iozone maxFileSize without auto", func(s *BenchmarkSuite) { bench(s, "disk").Iozone.MaxFileSize = "1G" },
+			`spec.benchmarks[4].iozone.maxFileSize: applies to auto: true only (iozone -a -g): set auto to true, or remove maxFileSize and set fileSize for a single file size`},
+		{"iozone minFileSize without auto", func(s *BenchmarkSuite) { bench(s, "disk").Iozone.MinFileSize = "64k" },
+			`spec.benchmarks[4].iozone.minFileSize: applies to auto: true only (iozone -a -n)`},
+		{"iozone auto maximum above 16G", func(s *BenchmarkSuite) { bench(s, "disk-auto").Iozone.MaxFileSize = "16385m" },
+			`spec.benchmarks[7].iozone.maxFileSize: "16385m" is not between 64k and 16G: set it in that range`},
+		{"iozone auto minimum below 64k", func(s *BenchmarkSuite) { bench(s, "disk-auto").Iozone.MinFileSize = "63k" },
+			`spec.benchmarks[7].iozone.minFileSize: "63k" is not between 64k and 16G`},
+		{"iozone auto minimum that is no size", func(s *BenchmarkSuite) { bench(s, "disk-auto").Iozone.MinFileSize = "1 GiB" },
+			`spec.benchmarks[7].iozone.minFileSize: "1 GiB" is not a size`},
+		{"iozone auto minimum above the maximum", func(s *BenchmarkSuite) { bench(s, "disk-auto").Iozone.MinFileSize = "17g" },
+			`spec.benchmarks[7].iozone.minFileSize: "17g" is not between 64k and 16G`},
+		{"iozone auto minimum above the given maximum", func(s *BenchmarkSuite) {
+			bench(s, "disk-auto").Iozone.MinFileSize, bench(s, "disk-auto").Iozone.MaxFileSize = "2m", "1m"
+		}, `spec.benchmarks[7].iozone.minFileSize: "2m" is above maxFileSize "1m": lower minFileSize or raise maxFileSize`},
+		{"iozone auto minimum above the default maximum", func(s *BenchmarkSuite) {
+			bench(s, "disk-auto").Iozone.MinFileSize, bench(s, "disk-auto").Iozone.MaxFileSize = "1G", ""
+		}, `spec.benchmarks[7].iozone.minFileSize: "1G" is above maxFileSize "512M"`},
 		{"fio file too large", func(s *BenchmarkSuite) { bench(s, "fio").Fio.Size = "16385m" },
 			`spec.benchmarks[6].fio.size: "16385m" is more than 16G`},
 		{"fio block too large", func(s *BenchmarkSuite) { bench(s, "fio").Fio.BlockSize = "1g" },

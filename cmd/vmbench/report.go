@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/vmbench/vmbench/internal/kubeconfig"
 	"github.com/vmbench/vmbench/internal/report"
 	"github.com/vmbench/vmbench/internal/suitefile"
+	"github.com/vmbench/vmbench/internal/tables"
 )
 
 // The report command doubles as a kubectl plugin: installed on PATH as kubectl-vmbench (a copy or a
@@ -54,7 +57,10 @@ input:
   --kubeconfig PATH       kubeconfig file
   --context NAME          kubeconfig context
   -f, --file FILE         read a saved suite instead (YAML or JSON, "-" for stdin), e.g. the output of
-                          kubectl get benchmarksuite demo -o yaml
+                          kubectl get benchmarksuite demo -o yaml; with the suite's ConfigMaps beside it
+                          (a List, or more YAML documents) the plots from its whole result tables too:
+                          { kubectl get benchmarksuite demo -o yaml; echo ---;
+                            kubectl get configmap -l vmbench.io/suite=demo,vmbench.io/tables-of -o yaml; }
 
 output:
   --csv FILE              also write the table's rows as CSV
@@ -62,7 +68,7 @@ output:
   --html FILE             also write the whole report as one self-contained HTML page (inline SVG
                           forest plots and CSS; it loads nothing from anywhere)
   --plots DIR             write PNG plots into DIR: means and box plots per benchmark, HPL over N,
-                          iozone heatmaps, iperf3 samples
+                          iozone heatmaps (auto mode), iperf3 samples and bandwidth over time
   --svg                   with --plots, an SVG next to every PNG
 
 noise:
@@ -124,15 +130,26 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	var suite *vmbenchv1.BenchmarkSuite
+	var configMaps []corev1.ConfigMap
 	var err error
 	if opts.file != "" {
-		suite, err = readSuiteFile(opts.file, opts.suite, stdin)
+		var saved suitefile.Saved
+		saved, err = suitefile.ReadAll(opts.file, opts.suite, stdin)
+		suite, configMaps = saved.Suite, saved.ConfigMaps
 	} else {
 		suite, err = cluster.get(ctx, opts.suite)
 	}
 	if err != nil {
 		return fail(err)
 	}
+	var tableNotes []string
+	if opts.file == "" {
+		if configMaps, err = cluster.tables(ctx, suite.Name); err != nil {
+			tableNotes = append(tableNotes, err.Error())
+		}
+	}
+	stored, problems := tables.Read(suite.Name, configMaps)
+	tableNotes = append(tableNotes, report.TableNotes(suite, stored, problems)...)
 	noisy := report.NoisySamples(suite, opts.noiseThreshold)
 	dropped := 0
 	reported := suite
@@ -148,6 +165,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	rep.Notes = append(rep.Notes, report.NoiseNotes(noisy, opts.noiseThreshold, dropped, opts.dropNoisy)...)
+	rep.Notes = append(rep.Notes, tableNotes...)
 	table := *rep
 	table.Rows = report.MarkNoisy(rep.Rows, noisy)
 
@@ -186,7 +204,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if opts.plots != "" {
-		out, err := report.WritePlots(reported, report.PlotOptions{Dir: opts.plots, SVG: opts.svg, Tolerance: buildOpts.Tolerance})
+		out, err := report.WritePlots(reported, report.PlotOptions{Dir: opts.plots, SVG: opts.svg, Tolerance: buildOpts.Tolerance, Tables: stored})
 		if out != nil {
 			for _, f := range out.Files {
 				fmt.Fprintf(stderr, "vmbench: wrote %s\n", f)
@@ -314,6 +332,21 @@ var newClusterReader = func(kubeconfigPath, kubeContext, namespace string) (*clu
 		return nil, err
 	}
 	return &clusterReader{client: c, namespace: namespace}, nil
+}
+
+// tables reads the ConfigMaps that keep the whole result tables of the suite's runs. An error says
+// that they could not be read and the report goes on without them.
+func (r *clusterReader) tables(ctx context.Context, suite string) ([]corev1.ConfigMap, error) {
+	selector, err := labels.Parse(fmt.Sprintf("%s=%s,%s", vmbenchv1.LabelSuite, suite, vmbenchv1.LabelTablesOf))
+	if err != nil {
+		return nil, fmt.Errorf("the result tables of suite %q: %w", suite, err)
+	}
+	list := &corev1.ConfigMapList{}
+	if err := r.client.List(ctx, list, client.InNamespace(r.namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return nil, fmt.Errorf("the result tables of suite %q were not read, so their plots are missing (list configmaps in namespace %q): %v",
+			suite, r.namespace, firstLine(err))
+	}
+	return list.Items, nil
 }
 
 func (r *clusterReader) get(ctx context.Context, name string) (*vmbenchv1.BenchmarkSuite, error) {

@@ -519,6 +519,10 @@ func TestMPIJobScratchStorage(t *testing.T) {
 		{"the largest file, as each is removed after its execution", []vmbenchv1.Benchmark{iozone("2G"), fio("256m", 1, local)}, "2304Mi", "2816Mi"},
 		{"the shared target is not scratch", []vmbenchv1.Benchmark{iozone("8g", shared), fio("8g", 8, shared)}, "256Mi", "768Mi"},
 		{"iozone on both targets", []vmbenchv1.Benchmark{iozone("1g", local, shared)}, "1280Mi", "1792Mi"},
+		{"iozone auto writes up to its largest file", []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+			Iozone: &vmbenchv1.IozoneParams{Auto: true, MaxFileSize: "2g"}}}, "2304Mi", "2816Mi"},
+		{"iozone auto's default largest file", []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+			Iozone: &vmbenchv1.IozoneParams{Auto: true}}}, "768Mi", "1280Mi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

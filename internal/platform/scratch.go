@@ -45,8 +45,9 @@ func runnerStorage(benchmarks []vmbenchv1.Benchmark) (podStorage, error) {
 }
 
 // largestLocalFile is the largest file that one execution of a storage benchmark writes to a node's
-// scratch volume: iozone's fileSize, fio's size times numJobs. fio's jobs share one file today, so
-// the product is an upper bound that stays right should each job get its own.
+// scratch volume: iozone's fileSize (maxFileSize in auto mode), fio's size times numJobs. fio's
+// jobs share one file today, so the product is an upper bound that stays right should each job
+// get its own.
 func largestLocalFile(benchmarks []vmbenchv1.Benchmark) (int64, error) {
 	var largest int64
 	for _, b := range benchmarks {
@@ -58,9 +59,9 @@ func largestLocalFile(benchmarks []vmbenchv1.Benchmark) (int64, error) {
 			if !slices.Contains(b.Iozone.Targets, vmbenchv1.StorageLocal) {
 				continue
 			}
-			// iozone reads a size without a unit as KiB.
-			if n, err = parseSize(b.Iozone.FileSize, 1<<10); err != nil {
-				return 0, fmt.Errorf("benchmark %s: iozone fileSize: %w", b.Name, err)
+			// iozone reads a size without a unit as KiB; auto mode's largest file is maxFileSize.
+			if n, err = parseSize(b.Iozone.LargestFile(), 1<<10); err != nil {
+				return 0, fmt.Errorf("benchmark %s: iozone file size: %w", b.Name, err)
 			}
 		case vmbenchv1.BenchmarkFio:
 			if b.Fio.Target != vmbenchv1.StorageLocal {

@@ -15,17 +15,29 @@ import (
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
 )
 
 // iozoneCell matches an iozone metric of auto mode: an optional target prefix, the test, file size
 // and record size in KiB.
 var iozoneCell = regexp.MustCompile(`^((?:local_|shared_)?[a-z_]+?)_(\d+)k_(\d+)k$`)
 
-// iozoneHeatmaps draws, per iozone benchmark and test, the mean throughput over file size × record
-// size, one panel per platform on one colour scale.
+// heatCells are the means of one iozone test over file size × record size, per platform, with how
+// many tables (or samples) each platform's means are made of.
+type heatCells struct {
+	unit   string
+	cells  map[string]map[[2]int]float64 // platform -> (file, rec) -> mean
+	counts map[string]int
+}
+
+// iozoneHeatmaps draws, per iozone benchmark, target and test, the mean throughput over file size ×
+// record size, one panel per platform on one colour scale. The means come from the whole tables of
+// auto mode (PlotOptions.Tables); without them, from status metrics named <test>_<file>k_<rec>k
+// when those span more than one cell.
 func (pl *figures) iozoneHeatmaps() error {
 	found := false
 	for _, b := range pl.suite.Spec.Benchmarks {
@@ -33,38 +45,18 @@ func (pl *figures) iozoneHeatmaps() error {
 			continue
 		}
 		found = true
-		tests := map[string]map[string]map[[2]int]float64{} // test -> platform -> (file, rec) -> mean
-		units := map[string]string{}
-		var testOrder []string
-		for _, platform := range pl.platforms {
-			res := findResult(pl.suite, b.Name, platform)
-			if res == nil {
-				continue
-			}
-			for _, m := range res.Metrics {
-				sub := iozoneCell.FindStringSubmatch(m.Name)
-				if sub == nil || m.N == 0 {
-					continue
-				}
-				file, _ := strconv.Atoi(sub[2])
-				rec, _ := strconv.Atoi(sub[3])
-				if tests[sub[1]] == nil {
-					tests[sub[1]] = map[string]map[[2]int]float64{}
-					testOrder = append(testOrder, sub[1])
-				}
-				if tests[sub[1]][platform] == nil {
-					tests[sub[1]][platform] = map[[2]int]float64{}
-				}
-				tests[sub[1]][platform][[2]int{file, rec}] = Summarize(m).Mean
-				units[sub[1]] = m.Unit
-			}
+		tests, order := pl.iozoneTableCells(b.Name)
+		source := "tables"
+		if len(order) == 0 {
+			tests, order = pl.iozoneStatusCells(b.Name)
+			source = "status"
 		}
-		if len(testOrder) == 0 {
-			pl.note("%s: iozone heatmap skipped, no metric carries the _<file>k_<record>k suffix of auto mode (one file and record size per run)", b.Name)
+		if len(order) == 0 {
+			pl.note("%s: iozone heatmap skipped, %s", b.Name, pl.noHeatmapCause(b))
 			continue
 		}
-		for _, test := range testOrder {
-			if err := pl.iozoneHeatmap(b.Name, test, units[test], tests[test]); err != nil {
+		for _, test := range order {
+			if err := pl.iozoneHeatmap(b.Name, test, source, tests[test]); err != nil {
 				return err
 			}
 		}
@@ -73,6 +65,127 @@ func (pl *figures) iozoneHeatmaps() error {
 		pl.note("iozone heatmap: skipped, the suite has no iozone benchmark")
 	}
 	return nil
+}
+
+// noHeatmapCause says why an iozone benchmark has nothing to draw over file and record size.
+func (pl *figures) noHeatmapCause(b vmbenchv1.Benchmark) string {
+	if b.Iozone == nil || !b.Iozone.Auto {
+		return "it runs one file and record size (set iozone.auto for the whole table)"
+	}
+	kept := int32(0)
+	for _, platform := range pl.platforms {
+		if res := findResult(pl.suite, b.Name, platform); res != nil {
+			kept += res.Tables
+		}
+	}
+	if kept > 0 {
+		return fmt.Sprintf("status counts %d tables kept in ConfigMaps, and none was read: %s", kept, tablesHint(pl.suite))
+	}
+	return "no table was kept"
+}
+
+// iozoneTableCells averages the iozone tables of a benchmark, per target and test, per platform.
+// Tests are named as in status, with the target's prefix when the benchmark has two.
+func (pl *figures) iozoneTableCells(bench string) (map[string]heatCells, []string) {
+	type acc struct{ sum, n float64 }
+	sums := map[string]map[string]map[[2]int]*acc{}
+	units := map[string]string{}
+	tablesPer := map[string]map[string]int{}
+	var order []string
+	for _, st := range pl.opts.Tables {
+		if st.Benchmark != bench {
+			continue
+		}
+		file, record, cols, err := results.IozoneTableColumns(st.Table)
+		if err != nil {
+			pl.note("%s: table of run %s, %s: %v", bench, st.Run, st.Node, err)
+			continue
+		}
+		for _, c := range cols {
+			test := c.Test
+			if st.Variant != "" {
+				test = st.Variant + "_" + test
+			}
+			if sums[test] == nil {
+				sums[test] = map[string]map[[2]int]*acc{}
+				tablesPer[test] = map[string]int{}
+				order = append(order, test)
+			}
+			if sums[test][st.Platform] == nil {
+				sums[test][st.Platform] = map[[2]int]*acc{}
+			}
+			units[test] = c.Unit
+			tablesPer[test][st.Platform]++
+			for _, r := range st.Table.Rows {
+				if math.IsNaN(r[c.Index]) {
+					continue
+				}
+				k := [2]int{int(r[file]), int(r[record])}
+				a := sums[test][st.Platform][k]
+				if a == nil {
+					a = &acc{}
+					sums[test][st.Platform][k] = a
+				}
+				a.sum += r[c.Index]
+				a.n++
+			}
+		}
+	}
+	out := map[string]heatCells{}
+	for test, byPlatform := range sums {
+		hc := heatCells{unit: units[test], cells: map[string]map[[2]int]float64{}, counts: tablesPer[test]}
+		for platform, cells := range byPlatform {
+			hc.cells[platform] = map[[2]int]float64{}
+			for k, a := range cells {
+				hc.cells[platform][k] = a.sum / a.n
+			}
+		}
+		out[test] = hc
+	}
+	return out, order
+}
+
+// iozoneStatusCells reads the cells of auto mode from status metrics, where a test has more than
+// one of them.
+func (pl *figures) iozoneStatusCells(bench string) (map[string]heatCells, []string) {
+	out := map[string]heatCells{}
+	var order []string
+	for _, platform := range pl.platforms {
+		res := findResult(pl.suite, bench, platform)
+		if res == nil {
+			continue
+		}
+		for _, m := range res.Metrics {
+			sub := iozoneCell.FindStringSubmatch(m.Name)
+			if sub == nil || m.N == 0 {
+				continue
+			}
+			file, _ := strconv.Atoi(sub[2])
+			rec, _ := strconv.Atoi(sub[3])
+			hc, ok := out[sub[1]]
+			if !ok {
+				hc = heatCells{unit: m.Unit, cells: map[string]map[[2]int]float64{}, counts: map[string]int{}}
+				order = append(order, sub[1])
+			}
+			if hc.cells[platform] == nil {
+				hc.cells[platform] = map[[2]int]float64{}
+			}
+			hc.cells[platform][[2]int{file, rec}] = Summarize(m).Mean
+			hc.counts[platform] = max(hc.counts[platform], int(m.N))
+			out[sub[1]] = hc
+		}
+	}
+	// A single cell per test is auto mode's headline in status, not a table.
+	var kept []string
+	for _, test := range order {
+		for _, cells := range out[test].cells {
+			if len(cells) > 1 {
+				kept = append(kept, test)
+				break
+			}
+		}
+	}
+	return out, kept
 }
 
 // heatGrid is one platform's means on the (record size, file size) grid; NaN where not measured.
@@ -85,16 +198,16 @@ func (g heatGrid) Z(c, r int) float64 { return g.z[r][c] }
 func (g heatGrid) X(c int) float64    { return float64(c) }
 func (g heatGrid) Y(r int) float64    { return float64(r) }
 
-func (pl *figures) iozoneHeatmap(bench, test, unit string, byPlatform map[string]map[[2]int]float64) error {
-	scale, shownUnit := 1.0, unit
-	if unit == "KiB/s" {
+func (pl *figures) iozoneHeatmap(bench, test, source string, hc heatCells) error {
+	scale, shownUnit := 1.0, hc.unit
+	if hc.unit == "KiB/s" {
 		scale, shownUnit = 1.0/1024, "MiB/s"
 	}
 	var files, recs []int
 	var platforms []string
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, platform := range pl.platforms {
-		cells, ok := byPlatform[platform]
+		cells, ok := hc.cells[platform]
 		if !ok {
 			continue
 		}
@@ -123,7 +236,7 @@ func (pl *figures) iozoneHeatmap(bench, test, unit string, byPlatform map[string
 		for r, f := range files {
 			g.z[r] = make([]float64, len(recs))
 			for ci, rec := range recs {
-				v, ok := byPlatform[platform][[2]int{f, rec}]
+				v, ok := hc.cells[platform][[2]int{f, rec}]
 				if !ok {
 					g.z[r][ci] = math.NaN()
 					continue
@@ -138,7 +251,7 @@ func (pl *figures) iozoneHeatmap(bench, test, unit string, byPlatform map[string
 		hm.Min, hm.Max = lo, hi
 		hm.NaN = color.Gray{Y: 235}
 		p := newPlot()
-		p.Title.Text = fmt.Sprintf("%s, %s: %s [%s]", bench, pl.label(platform), test, shownUnit)
+		p.Title.Text = fmt.Sprintf("%s: %s [%s], %s", pl.label(platform), test, shownUnit, meanOf(source, hc.counts[platform]))
 		p.Add(hm)
 		if len(labels.XYs) > 0 {
 			lb, err := plotter.NewLabels(labels)
@@ -164,15 +277,33 @@ func (pl *figures) iozoneHeatmap(bench, test, unit string, byPlatform map[string
 	bar.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
 	bar.HideX()
 	bar.Y.Padding = 0
+	bar.Y.Tick.Marker = niceTicks{}
 
 	what := "mean throughput"
-	if unit == "us" {
+	if hc.unit == "us" {
 		what = "mean time per operation"
 	}
-	title := fmt.Sprintf("%s %s: %s over file size × record size [%s], one colour scale for all panels%s",
+	title := fmt.Sprintf("%s %s: %s over file size × record size [%s], one colour scale for all panels; grey: not measured%s",
 		bench, test, what, shownUnit, pl.emulationLine(platforms))
+	// Cells stay wide enough for their label however many sizes the table has.
+	panelW := vg.Length(math.Max(340, 46*float64(len(recs))+110))
+	panelH := vg.Length(math.Max(330, 20*float64(len(files))+110))
 	return pl.saveFigure(gridFigure{name: bench + "-" + strings.ReplaceAll(test, "_", "-") + "-heatmap", title: title,
-		grid: [][]*plot.Plot{plots}, panelW: 340, panelH: 330, side: bar, sideW: 90})
+		grid: [][]*plot.Plot{plots}, panelW: panelW, panelH: panelH, side: bar, sideW: 90})
+}
+
+// meanOf says what a heatmap panel's means are made of.
+func meanOf(source string, n int) string {
+	if source == "tables" {
+		if n == 1 {
+			return "1 table"
+		}
+		return fmt.Sprintf("mean of %d tables", n)
+	}
+	if n == 1 {
+		return "1 value"
+	}
+	return fmt.Sprintf("mean of %d values", n)
 }
 
 // throughputColors runs from dark violet to yellow with steadily rising lightness (the viridis

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/tables"
 )
 
 // PlotOptions say where the plots go and in which formats.
@@ -28,6 +29,9 @@ type PlotOptions struct {
 	SVG bool
 	// Tolerance overrides the suite's for the forest plots' band, as in Options.
 	Tolerance *float64
+	// Tables are the suite's whole result tables, read from its ConfigMaps (package tables): the
+	// iozone heatmaps and the iperf3 time series are drawn from them.
+	Tables []tables.Stored
 }
 
 // PlotOutput lists what WritePlots wrote, and why it skipped the plots it did not draw.
@@ -48,9 +52,10 @@ var platformColors = []color.Color{
 	color.RGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF},
 }
 
-// WritePlots draws the forest plots (Report.Forests) and, for every benchmark, the means per platform with their confidence intervals; and,
-// when the suite has the data for them, HPL over the problem size, iozone heatmaps over file and
-// record size, and the iperf3 bandwidth samples.
+// WritePlots draws the forest plots (Report.Forests) and, for every benchmark, the means per
+// platform with their confidence intervals; and, when the suite has the data for them, HPL over the
+// problem size, iozone heatmaps over file and record size, the iperf3 bandwidth samples and, from
+// the whole result tables (PlotOptions.Tables), the iperf3 bandwidth over time.
 func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput, error) {
 	if !hasMetrics(suite) {
 		return nil, fmt.Errorf("suite %s has no results to plot", suiteName(suite))
@@ -59,7 +64,7 @@ func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput,
 		return nil, err
 	}
 	pl := &figures{suite: suite, opts: opts, out: &PlotOutput{}, platforms: baselineFirst(suite), emulated: emulatedPlatforms(suite)}
-	for _, step := range []func() error{pl.forests, pl.means, pl.boxes, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples} {
+	for _, step := range []func() error{pl.forests, pl.means, pl.boxes, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples, pl.iperf3TimeSeries} {
 		if err := step(); err != nil {
 			return pl.out, err
 		}

@@ -69,7 +69,8 @@ func TestWritePlotsDemo(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	// The demo has every kind of data; only iozone's samples were dropped from its status.
-	wantNotes := []string{"iozone: box plots skipped, the status dropped the samples of every metric (it keeps their count, mean and stddev)"}
+	wantNotes := []string{"iozone: box plots skipped, the status dropped the samples of every metric (it keeps their count, mean and stddev)",
+		"iperf3: iperf3 time series skipped, no table was kept"}
 	if diff := cmp.Diff(wantNotes, out.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
@@ -102,7 +103,7 @@ func TestWritePlotsDemo(t *testing.T) {
 		// One VM repetition of hpcc-n8000 survived: its column has one value.
 		"hpcc-n8000-boxes.svg":     {"3 values, 3 reps", "1 value, 1 rep"},
 		"iperf3-boxes.svg":         {"15 values, 3 reps", "node pair"},
-		"iozone-read-heatmap.svg":  {"[MiB/s]", "file size", "record size", "64M", "1M", "vm (emulated)"},
+		"iozone-read-heatmap.svg":  {"[MiB/s]", "file size", "record size", "64M", "1M", "vm (emulated)", "mean of 9 values", "grey: not measured"},
 		"iperf3-samples.svg":       {"bandwidth [Gbit/s]", "per-second intervals", "r3 node01-node02", "vm (emulated)"},
 		"hpcc-n8000-means.svg":     {"Tflop/s (higher better)", "us (lower better)", "n=1 rep, no CI"},
 		"iozone-write-heatmap.svg": {"write [MiB/s]"},
@@ -158,8 +159,9 @@ func TestWritePlotsSkips(t *testing.T) {
 	}
 	wantNotes := []string{
 		"HPL over N: skipped, the suite has no sweep (it needs hpcc benchmarks with at least 2 different spec problemSize values, found 1)",
-		"iozone: iozone heatmap skipped, no metric carries the _<file>k_<record>k suffix of auto mode (one file and record size per run)",
+		"iozone: iozone heatmap skipped, it runs one file and record size (set iozone.auto for the whole table)",
 		"iperf3 samples: skipped, the suite has no iperf3 benchmark",
+		"iperf3 time series: skipped, the suite has no iperf3 benchmark",
 	}
 	if diff := cmp.Diff(wantNotes, out.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
@@ -183,6 +185,7 @@ func TestWritePlotsTrimmedIperf3(t *testing.T) {
 	want := []string{
 		"iozone: box plots skipped, the status dropped the samples of every metric (it keeps their count, mean and stddev)",
 		"iperf3 on vm: no iperf3 samples plotted, the status dropped them (count 15, mean 913.5M bit/s)",
+		"iperf3: iperf3 time series skipped, no table was kept",
 	}
 	if diff := cmp.Diff(want, out.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)

@@ -92,3 +92,61 @@ func FuzzParseNetcat(f *testing.F) {
 	f.Add([]byte("1024+0 Datensätze ein\n1024+0 Datensätze aus\n1073741824 Bytes (1,1 GB, 1,0 GiB) kopiert, 1,2 s, 894 MB/s\n"))
 	fuzzParser(f, ParseNetcat, "netcat")
 }
+
+// fuzzTable seeds f like fuzzParser and checks that read either fails with a one-line error or
+// returns a table that passes Check and survives its own CSV, and never panics.
+func fuzzTable(f *testing.F, read func([]byte) (Table, error), prefixes ...string) {
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasSuffix(name, ".cmd") {
+			continue
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(name, p) {
+				f.Add(readFixture(f, name))
+				break
+			}
+		}
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, input []byte) {
+		table, err := read(input)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			return
+		}
+		if err := table.Check(); err != nil {
+			t.Fatalf("a table that fails its own check: %v", err)
+		}
+		again, err := ParseTableCSV(table.CSV())
+		if err != nil {
+			t.Fatalf("the table's CSV does not read back: %v", err)
+		}
+		if len(again.Rows) != len(table.Rows) || len(again.Columns) != len(table.Columns) {
+			t.Errorf("CSV round trip changed the shape: %dx%d, then %dx%d", len(table.Rows), len(table.Columns), len(again.Rows), len(again.Columns))
+		}
+	})
+}
+
+func FuzzIozoneTable(f *testing.F) {
+	f.Add([]byte(iozoneHeader + iozoneRowText(map[int]string{0: "1024", 1: "8", 2: "110", 6: "310", 7: "410"})))
+	fuzzTable(f, IozoneTable, "iozone")
+}
+
+func FuzzIperf3Intervals(f *testing.F) {
+	f.Add([]byte(`{"intervals": [{"sum": {"start": 0, "end": 1, "bits_per_second": 5, "omitted": true}}]}`))
+	fuzzTable(f, Iperf3Intervals, "iperf3")
+}
+
+func FuzzParseTableCSV(f *testing.F) {
+	f.Add([]byte("file_KiB,record_KiB,write_KiB_per_s\n64,4,189331\n128,4,\n"))
+	f.Add([]byte("start_s,end_s,bits_per_s\n0,1.001,26844274295\n"))
+	f.Add([]byte("a,\"b\"\r\n1,2\r\n"))
+	fuzzTable(f, ParseTableCSV)
+}

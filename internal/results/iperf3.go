@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -151,4 +152,65 @@ func iperf3Flag(raw json.RawMessage) bool {
 		return false
 	}
 	return true
+}
+
+// Columns of an iperf3 time series: an interval's start and end in seconds from the start of the
+// test, and the bandwidth over it in bits per second, the sum over all parallel streams.
+const (
+	Iperf3StartColumn     = "start_s"
+	Iperf3EndColumn       = "end_s"
+	Iperf3BandwidthColumn = "bits_per_s"
+)
+
+type iperf3Intervals struct {
+	Intervals []struct {
+		Sum *struct {
+			Start         *float64 `json:"start"`
+			End           *float64 `json:"end"`
+			BitsPerSecond *float64 `json:"bits_per_second"`
+			Omitted       bool     `json:"omitted"`
+		} `json:"sum"`
+	} `json:"intervals"`
+	Error *string `json:"error"`
+}
+
+// Iperf3Intervals reads the time series of an iperf3 client's JSON report (-J): per interval (-i,
+// one second by default) its start, end and bandwidth, summed over the parallel streams, as the
+// client measured it: the sender's rate, or the receiver's with -R. Intervals of iperf3's warm-up
+// (-O) are left out, as iperf3 leaves them out of its summary. Times are rounded to the millisecond
+// and bandwidths to the bit per second.
+func Iperf3Intervals(output []byte) (Table, error) {
+	start := bytes.IndexByte(output, '{')
+	if start < 0 {
+		return Table{}, errors.New("iperf3: output is not JSON; run the client with -J")
+	}
+	var report iperf3Intervals
+	if err := json.NewDecoder(bytes.NewReader(output[start:])).Decode(&report); err != nil {
+		return Table{}, fmt.Errorf("iperf3: invalid JSON: %s", firstLine(err.Error()))
+	}
+	if report.Error != nil && strings.TrimSpace(*report.Error) != "" {
+		return Table{}, fmt.Errorf("iperf3 reported an error: %s", firstLine(*report.Error))
+	}
+	t := Table{Columns: []string{Iperf3StartColumn, Iperf3EndColumn, Iperf3BandwidthColumn}}
+	for i, in := range report.Intervals {
+		s := in.Sum
+		if s == nil || s.Omitted {
+			continue
+		}
+		if s.Start == nil || s.End == nil || s.BitsPerSecond == nil {
+			return Table{}, fmt.Errorf("iperf3: interval %d lacks its start, end or bits_per_second", i+1)
+		}
+		begin, end, bps := *s.Start, *s.End, *s.BitsPerSecond
+		if math.IsNaN(begin+end+bps) || math.IsInf(begin+end+bps, 0) || begin < 0 || end < begin || bps < 0 {
+			return Table{}, fmt.Errorf("iperf3: interval %d is not a time span with a bandwidth (%g to %g s, %g bit/s)", i+1, begin, end, bps)
+		}
+		if len(t.Rows) == MaxTableRows {
+			return Table{}, fmt.Errorf("iperf3: more than %d intervals", MaxTableRows)
+		}
+		t.Rows = append(t.Rows, []float64{math.Round(begin*1000) / 1000, math.Round(end*1000) / 1000, math.Round(bps)})
+	}
+	if len(t.Rows) == 0 {
+		return Table{}, errors.New("iperf3: report has no intervals")
+	}
+	return t, nil
 }

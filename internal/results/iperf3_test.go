@@ -127,3 +127,65 @@ func TestParseIperf3Errors(t *testing.T) {
 		})
 	}
 }
+
+func TestIperf3Intervals(t *testing.T) {
+	columns := []string{"start_s", "end_s", "bits_per_s"}
+	tests := []struct {
+		fixture string
+		rows    [][]float64
+	}{
+		// One stream, iperf3's default interval of one second; the last one ran 10 ms long.
+		{"iperf3-tcp-5s.json", [][]float64{
+			{0, 1, 28886912026}, {1, 2, 36425237544}, {2, 3, 38640488534}, {3, 4.01, 37547586905}, {4.01, 5.008, 14134839929}}},
+		// Two streams every 2 seconds: the sum over the streams.
+		{"iperf3-tcp-6s-P2-i2.json", [][]float64{
+			{0, 2.001, 26844274295}, {2.001, 4.001, 26873160850}, {4.001, 6.001, 14639067372}}},
+		// -R: the client receives, and measures what it received.
+		{"iperf3-tcp-5s-reverse.json", [][]float64{
+			{0, 1.002, 5484951176}, {1.002, 2, 7164133805}, {2, 3, 31368632231}, {3, 4, 30907368983}, {4, 5, 30078278641}}},
+		{"iperf3-udp-1G-5s.json", [][]float64{
+			{0, 1, 999190967}, {1, 2, 999846239}, {2, 3, 1000070419}, {3, 4, 1000082340}, {4, 5, 1000319443}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			got, err := Iperf3Intervals(readFixture(t, tt.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(Table{Columns: columns, Rows: tt.rows}, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIperf3IntervalsErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		want  string
+	}{
+		{"no server", string(readFixture(t, "iperf3-error-no-server.json")), "iperf3 reported an error: unable to connect to server"},
+		{"text", "iperf3: error - unable to connect\n", "output is not JSON"},
+		{"broken JSON", `{"intervals": [`, "iperf3: invalid JSON"},
+		{"no intervals", iperf3TwoStreams, "iperf3: report has no intervals"},
+		{"only warm-up", `{"intervals": [{"sum": {"start": 0, "end": 1, "bits_per_second": 5, "omitted": true}}]}`, "report has no intervals"},
+		{"interval without bandwidth", `{"intervals": [{"sum": {"start": 0, "end": 1}}]}`, "interval 1 lacks its start, end or bits_per_second"},
+		{"time running backwards", `{"intervals": [{"sum": {"start": 2, "end": 1, "bits_per_second": 5}}]}`, "interval 1 is not a time span"},
+		{"negative bandwidth", `{"intervals": [{"sum": {"start": 0, "end": 1, "bits_per_second": -5}}]}`, "interval 1 is not a time span"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Iperf3Intervals([]byte(tt.input))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Iperf3Intervals() = %+v, %v, want an error containing %q", got, err, tt.want)
+			}
+		})
+	}
+	// Warm-up intervals are left out, the others kept.
+	got, err := Iperf3Intervals([]byte(`{"intervals": [{"sum": {"start": 0, "end": 1, "bits_per_second": 5, "omitted": true}},` +
+		`{"sum": {"start": 0, "end": 1, "bits_per_second": 7}}]}`))
+	if err != nil || len(got.Rows) != 1 || got.Rows[0][2] != 7 {
+		t.Errorf("Iperf3Intervals() = %+v, %v", got, err)
+	}
+}

@@ -70,15 +70,21 @@ func StressNGVMArgv(p *vmbenchv1.StressNGVMParams, memoryBytes int64, yamlFile s
 		"--yaml", yamlFile}, nil
 }
 
-// IozoneArgv runs the requested iozone test groups on dir/iozone.tmp. Write (-i 0) is always
-// included because the read tests read the file it writes. -e counts the final flush, so a write
-// is measured to the disk rather than to the page cache; -R adds the "Excel" tables that the
-// parser falls back to.
+// IozoneArgv runs the requested iozone test groups on dir/iozone.tmp: at one file and record size,
+// or in automatic mode (-a) at every file size from minFileSize (-n) to maxFileSize (-g) with
+// every record size iozone takes for it. Write (-i 0) is always included because the read tests
+// read the file it writes. -e counts the final flush, so a write is measured to the disk rather
+// than to the page cache; -R adds the "Excel" tables that the parser falls back to.
 func IozoneArgv(p *vmbenchv1.IozoneParams, dir string) []string {
 	argv := []string{"iozone",
-		"-s", orString(p.FileSize, "512M"),
-		"-r", orString(p.RecordSize, "64k"),
-		"-i", "0"}
+		"-s", orString(p.FileSize, vmbenchv1.DefaultIozoneFileSize),
+		"-r", orString(p.RecordSize, vmbenchv1.DefaultIozoneRecordSize)}
+	if p.Auto {
+		argv = []string{"iozone", "-a",
+			"-n", orString(p.MinFileSize, vmbenchv1.DefaultIozoneMinFileSize),
+			"-g", orString(p.MaxFileSize, vmbenchv1.DefaultIozoneMaxFileSize)}
+	}
+	argv = append(argv, "-i", "0")
 	tests := p.Tests
 	if len(tests) == 0 {
 		tests = []vmbenchv1.IozoneTest{"write", "read", "random"}
@@ -247,12 +253,18 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// MaxIperf3Intervals bounds the time series of one iperf3 measurement: the interval (-i) is one
+// second, or as many whole seconds as keep a measurement within this many intervals (6 s for 1 h).
+const MaxIperf3Intervals = 600
+
 // Iperf3ClientArgv measures from the node it runs on to address. UDP runs with -b 0 (no rate
 // limit), because iperf3's default of 1 Mbit/s would measure the default, not the network.
 func Iperf3ClientArgv(p *vmbenchv1.Iperf3Params, address string) []string {
+	duration := seconds(p.Duration, 10*time.Second)
 	argv := []string{"iperf3", "-c", address,
 		"-p", itoa(or(p.Port, 5201)),
-		"-t", itoa(seconds(p.Duration, 10*time.Second)),
+		"-t", itoa(duration),
+		"-i", itoa((duration + MaxIperf3Intervals - 1) / MaxIperf3Intervals),
 		"-P", itoa(or(p.Parallel, 1))}
 	if strings.EqualFold(p.Protocol, "UDP") {
 		argv = append(argv, "-u", "-b", "0")

@@ -20,10 +20,40 @@ type execution struct {
 	// prefix is put before every metric name (see the package documentation).
 	prefix string
 	tool   results.Tool
+	// parse reads the output when the tool's parser alone is not enough (nil: results.Parse).
+	parse func(out []byte) (parsed, error)
 	// run returns the output to parse and the output to keep as the raw tail.
 	run func(ctx context.Context) (out, raw []byte, err error)
 	// cleanup removes files that run leaves behind, also after a failure or timeout.
 	cleanup func(ctx context.Context)
+}
+
+// parsed is what an execution's output gave: its metrics and, where a tool's output holds more than
+// metrics keep, its whole table, or why that table could not be read.
+type parsed struct {
+	metrics  []results.Metric
+	table    *results.Table
+	tableErr error
+}
+
+// parseIozoneAuto keeps an auto-mode run's whole table and, as metrics, its headline cells.
+func parseIozoneAuto(out []byte) (parsed, error) {
+	ms, table, err := results.ParseIozoneAuto(out)
+	return parsed{metrics: ms, table: table}, err
+}
+
+// parseIperf3 adds the time series to iperf3's summary figures; a series that cannot be read does
+// not cost the figures, and is reported as such.
+func parseIperf3(out []byte) (parsed, error) {
+	ms, err := results.ParseIperf3(out)
+	if err != nil {
+		return parsed{}, err
+	}
+	series, err := results.Iperf3Intervals(out)
+	if err != nil {
+		return parsed{metrics: ms, tableErr: err}, nil
+	}
+	return parsed{metrics: ms, table: &series}, nil
 }
 
 // failed is an execution that reports err without running anything, so that a part of a

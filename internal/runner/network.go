@@ -84,7 +84,7 @@ func (r *Runner) untilAccepted(ctx context.Context, node runplan.Node, cmd Comma
 
 func (r *Runner) iperf3(plan runplan.Plan, p *vmbenchv1.Iperf3Params) []execution {
 	return pairs(p.Pairs, plan.Nodes, func(pair Pair) execution {
-		return execution{label: pair.Label(), tool: results.Iperf3,
+		return execution{label: pair.Label(), tool: results.Iperf3, parse: parseIperf3,
 			run: func(ctx context.Context) ([]byte, []byte, error) {
 				if _, raw, err := r.tool(ctx, pair.Dst, Command{Argv: Iperf3ServerArgv(p)}); err != nil {
 					return nil, raw, fmt.Errorf("starting the iperf3 server on %s: %w", pair.Dst.Name, err)

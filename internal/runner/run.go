@@ -262,15 +262,25 @@ func (r *Runner) result(b vmbenchv1.Benchmark, e execution, timeout time.Duratio
 	case o.err != nil:
 		msg.Error = o.err.Error()
 	default:
-		metrics, err := results.Parse(e.tool, o.out)
+		parse := e.parse
+		if parse == nil {
+			parse = func(out []byte) (parsed, error) {
+				ms, err := results.Parse(e.tool, out)
+				return parsed{metrics: ms}, err
+			}
+		}
+		p, err := parse(o.out)
 		if err != nil {
 			msg.Error = "parsing the output: " + err.Error()
 			break
 		}
-		for i := range metrics {
-			metrics[i].Name = e.prefix + metrics[i].Name
+		for i := range p.metrics {
+			p.metrics[i].Name = e.prefix + p.metrics[i].Name
 		}
-		msg.Metrics = metrics
+		msg.Metrics, msg.Table = p.metrics, p.table
+		if p.tableErr != nil {
+			msg.TableError = p.tableErr.Error()
+		}
 	}
 	if msg.Error != "" {
 		r.progressf("%s on %s: failed after %.1fs: %s", b.Name, e.label, msg.Seconds, msg.Error)

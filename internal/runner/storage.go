@@ -63,9 +63,15 @@ func (r *Runner) iozone(plan runplan.Plan, p *vmbenchv1.IozoneParams) []executio
 		if len(targets) > 1 {
 			prefix = strings.ToLower(string(t)) + "_"
 		}
-		out = append(out, r.storage(plan, t, prefix, results.Iozone, "iozone.tmp", func(dir string) []string {
+		execs := r.storage(plan, t, prefix, results.Iozone, "iozone.tmp", func(dir string) []string {
 			return IozoneArgv(p, dir)
-		})...)
+		})
+		if p.Auto {
+			for i := range execs {
+				execs[i].parse = parseIozoneAuto
+			}
+		}
+		out = append(out, execs...)
 	}
 	return out
 }

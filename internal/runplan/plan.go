@@ -97,6 +97,12 @@ type Message struct {
 	Seconds float64          `json:"seconds,omitempty"`
 	// RawTail is the end of the tool's output, kept for people to read, never parsed again.
 	RawTail string `json:"rawTail,omitempty"`
+	// Table is the whole result of a tool whose output holds more figures than Metrics keeps: the
+	// table of an iozone auto-mode run, the time series of an iperf3 measurement. The controller keeps
+	// it in the run's tables ConfigMap. TableError says why an execution that should have one has
+	// none.
+	Table      *results.Table `json:"table,omitempty"`
+	TableError string         `json:"tableError,omitempty"`
 	// Noise is what the rest of the node did while the execution ran; nil when it could not be
 	// sampled.
 	Noise *Noise `json:"noise,omitempty"`

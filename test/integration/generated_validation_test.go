@@ -234,6 +234,42 @@ func generatedPositions() []position {
 		}
 	}
 
+	// iozone's automatic mode: its range's bounds and order, and which sizes go with which mode, in
+	// every slot.
+	for slot := range benchmarkSlots {
+		path := fmt.Sprintf("spec.benchmarks[%d].iozone", slot)
+		iozone := func(label string, p vmbenchv1.IozoneParams) variant {
+			return variant{label: label, apply: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Benchmarks[slot] = fullBenchmark(vmbenchv1.BenchmarkIozone)
+				s.Spec.Benchmarks[slot].Iozone = &p
+			}}
+		}
+		auto := func(minimum, maximum string) variant {
+			return iozone(fmt.Sprintf("auto from %q to %q", minimum, maximum), vmbenchv1.IozoneParams{Auto: true, MinFileSize: minimum, MaxFileSize: maximum})
+		}
+		ps = append(ps,
+			position{path: path + ".maxFileSize",
+				bad:  []variant{auto("", "63k"), auto("", "63"), auto("", "17g"), auto("", "16385M"), auto("", "9999999g"), auto("", "1 G"), auto("", "0"), auto("", "64kb")},
+				good: []variant{auto("", "64k"), auto("", "64"), auto("", "16g"), auto("", "16384M"), auto("", "1G"), auto("", "9999999"), auto("", "4m")}},
+			position{path: path + ".minFileSize",
+				bad: []variant{auto("63k", ""), auto("17G", "16G"), auto("1g", ""), auto("513m", ""), auto("2m", "1m"), auto("1025", "1m"), auto("4G", "3g"), auto("1.5m", "")},
+				good: []variant{auto("64k", ""), auto("16G", "16G"), auto("512m", ""), auto("524288", ""), auto("1m", "1m"), auto("1024", "1m"),
+					auto("3g", "3g"), auto("64", "64k")}},
+			position{path: path + ".fileSize",
+				bad:  []variant{iozone("auto with fileSize 512M", vmbenchv1.IozoneParams{Auto: true, FileSize: "512M"})},
+				good: []variant{iozone("fileSize 512M", vmbenchv1.IozoneParams{FileSize: "512M"})}},
+			position{path: path + ".recordSize",
+				bad:  []variant{iozone("auto with recordSize 64k", vmbenchv1.IozoneParams{Auto: true, MaxFileSize: "1g", RecordSize: "64k"})},
+				good: []variant{iozone("recordSize 64k", vmbenchv1.IozoneParams{RecordSize: "64k"})}},
+			position{path: path + ".maxFileSize",
+				bad:  []variant{iozone("maxFileSize without auto", vmbenchv1.IozoneParams{MaxFileSize: "1g"})},
+				good: []variant{iozone("maxFileSize with auto", vmbenchv1.IozoneParams{Auto: true, MaxFileSize: "1g"})}},
+			position{path: path + ".minFileSize",
+				bad:  []variant{iozone("minFileSize with auto false", vmbenchv1.IozoneParams{MinFileSize: "1m", FileSize: "1g"})},
+				good: []variant{iozone("minFileSize with auto", vmbenchv1.IozoneParams{Auto: true, MinFileSize: "1m"})}},
+		)
+	}
+
 	// netcat's size and netperf's confidence iterations, in every slot.
 	for slot := range benchmarkSlots {
 		path := fmt.Sprintf("spec.benchmarks[%d]", slot)

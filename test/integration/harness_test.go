@@ -267,6 +267,20 @@ func fixtureMetrics(t *testing.T, tool results.Tool, file string) []results.Metr
 	return ms
 }
 
+// fixtureSeries is the time series of a real iperf3 output.
+func fixtureSeries(t *testing.T, file string) results.Table {
+	t.Helper()
+	out, err := os.ReadFile(filepath.Join("..", "..", "internal", "results", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	series, err := results.Iperf3Intervals(out)
+	if err != nil {
+		t.Fatalf("reading the intervals of %s: %v", file, err)
+	}
+	return series
+}
+
 // scaled returns the metrics with every value multiplied, to tell platforms apart.
 func scaled(ms []results.Metric, f float64) []results.Metric {
 	out := make([]results.Metric, len(ms))

@@ -29,6 +29,7 @@ var nodes = []string{"master", "node01", "node02"}
 func runMessages(t *testing.T, run string, factor float64, virtualization string, start time.Time) []runplan.Message {
 	sysbench := fixtureMetrics(t, results.SysbenchCPU, "sysbench-cpu.txt")
 	iperf := fixtureMetrics(t, results.Iperf3, "iperf3-tcp-5s.json")
+	series := fixtureSeries(t, "iperf3-tcp-5s.json")
 	hpcc := fixtureMetrics(t, results.HPCC, "hpcc-np2.txt")
 	ready := map[string]time.Time{}
 	for i, n := range nodes {
@@ -40,7 +41,8 @@ func runMessages(t *testing.T, run string, factor float64, virtualization string
 			RawTail: "CPU speed:\n    events per second:  1345.67\n"})
 	}
 	for _, pair := range []string{"master-node01", "master-node02", "node01-master", "node02-master", "node01-node02"} {
-		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "net", Node: pair, Metrics: scaled(iperf, factor), Seconds: 10})
+		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "net", Node: pair, Metrics: scaled(iperf, factor), Seconds: 10,
+			Table: &series})
 	}
 	msgs = append(msgs,
 		runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "hpcc", Node: "master", Metrics: scaled(hpcc, factor), Seconds: 200},
@@ -148,6 +150,13 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-raw"}, raw)).To(Succeed())
 	h.g.Expect(hasOwner(raw, suite)).To(BeTrue())
 	h.g.Expect(raw.Data).To(HaveKeyWithValue("cpu.node01.txt", ContainSubstring("events per second")))
+	// So do the whole result tables: iperf3's time series, one key per pair, as CSV.
+	series := &corev1.ConfigMap{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-tables"}, series)).To(Succeed())
+	h.g.Expect(hasOwner(series, suite)).To(BeTrue())
+	h.g.Expect(series.Labels).To(Equal(map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelPlatform: "container", vmbenchv1.LabelTablesOf: "demo-container-1"}))
+	h.g.Expect(series.Data).To(HaveLen(5))
+	h.g.Expect(series.Data).To(HaveKeyWithValue("net.node01-node02.csv", string(fixtureSeries(t, "iperf3-tcp-5s.json").CSV())))
 	vmis := &kubevirtv1.VirtualMachineInstanceList{}
 	h.g.Expect(k8s.List(h.ctx, vmis, client.InNamespace(h.ns))).To(Succeed())
 	h.g.Expect(vmis.Items).To(HaveLen(3))
@@ -178,6 +187,10 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 	for _, r := range st.Results {
 		h.g.Expect(r.Metrics).NotTo(BeEmpty(), "%s on %s", r.Benchmark, r.Platform)
 		h.g.Expect(r.Emulated).To(Equal(r.Platform == "vm"))
+		if r.Benchmark == "net" {
+			h.g.Expect(r.Tables).To(Equal(int32(5)), "one time series per pair")
+			h.g.Expect(r.TablesLost).To(BeZero())
+		}
 		if r.Benchmark == "cpu" {
 			eps := findMetric(r.Metrics, "events_per_second")
 			h.g.Expect(eps).NotTo(BeNil())
@@ -397,6 +410,10 @@ func TestRestartOfTheControllerLosesNothingAndRunsNothingTwice(t *testing.T) {
 		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete))
 	})
 	for _, r := range s.Status.Results {
+		if r.Benchmark == "net" {
+			h.g.Expect(r.Tables).To(Equal(int32(5)), "one time series per pair, counted once across the restart")
+			h.g.Expect(r.TablesLost).To(BeZero())
+		}
 		if r.Benchmark == "cpu" {
 			h.g.Expect(findMetric(r.Metrics, "events_per_second").N).To(Equal(int32(3)), "%s: each sample once", r.Platform)
 		}
