@@ -47,5 +47,5 @@ func (r *SuiteReconciler) holdUp(ctx context.Context, suite *vmbenchv1.Benchmark
 			o.Events = append(o.Events, events.Items[i])
 		}
 	}
-	return holdUp(o), nil
+	return explainVMScheduling(holdUp(o), run), nil
 }

@@ -25,6 +25,8 @@ type kubeVirtConfig struct {
 	network   platform.VMNetwork
 	emulation bool
 	launcher  platform.VirtLauncher
+	// features are what VM platforms' vm settings may need of KubeVirt.
+	features platform.KubeVirtFeatures
 }
 
 // kubeVirtConfig reads the KubeVirt CRs around the cache (it is read once per VM run, and vmbench
@@ -35,7 +37,8 @@ func (r *SuiteReconciler) kubeVirtConfig(ctx context.Context) (kubeVirtConfig, e
 	if err := r.APIReader.List(ctx, list); err != nil {
 		return kubeVirtConfig{}, fmt.Errorf("reading KubeVirt's configuration: %w", err)
 	}
-	cfg := kubeVirtConfig{network: platform.ClusterVMNetwork(list.Items), launcher: platform.ClusterVirtLauncher(list.Items)}
+	cfg := kubeVirtConfig{network: platform.ClusterVMNetwork(list.Items), launcher: platform.ClusterVirtLauncher(list.Items),
+		features: platform.ClusterKubeVirtFeatures(list.Items)}
 	for _, kv := range list.Items {
 		if on, _, _ := unstructured.NestedBool(kv.Object, "spec", "configuration", "developerConfiguration", "useEmulation"); on {
 			cfg.emulation = true

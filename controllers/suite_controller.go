@@ -349,6 +349,9 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if err := r.lookAtStartup(ctx, suite, active, planned.Platform.Type, children); err != nil {
 		return step{}, err
 	}
+	if planned.Platform.Type == vmbenchv1.PlatformVM {
+		recordVMSettings(st, planned.Platform.Name, children)
+	}
 	end := after(active.StartTime.Time, run.Deadline)
 	startupEnd := after(active.StartTime.Time, t.startup)
 	runTimedOut := !now.Before(end)
@@ -422,6 +425,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
 		TablesKept: kept.kept, TablesLost: kept.lost,
+		DedicatedVM: planned.Platform.Type == vmbenchv1.PlatformVM && planned.Platform.DedicatedCPUsOf(suite.Spec.Cluster),
 	})
 	if t.suiteTimedOut {
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
@@ -491,6 +495,10 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 		run.VMNetwork = r.VMNetwork
 		if run.VMNetwork == platform.VMNetworkAuto {
 			run.VMNetwork = kubevirt.network
+		}
+		run.VMNetwork = platform.RunVMNetwork(run.Platform, run.VMNetwork)
+		if msg := platform.UnsupportedVMSettings(run.Platform, kubevirt.features); msg != "" {
+			return refuse(vmbenchv1.ReasonVMSettingUnsupported + ": " + msg)
 		}
 		active.Network = string(run.VMNetwork)
 	}

@@ -76,13 +76,14 @@ const (
 // when its CPU list has exactly the CPUs it asked for and the node has more online: the kubelet's
 // static CPU manager gave it cores of its own. A kubelet without it leaves the pod on the shared pool
 // (every online CPU). A VM's guest sees only its vCPUs, so there the evidence is KubeVirt's:
-// a VMI with dedicatedCpuPlacement is only placed on a node whose kubelet pins.
-func nodeCPUs(sets map[string]runplan.CPUSet, platformType vmbenchv1.PlatformType, shape vmbenchv1.ClusterShape) []vmbenchv1.NodeCPUs {
+// a VMI with dedicatedCpuPlacement (cluster.dedicatedCPUs or the platform's vm.dedicatedCPUs, which
+// dedicatedVM says) is only placed on a node whose kubelet pins.
+func nodeCPUs(sets map[string]runplan.CPUSet, platformType vmbenchv1.PlatformType, shape vmbenchv1.ClusterShape, dedicatedVM bool) []vmbenchv1.NodeCPUs {
 	out := make([]vmbenchv1.NodeCPUs, 0, len(sets))
 	for node, set := range sets {
 		nc := vmbenchv1.NodeCPUs{Node: truncate(node, maxRunNode), Allowed: truncate(set.Allowed, maxCPUSetList), Online: int32(set.Online)}
 		if platformType == vmbenchv1.PlatformVM {
-			nc.Pinned = shape.DedicatedCPUs
+			nc.Pinned = dedicatedVM
 		} else {
 			nc.Pinned = pinned(set, shape.CPULimit())
 		}

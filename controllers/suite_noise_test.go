@@ -90,7 +90,7 @@ func TestNodeCPUsAndPinningWarning(t *testing.T) {
 		"node01": {Allowed: "0-7", Online: 8}, // the shared pool: the kubelet ignored the request
 		"node02": {Allowed: "0-1", Online: 2}, // as many CPUs as the node has: nothing to tell it from the pool
 	}
-	got := nodeCPUs(sets, vmbenchv1.PlatformContainer, shape)
+	got := nodeCPUs(sets, vmbenchv1.PlatformContainer, shape, false)
 	want := []vmbenchv1.NodeCPUs{
 		{Node: "master", Allowed: "2-3", Online: 8, Pinned: true},
 		{Node: "node01", Allowed: "0-7", Online: 8},
@@ -120,12 +120,12 @@ func TestNodeCPUsAndPinningWarning(t *testing.T) {
 	}
 
 	// A VM guest sees only its vCPUs; its pinning is KubeVirt's dedicatedCpuPlacement.
-	vm := nodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape)
+	vm := nodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape, true)
 	if len(vm) != 1 || !vm[0].Pinned {
 		t.Errorf("VM with dedicatedCPUs: %+v", vm)
 	}
 	shape.DedicatedCPUs = false
-	if vm := nodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape); vm[0].Pinned {
+	if vm := nodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape, false); vm[0].Pinned {
 		t.Errorf("VM without dedicatedCPUs counted as pinned: %+v", vm)
 	}
 }

@@ -78,6 +78,9 @@ type runCompletion struct {
 	// TablesKept and TablesLost count, per benchmark, the run's whole result tables that its
 	// tables ConfigMaps keep and those they could not (resultTables).
 	TablesKept, TablesLost map[string]int32
+	// DedicatedVM is set for a VM run whose VMs asked for dedicated CPUs (cluster.dedicatedCPUs or
+	// the platform's vm.dedicatedCPUs).
+	DedicatedVM bool
 }
 
 // finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
@@ -116,7 +119,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 			run.Accelerator = acceleratorOf(rep.Started.Virtualization)
 		}
 		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
-		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape)
+		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape, c.DedicatedVM)
 		observeRunnerReady(run, rep.Started.Time)
 	}
 	if rep.Done != nil && run.StartTime != nil {

@@ -1340,7 +1340,13 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		if len(name) != vmbenchv1.MaxPlatformNameLength {
 			t.Fatalf("platform name %q is not %d characters", name, vmbenchv1.MaxPlatformNameLength)
 		}
-		suite.Spec.Platforms = append(suite.Spec.Platforms, vmbenchv1.Platform{Name: name, Type: typ})
+		p := vmbenchv1.Platform{Name: name, Type: typ}
+		if typ == vmbenchv1.PlatformVM {
+			// Every setting the requests below allow, at its longest value.
+			p.VM = &vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingBridge, DiskBus: vmbenchv1.VMDiskBusVirtio,
+				DiskCache: vmbenchv1.VMDiskCacheWritethrough, Hugepages: vmbenchv1.VMHugepages1Gi, IOThreads: vmbenchv1.VMIOThreadsShared, DedicatedIOThread: true}
+		}
+		suite.Spec.Platforms = append(suite.Spec.Platforms, p)
 	}
 	suite.Spec.Baseline = suite.Spec.Platforms[0].Name
 	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "bench"},
@@ -1446,6 +1452,13 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	st.StartTime = &metav1.Time{Time: finishStart}
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
+	for _, p := range suite.Spec.Platforms[1:] {
+		st.VMSettings = append(st.VMSettings, vmbenchv1.VMSettingsStatus{Platform: p.Name, Run: strings.Repeat("r", 63),
+			NetworkBinding: strings.Repeat("n", 32), DiskBus: strings.Repeat("b", 16), DiskCache: strings.Repeat("c", 16), DedicatedCPUs: true,
+			IsolateEmulatorThread: true, Hugepages: strings.Repeat("h", 8), IOThreads: strings.Repeat("i", 16), DedicatedIOThread: true,
+			QOSClass: strings.Repeat("q", 16)})
+	}
+	vmSettings := slices.Clone(st.VMSettings)
 
 	if len(st.Results) != maxBenchmarks*maxPlatforms {
 		t.Fatalf("built %d results, want %d", len(st.Results), maxBenchmarks*maxPlatforms)
@@ -1500,6 +1513,9 @@ func TestWorstCaseStatusSize(t *testing.T) {
 
 	if sizeAfter > statusBudget {
 		t.Errorf("status is %d bytes after fitStatus, more than the budget of %d", sizeAfter, statusBudget)
+	}
+	if diff := cmp.Diff(vmSettings, st.VMSettings); diff != "" {
+		t.Errorf("fitStatus changed the VM settings (-want +got):\n%s", diff)
 	}
 	after := statsOf(st)
 	samplesAfter, kept := 0, 0
@@ -1564,8 +1580,8 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	t.Logf("status before fitStatus: %d bytes (%.2f MiB; %s), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, %d of %d runs compacted, in %s",
 		sizeBefore, float64(sizeBefore)/(1<<20), sectionsBefore, samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before),
 		compacted, len(st.Runs), elapsed)
-	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
-		jsonSize(t, st), jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs), jsonSize(t, st.Conditions), jsonSize(t, st.Warnings),
+	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d, VM settings %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
+		jsonSize(t, st), jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs), jsonSize(t, st.Conditions), jsonSize(t, st.Warnings), jsonSize(t, st.VMSettings),
 		total, float64(total)/(1<<20), jsonSize(t, suite.Spec), len(applied))
 	if total >= objectLimit {
 		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)

@@ -23,6 +23,7 @@ const (
 
 // Platform is one execution path whose results are compared with the others.
 // +kubebuilder:validation:XValidation:rule="!has(self.runtimeClassName) || self.type == 'Container'",message="runtimeClassName is only allowed on platforms of type Container; remove it or set type: Container"
+// +kubebuilder:validation:XValidation:rule="!has(self.vm) || self.type == 'VM'",message="vm settings are only allowed on platforms of type VM: remove vm or set type: VM"
 type Platform struct {
 	// Name identifies the platform in status, metrics and child names, for example "vm" or "kata".
 	// +required
@@ -42,6 +43,13 @@ type Platform struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="runtimeClassName must name a RuntimeClass: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
 	RuntimeClassName *string `json:"runtimeClassName,omitempty"`
+
+	// VM says how the VMs of a platform of type VM are built: network binding, disk bus and cache,
+	// dedicated CPUs, huge pages, IO threads. Left out, or any field of it left out, the VMs are built
+	// as by default, so that two VM platforms of one suite, one with settings and one without, show
+	// what the settings change against the same baseline. Only for type VM.
+	// +optional
+	VM *VMSettings `json:"vm,omitempty"`
 }
 
 // ClusterShape is the size of the small cluster that every platform builds for a run: one master and
@@ -155,6 +163,10 @@ type SharedStorage struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.maxRepetitions >= self.repetitions",message="spec.precision.maxRepetitions must be at least spec.repetitions, the minimum: raise maxRepetitions or lower repetitions"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.metrics.all(m, self.benchmarks.exists(b, m == b.name || m.startsWith(b.name + '/')))",message="every spec.precision.metrics entry must be a benchmark's name, or a benchmark's name, '/' and one of its metrics (for example hpl/HPL_Tflops): name a benchmark of spec.benchmarks"
 // +kubebuilder:validation:XValidation:rule="self.benchmarks.all(b, !has(b.hpcc) || !has(b.hpcc.p) || !has(b.hpcc.q) || b.hpcc.p * b.hpcc.q == (has(b.hpcc.ranksPerNode) ? b.hpcc.ranksPerNode : self.cluster.cpu) * self.cluster.nodes)",message="hpcc p*q must equal the number of MPI ranks, ranksPerNode (default: cluster.cpu) * cluster.nodes: change hpcc.p and hpcc.q, or leave both out for the squarest grid"
+// +kubebuilder:validation:XValidation:fieldPath=".platforms",rule="self.platforms.all(p, !has(p.vm) || !has(p.vm.isolateEmulatorThread) || !p.vm.isolateEmulatorThread || (has(p.vm.dedicatedCPUs) && p.vm.dedicatedCPUs) || (has(self.cluster.dedicatedCPUs) && self.cluster.dedicatedCPUs))",message="vm.isolateEmulatorThread needs dedicated CPUs, as KubeVirt puts the emulator thread on a host CPU of its own next to the pinned vCPUs: set vm.dedicatedCPUs (or cluster.dedicatedCPUs) to true, or remove isolateEmulatorThread"
+// +kubebuilder:validation:XValidation:fieldPath=".platforms",rule="self.platforms.all(p, !has(p.vm) || !has(p.vm.dedicatedCPUs) || !p.vm.dedicatedCPUs || (!has(self.cluster.cpuRequest) && !has(self.cluster.memoryRequest)))",message="vm.dedicatedCPUs needs requests equal to limits (Guaranteed QoS, whole CPUs): remove cluster.cpuRequest and cluster.memoryRequest, or remove vm.dedicatedCPUs"
+// +kubebuilder:validation:XValidation:fieldPath=".platforms",rule="self.platforms.all(p, !has(p.vm) || !has(p.vm.hugepages) || !has(self.cluster.memory) || !isQuantity(string(self.cluster.memory)) || (quantity(string(self.cluster.memory)).isInteger() && quantity(string(self.cluster.memory)).asInteger() % (p.vm.hugepages == '1Gi' ? 1073741824 : 2097152) == 0))",message="vm.hugepages backs the whole guest memory with pages of that size, so cluster.memory must be a multiple of it: set cluster.memory to a multiple of the page size, for example 2Gi"
+// +kubebuilder:validation:XValidation:fieldPath=".platforms",rule="self.cluster.nodes < 2 || self.benchmarks.all(b, b.type != 'hpcc') || self.platforms.all(p, !has(p.vm) || !has(p.vm.networkBinding) || p.vm.networkBinding != 'Masquerade')",message="vm.networkBinding Masquerade hides every VM behind 10.0.2.2, so HPCC's MPI ranks cannot reach each other across VMs: use Bridge or Passt, or remove the hpcc benchmarks"
 type BenchmarkSuiteSpec struct {
 	// Platforms lists the execution paths to compare. The default is a container platform and a VM
 	// platform, the comparison the seeds made by hand.
@@ -808,6 +820,14 @@ type BenchmarkSuiteStatus struct {
 	// Precision is where a suite with spec.precision stands against its target.
 	// +optional
 	Precision *PrecisionStatus `json:"precision,omitempty"`
+
+	// VMSettings says, per VM platform, how its VMs were built, as read back from a VMI of its latest
+	// run: what a platform such as "vmtuned" meant.
+	// +optional
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=map
+	// +listMapKey=platform
+	VMSettings []VMSettingsStatus `json:"vmSettings,omitempty"`
 
 	// Warnings are facts that make the comparison less fair than it should be, for example
 	// requests below limits or emulated VMs.

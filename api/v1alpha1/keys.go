@@ -62,10 +62,13 @@ const (
 	// ReasonNamespaceRefusesVMs fails a VM run whose namespace's Pod Security level refuses
 	// KubeVirt's virt-launcher pods.
 	ReasonNamespaceRefusesVMs = "NamespaceRefusesVMs"
-	ReasonNotDone             = "NotDone"
-	ReasonNoFailure           = "NoFailure"
-	ReasonFinished            = "Finished"
-	ReasonResultsCorrupted    = "ResultsCorrupted"
+	// ReasonVMSettingUnsupported fails a VM run whose platform's vm settings ask for what the
+	// cluster's KubeVirt does not offer, such as a network binding it does not register.
+	ReasonVMSettingUnsupported = "VMSettingUnsupported"
+	ReasonNotDone              = "NotDone"
+	ReasonNoFailure            = "NoFailure"
+	ReasonFinished             = "Finished"
+	ReasonResultsCorrupted     = "ResultsCorrupted"
 	// ReasonWaitingForRun (Queued=True, and Progressing while queued): other suites hold every run slot.
 	ReasonWaitingForRun = "WaitingForRun"
 	// ReasonAdmitted (Queued=False): the suite took a run slot.

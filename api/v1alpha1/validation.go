@@ -78,6 +78,9 @@ func FirstInvalidValue(s *BenchmarkSuite) error {
 	if err := clusterProblem(spec.Cluster); err != nil {
 		return err
 	}
+	if err := vmSpecProblem(spec); err != nil {
+		return err
+	}
 	for i, b := range spec.Benchmarks {
 		if err := benchmarkProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b); err != nil {
 			return err
@@ -119,7 +122,7 @@ func platformProblem(path string, p Platform) error {
 			return fmt.Errorf("%s.runtimeClassName: %q is not the name of a RuntimeClass: name an existing RuntimeClass, at most 63 characters", path, name)
 		}
 	}
-	return nil
+	return vmSettingsProblem(path, p)
 }
 
 func clusterProblem(c ClusterShape) error {

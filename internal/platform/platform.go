@@ -73,7 +73,8 @@ type Run struct {
 	Images     Images
 	// Deadline bounds the run's children: a backstop behind the runner's own per-benchmark timeouts.
 	Deadline time.Duration
-	// VMNetwork is the VM interface binding chosen for this cluster.
+	// VMNetwork is the VM interface binding chosen for this cluster; a VM platform's own
+	// vm.networkBinding takes its place (RunVMNetwork).
 	VMNetwork VMNetwork
 	// NetworkPolicy adds a NetworkPolicy that admits connections to the run's pods only from the
 	// run's own pods. Host runs get none: they share their nodes' network, which no NetworkPolicy

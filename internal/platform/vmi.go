@@ -148,7 +148,7 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 	cpuRequest, memoryRequest := spec.Cluster.Requests()
 	memory := spec.Cluster.MemoryLimit()
 	iface := kubevirtv1.Interface{Name: vmInterfaceName}
-	switch run.VMNetwork {
+	switch RunVMNetwork(run.Platform, run.VMNetwork) {
 	case VMNetworkPasst:
 		iface.Binding = &kubevirtv1.PluginBinding{Name: string(VMNetworkPasst)}
 		iface.Ports = vmPorts(run.Benchmarks)
@@ -195,7 +195,8 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 			},
 		},
 	}
-	dedicateCPUs(vmi, spec.Cluster)
+	dedicateCPUs(vmi, run.Platform.DedicatedCPUsOf(spec.Cluster))
+	applyVMSettings(vmi, run.Platform)
 	return vmi
 }
 

@@ -435,7 +435,7 @@ func generatedPositions() []position {
 		position{path: "spec.placement.nodeSelector", bad: badValues, good: goodValues},
 		position{path: "spec.placement.nodeSelector", bad: []variant{entries(17), entries(20), entries(64)}, good: []variant{entries(16), entries(1), entries(8)}},
 	)
-	return ps
+	return append(ps, vmSettingsPositions()...)
 }
 
 // generatedCases pairs every bad variant with a good one of the same position.

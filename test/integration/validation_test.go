@@ -265,6 +265,7 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 			s.Spec.Repetitions, s.Spec.Precision = 2, precisionOn("cpus")
 		}, "every spec.precision.metrics entry must be a benchmark's name"},
 	}
+	cases = append(cases, vmSettingsRejections()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)

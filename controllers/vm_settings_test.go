@@ -1,0 +1,88 @@
+package controllers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+// settingsVMI is a VMI of a run as the API server stores it, with the given role and root disk bus.
+func settingsVMI(run, role string, bus kubevirtv1.DiskBus, qos *corev1.PodQOSClass) *kubevirtv1.VirtualMachineInstance {
+	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: run + "-" + role,
+		Labels: map[string]string{vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: role}}}
+	vmi.Spec.Domain.Devices.Disks = []kubevirtv1.Disk{{Name: "rootdisk", DiskDevice: kubevirtv1.DiskDevice{Disk: &kubevirtv1.DiskTarget{Bus: bus}}}}
+	vmi.Spec.Domain.Devices.Interfaces = []kubevirtv1.Interface{{Name: "default", Binding: &kubevirtv1.PluginBinding{Name: "passt"}}}
+	vmi.Status.QOSClass = qos
+	return vmi
+}
+
+func TestRecordVMSettings(t *testing.T) {
+	guaranteed := ptr.To(corev1.PodQOSGuaranteed)
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+
+	// No VMI yet: nothing to read.
+	recordVMSettings(st, "vmtuned", []client.Object{&corev1.Service{}})
+	if len(st.VMSettings) != 0 {
+		t.Fatalf("recorded %+v without a VMI", st.VMSettings)
+	}
+	// The master's VMI is read, whichever comes first; the platform is the run's.
+	recordVMSettings(st, "vmtuned", []client.Object{settingsVMI("s-vmtuned-1", "node", "virtio", nil), settingsVMI("s-vmtuned-1", "master", "scsi", nil)})
+	recordVMSettings(st, "vmdefault", []client.Object{settingsVMI("s-vmdefault-1", "node", "virtio", nil)})
+	want := []vmbenchv1.VMSettingsStatus{
+		{Platform: "vmtuned", Run: "s-vmtuned-1", NetworkBinding: "Passt", DiskBus: "scsi"},
+		{Platform: "vmdefault", Run: "s-vmdefault-1", NetworkBinding: "Passt", DiskBus: "virtio"},
+	}
+	if diff := cmp.Diff(want, st.VMSettings); diff != "" {
+		t.Fatalf("settings mismatch (-want +got):\n%s", diff)
+	}
+	// KubeVirt reports the QoS class once the VM is scheduled; a later look at the same run that
+	// does not show it keeps it.
+	recordVMSettings(st, "vmtuned", []client.Object{settingsVMI("s-vmtuned-1", "master", "scsi", guaranteed)})
+	recordVMSettings(st, "vmtuned", []client.Object{settingsVMI("s-vmtuned-1", "master", "scsi", nil)})
+	want[0].QOSClass = "Guaranteed"
+	if diff := cmp.Diff(want, st.VMSettings); diff != "" {
+		t.Fatalf("after the QoS class (-want +got):\n%s", diff)
+	}
+	// A later run replaces what an earlier one recorded, its QoS class included.
+	recordVMSettings(st, "vmtuned", []client.Object{settingsVMI("s-vmtuned-2", "master", "sata", nil)})
+	want[0] = vmbenchv1.VMSettingsStatus{Platform: "vmtuned", Run: "s-vmtuned-2", NetworkBinding: "Passt", DiskBus: "sata"}
+	if diff := cmp.Diff(want, st.VMSettings); diff != "" {
+		t.Fatalf("after run 2 (-want +got):\n%s", diff)
+	}
+}
+
+func TestExplainVMScheduling(t *testing.T) {
+	suite := testSuite()
+	tuned := vmbenchv1.Platform{Name: "vmtuned", Type: vmbenchv1.PlatformVM, VM: &vmbenchv1.VMSettings{DedicatedCPUs: true}}
+	unschedulable := &cause{Reason: ReasonUnschedulable,
+		Message: "pod virt-launcher-s-vmtuned-1-master-x cannot be scheduled: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}
+	got := explainVMScheduling(unschedulable, platform.Run{Suite: suite, Platform: tuned})
+	if !strings.HasPrefix(got.Message, unschedulable.Message+"; dedicated CPUs put VMs only on nodes labelled cpumanager=true") || got.Reason != ReasonUnschedulable {
+		t.Errorf("explained cause %+v", got)
+	}
+	if strings.Contains(unschedulable.Message, "cpumanager") {
+		t.Error("the cause it was given was changed")
+	}
+	for name, tc := range map[string]struct {
+		c *cause
+		p vmbenchv1.Platform
+	}{
+		"no cause":              {nil, tuned},
+		"an image pull":         {&cause{Reason: ReasonImagePull, Message: "node(s) didn't match"}, tuned},
+		"a container platform":  {unschedulable, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer}},
+		"a VM without settings": {unschedulable, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM}},
+	} {
+		if got := explainVMScheduling(tc.c, platform.Run{Suite: suite, Platform: tc.p}); got != tc.c {
+			t.Errorf("%s: %+v, want the cause unchanged", name, got)
+		}
+	}
+}
