@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -354,11 +355,12 @@ func TestImagesOf(t *testing.T) {
 func TestKubeVirtConfigOf(t *testing.T) {
 	kv := unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"configuration": map[string]any{
 		"developerConfiguration": map[string]any{"useEmulation": true}}}}}
-	if got := KubeVirtConfigOf([]unstructured.Unstructured{kv}); got != (KubeVirtConfig{Found: true, Emulation: true}) {
-		t.Errorf("got %+v", got)
+	if diff := cmp.Diff(KubeVirtConfig{Found: true, Emulation: true, Features: platform.KubeVirtFeatures{Found: true}},
+		KubeVirtConfigOf([]unstructured.Unstructured{kv})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if got := KubeVirtConfigOf(nil); got != (KubeVirtConfig{}) {
-		t.Errorf("got %+v", got)
+	if diff := cmp.Diff(KubeVirtConfig{}, KubeVirtConfigOf(nil)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 

@@ -78,6 +78,8 @@ skip), with what to do:
   fit/*, node/*    one run's pods and VMs fit on the schedulable nodes' allocatable CPU and memory
   kvm              VMs get KVM, or would run under software emulation (warn), or cannot start
   cpu-manager      the kubelets' CPU manager policy, where it can be seen
+  vm/*             a VM platform's vm settings: its network binding in the KubeVirt CR, nodes
+                   labelled cpumanager=true for dedicated CPUs, pre-allocated huge pages
   namespace, pod-security, quota/*, limitrange/*
                    the namespace exists, its Pod Security level admits the pods, its quotas and
                    limit ranges admit one run

@@ -215,6 +215,7 @@ func Run(needs Needs, cl Cluster) Report {
 		vmiServed := slices.Contains(cl.APIs[apiKey(VMIAPI)], VMIAPI.Version)
 		r = append(r, CheckVirtualization(needs, cl.Nodes, cl.KubeVirt, cl.KubeVirtErr, vmiServed, forbid))
 		r = append(r, CheckCPUManager(needs, cl.Nodes, cl.CPUManager, cl.CPUManagerErr))
+		r = append(r, CheckVMSettings(needs, cl.Nodes, cl.KubeVirt, cl.KubeVirtErr)...)
 	}
 	r = append(r, CheckNamespace(needs, cl.Namespace, cl.NamespaceErr))
 	if !apierrors.IsNotFound(cl.NamespaceErr) {

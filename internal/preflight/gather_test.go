@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // fakeCluster is the kind cluster of the e2e as fake clients: every API, the chart's manager, KubeVirt
@@ -110,7 +113,7 @@ func TestGather(t *testing.T) {
 	if len(cl.Nodes) != 3 || cl.Namespace == nil || len(cl.Quotas) != 1 || len(cl.StorageClasses) != 1 {
 		t.Errorf("nodes %d, namespace %v, quotas %d, classes %d", len(cl.Nodes), cl.Namespace, len(cl.Quotas), len(cl.StorageClasses))
 	}
-	if cl.KubeVirt != (KubeVirtConfig{Found: true, Emulation: true}) || cl.KubeVirtErr != nil {
+	if !cmp.Equal(cl.KubeVirt, KubeVirtConfig{Found: true, Emulation: true, Features: platform.KubeVirtFeatures{Found: true}}) || cl.KubeVirtErr != nil {
 		t.Errorf("KubeVirt %+v, %v", cl.KubeVirt, cl.KubeVirtErr)
 	}
 	if cl.Manager == nil || cl.Manager.RunnerImage != "vmbench/runner:dev" || cl.ManagerNamespace != "vmbench-system" {

@@ -237,16 +237,38 @@ func platformNeeds(p vmbenchv1.Platform, shape vmbenchv1.ClusterShape, objs []cl
 }
 
 // virtLauncher estimates the compute container of a VM's virt-launcher pod: the VMI's requests and
-// limits, with KubeVirt's memory overhead added to the memory request. KubeVirt's small sidecars
-// (the serial console logger) are left out.
+// limits, with KubeVirt's memory overhead added to the memory request. With huge pages, KubeVirt asks
+// for the guest's memory as huge pages and for the overhead alone as memory; an isolated emulator
+// thread takes one more CPU. KubeVirt's small sidecars (the serial console logger) are left out.
 func virtLauncher(vmi *kubevirtv1.VirtualMachineInstance, shape vmbenchv1.ClusterShape) Member {
 	res := vmi.Spec.Domain.Resources
-	requests := res.Requests.DeepCopy()
+	requests, limits := res.Requests.DeepCopy(), res.Limits.DeepCopy()
+	overhead := VMMemoryOverhead(shape.CPULimit(), shape.MemoryLimit())
 	memory := requests[corev1.ResourceMemory]
-	memory.Add(VMMemoryOverhead(shape.CPULimit(), shape.MemoryLimit()))
+	if m := vmi.Spec.Domain.Memory; m != nil && m.Hugepages != nil {
+		pages := corev1.ResourceName(corev1.ResourceHugePagesPrefix + m.Hugepages.PageSize)
+		requests[pages] = memory.DeepCopy()
+		if limits == nil {
+			limits = corev1.ResourceList{}
+		}
+		limits[pages] = memory.DeepCopy()
+		memory = resource.Quantity{}
+		if _, ok := limits[corev1.ResourceMemory]; ok {
+			limits[corev1.ResourceMemory] = overhead
+		}
+	}
+	memory.Add(overhead)
 	requests[corev1.ResourceMemory] = memory
+	if cpu := vmi.Spec.Domain.CPU; cpu != nil && cpu.IsolateEmulatorThread {
+		for _, list := range []corev1.ResourceList{requests, limits} {
+			if q, ok := list[corev1.ResourceCPU]; ok {
+				q.Add(*resource.NewQuantity(1, resource.DecimalSI))
+				list[corev1.ResourceCPU] = q
+			}
+		}
+	}
 	return Member{
-		Containers: []corev1.Container{{Name: "compute", Resources: corev1.ResourceRequirements{Requests: requests, Limits: res.Limits.DeepCopy()}}},
+		Containers: []corev1.Container{{Name: "compute", Resources: corev1.ResourceRequirements{Requests: requests, Limits: limits}}},
 		Estimated:  true,
 	}
 }

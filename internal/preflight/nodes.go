@@ -32,11 +32,13 @@ type KubeVirtConfig struct {
 	Emulation bool
 	// Launcher is what decides the security context of the VMs' virt-launcher pods.
 	Launcher platform.VirtLauncher
+	// Features are what VM platforms' vm settings may need of KubeVirt.
+	Features platform.KubeVirtFeatures
 }
 
 // KubeVirtConfigOf reads the KubeVirt CRs (kubevirts.kubevirt.io).
 func KubeVirtConfigOf(kubevirts []unstructured.Unstructured) KubeVirtConfig {
-	cfg := KubeVirtConfig{Found: len(kubevirts) > 0, Launcher: platform.ClusterVirtLauncher(kubevirts)}
+	cfg := KubeVirtConfig{Found: len(kubevirts) > 0, Launcher: platform.ClusterVirtLauncher(kubevirts), Features: platform.ClusterKubeVirtFeatures(kubevirts)}
 	for _, kv := range kubevirts {
 		if on, _, _ := unstructured.NestedBool(kv.Object, "spec", "configuration", "developerConfiguration", "useEmulation"); on {
 			cfg.Emulation = true
