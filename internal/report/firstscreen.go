@@ -24,7 +24,7 @@ func toleranceOf(suite *vmbenchv1.BenchmarkSuite, opts Options) float64 {
 }
 
 // contextLine says what was measured on what: the cluster's shape, its QoS, how each VM platform
-// ran, the repetitions and the tolerance.
+// ran (and, for a VM variant, how its VMs were built), the repetitions and the tolerance.
 func contextLine(suite *vmbenchv1.BenchmarkSuite, r *Report) string {
 	c := suite.Spec.Cluster
 	var parts []string
@@ -42,7 +42,7 @@ func contextLine(suite *vmbenchv1.BenchmarkSuite, r *Report) string {
 		if p.Type != vmbenchv1.PlatformVM {
 			continue
 		}
-		parts = append(parts, p.Name+" "+acceleratorOf(suite, p.Name))
+		parts = append(parts, p.Name+" "+acceleratorOf(suite, p.Name)+r.vmSettingsPart(p.Name))
 	}
 	var reps []string
 	for _, p := range platformOrder(suite) {
@@ -222,6 +222,9 @@ func (r *Report) WriteFirstScreen(w io.Writer) error {
 	fmt.Fprintln(w)
 	for _, line := range r.summaryLegend(noInterval, excluded) {
 		fmt.Fprintln(w, line)
+	}
+	if err := r.writeVMSettings(w); err != nil {
+		return err
 	}
 	return r.writeStartup(w)
 }

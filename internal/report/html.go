@@ -30,6 +30,8 @@ type htmlPage struct {
 	Startup                  []PlatformStartup
 	StartupPhases            []string
 	StartupLegend            string
+	VMSettings               []PlatformVMSettings
+	VMSettingsLegend         string
 	TolerancePercent         float64
 	Comparisons              int
 	RatioMethod              string
@@ -96,6 +98,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 	page := htmlPage{Suite: r.Suite, Baseline: r.Baseline, Context: r.Context, Summaries: r.Summaries, Rows: r.Rows,
 		Notes: r.Notes, Runs: r.Runs, Startup: r.Startup, StartupPhases: vmbenchv1.StartupPhaseNames, StartupLegend: StartupLegend,
+		VMSettings: r.VMSettings, VMSettingsLegend: VMSettingsLegend,
 		TolerancePercent: r.Tolerance * 100, Comparisons: r.Comparisons,
 		RatioMethod: RatioMethod, NoIntervalNote: NoIntervalNote, NoisyCoV: NoisyCoV,
 		FontURL: template.URL("data:font/ttf;base64," + base64.StdEncoding.EncodeToString(liberationsansregular.TTF))} //nolint:gosec // a constant font

@@ -122,6 +122,9 @@ type Report struct {
 	// Startup is, per platform, its runs' time to workload and, for VMs, what Kubernetes reserved per
 	// VM beyond its guest; empty for statuses from before vmbench recorded them.
 	Startup []PlatformStartup
+	// VMSettings are, per VM platform, how its VMs were built; empty for statuses from before vmbench
+	// recorded them, unless the spec sets some.
+	VMSettings []PlatformVMSettings
 	// Notes are facts a reader of the table must know: failed executions, the suite's warnings.
 	Notes []string
 }
@@ -185,6 +188,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	r.Comparisons = correct(r.Rows)
 	r.judgeRows()
 	r.Summaries = summarize(r.Rows, platformOrder(suite))
+	r.VMSettings = vmSettingsOf(suite)
 	r.Context = contextLine(suite, r)
 	r.Startup = startupOf(suite, platformOrder(suite))
 	for _, res := range suite.Status.Results {
