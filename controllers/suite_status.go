@@ -652,13 +652,19 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 			break
 		}
 	}
+	// A platform's own vm.networkBinding is its choice, which the API refuses where MPI would span
+	// its VMs: the warning is for masquerade that the manager chose for the cluster.
+	chosen := map[string]bool{}
+	for _, p := range spec.Platforms {
+		chosen[p.Name] = platform.VMNetworkOf(p) != ""
+	}
 	for _, r := range st.Runs {
-		if r.Network == string(platform.VMNetworkMasquerade) {
+		if r.Network == string(platform.VMNetworkMasquerade) && !chosen[r.Platform] {
 			vmNetwork = platform.VMNetworkMasquerade
 		}
 	}
 	for _, p := range spec.Platforms {
-		if p.Type == vmbenchv1.PlatformVM && vmNetwork == platform.VMNetworkMasquerade {
+		if p.Type == vmbenchv1.PlatformVM && !chosen[p.Name] && vmNetwork == platform.VMNetworkMasquerade {
 			out = append(out, "VMs use masquerade networking: every guest is 10.0.2.2, so MPI across VMs cannot work on this cluster")
 			break
 		}

@@ -86,3 +86,26 @@ func TestExplainVMScheduling(t *testing.T) {
 		}
 	}
 }
+
+// Masquerade that a platform asked for itself is no warning: the API refused it where MPI spans the
+// VMs. Masquerade that the manager chose for the cluster still is.
+func TestMasqueradeWarningIsForTheManagersChoice(t *testing.T) {
+	const warning = "VMs use masquerade networking"
+	spec := vmbenchv1.BenchmarkSuiteSpec{Cluster: vmbenchv1.ClusterShape{Nodes: 3, CPU: 2, Memory: quantity("2Gi")},
+		Platforms: []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer},
+			{Name: "vmnat", Type: vmbenchv1.PlatformVM, VM: &vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingMasquerade}}}}
+	st := &vmbenchv1.BenchmarkSuiteStatus{Runs: []vmbenchv1.RunStatus{{Name: "s-vmnat-1", Platform: "vmnat", Network: "masquerade"}}}
+	for _, w := range warnings(spec, st, platform.VMNetworkPasst) {
+		if strings.Contains(w, warning) {
+			t.Errorf("warned for the platform's own masquerade: %q", w)
+		}
+	}
+	spec.Platforms = append(spec.Platforms, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM})
+	found := false
+	for _, w := range warnings(spec, st, platform.VMNetworkMasquerade) {
+		found = found || strings.Contains(w, warning)
+	}
+	if !found {
+		t.Error("no warning for a VM platform under the manager's masquerade")
+	}
+}
