@@ -308,6 +308,19 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 			e.g.Expect(st.ContainersStarted).NotTo(BeNil(), "containersStarted of %s", run.Name)
 		}
 	}
+	// The VM platform's settings, read back from a VMI that ran, with KubeVirt's own defaults: the
+	// suite sets no vm block, so the binding is the manager's choice and the root disk is virtio.
+	var vmSettings *vmbenchv1.VMSettingsStatus
+	for i := range s.Status.VMSettings {
+		if s.Status.VMSettings[i].Platform == "vm" {
+			vmSettings = &s.Status.VMSettings[i]
+		}
+	}
+	e.g.Expect(vmSettings).NotTo(BeNil(), "status.vmSettings of platform vm: %+v", s.Status.VMSettings)
+	e.t.Logf("vm settings: %+v", *vmSettings)
+	e.g.Expect(vmSettings.NetworkBinding).NotTo(BeEmpty())
+	e.g.Expect(vmSettings.DiskBus).To(Equal("virtio"))
+	e.g.Expect(vmSettings.DedicatedCPUs).To(BeFalse())
 	withNoise := 0
 	for _, r := range s.Status.Results {
 		for _, m := range r.Metrics {
