@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -300,5 +303,23 @@ func TestHPCCFallbackToDefaultsIsAnError(t *testing.T) {
 	}
 	if len(res.Metrics) != 0 {
 		t.Errorf("metrics kept: %v", res.Metrics)
+	}
+}
+
+// hpccinf.txt reaches rank 0's node through ssh as one shell command line: run that line in a real
+// shell, as sshd would, and the file holds exactly what HPCC is to read.
+func TestWriteFileArgvThroughTheRemoteShell(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hpcc-x")
+	input := HPCCInput(HPCCLayout{Ns: []int32{200, 400}, NBs: []int32{32, 64}, Grids: []vmbenchv1.HPLGrid{{P: 1, Q: 2}, {P: 2, Q: 1}}})
+	line := RemoteCommand(context.Background(), Command{Argv: writeFileArgv(dir, "hpccinf.txt", input)})
+	if out, err := exec.Command("sh", "-c", line).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "hpccinf.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != fixture(t, "hpcc-sweep-np2.hpccinf.txt") {
+		t.Errorf("the remote shell wrote:\n%s", got)
 	}
 }
