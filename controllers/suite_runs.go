@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -133,10 +134,16 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 		if b.HPCC == nil {
 			continue
 		}
-		if b.HPCC.N == nil {
-			if n := hpccDerivedN(b.HPCC, shape); n < b.HPCC.NB {
+		nodes := b.HPCC.NodesTakingPart(shape.NodeCount())
+		if nodes < 1 {
+			return fmt.Errorf("benchmark %s: hpcc.nodes Workers runs HPCC on every node but the master, and the cluster has %d node(s): set spec.cluster.nodes to 2 or more, or hpcc.nodes to All",
+				b.Name, shape.NodeCount())
+		}
+		if b.HPCC.ProblemSizeList() == nil {
+			nb := slices.Max(b.HPCC.BlockSizeList())
+			if n := hpccDerivedN(b.HPCC, nodes, shape); n < nb {
 				return fmt.Errorf("benchmark %s: %d nodes of %s leave no room for an HPL matrix at %d%% memory and NB=%d: set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent",
-					b.Name, shape.NodeCount(), memoryString(shape), b.HPCC.MemoryPercent, b.HPCC.NB)
+					b.Name, nodes, memoryString(shape), b.HPCC.MemoryPercent, nb)
 			}
 		}
 	}
@@ -148,10 +155,10 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 	return nil
 }
 
-// hpccDerivedN is the N the runner will use when hpcc.problemSize is empty.
-func hpccDerivedN(p *vmbenchv1.HPCCParams, shape vmbenchv1.ClusterShape) int32 {
+// hpccDerivedN is the N the runner will use on nodes nodes when hpcc.problemSize is empty.
+func hpccDerivedN(p *vmbenchv1.HPCCParams, nodes int32, shape vmbenchv1.ClusterShape) int32 {
 	memory := shape.MemoryLimit()
-	return p.DerivedN(shape.NodeCount(), memory.Value())
+	return p.SizingN(nodes, memory.Value())
 }
 
 func memoryString(shape vmbenchv1.ClusterShape) string {

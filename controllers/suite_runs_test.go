@@ -263,6 +263,44 @@ func TestValidateSpec(t *testing.T) {
 				"set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent"},
 		},
 		{
+			// The largest block size decides: sqrt(256Mi × 1% / 8) = 579 is below 1024, not below 64.
+			name: "derived HPL N too small for the largest of the block sizes",
+			edit: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 1, quantity("256Mi")
+				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
+			},
+			benchmarks: []vmbenchv1.Benchmark{{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{MemoryPercent: 1, BlockSizes: []int32{64, 1024}}}},
+			wantErr:    []string{"benchmark linpack", "1 nodes of 256Mi", "1% memory and NB=1024"},
+		},
+		{
+			// The workers' memory only: 1 worker of 256Mi at 2% gives sqrt(671088) = 819 < 1024; with
+			// the master it would be 1158.
+			name: "derived HPL N on the workers only",
+			edit: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 2, quantity("256Mi")
+				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
+			},
+			benchmarks: []vmbenchv1.Benchmark{{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{MemoryPercent: 2, NB: 1024, Nodes: vmbenchv1.HPCCWorkers}}},
+			wantErr:    []string{"benchmark linpack", "1 nodes of 256Mi", "2% memory and NB=1024"},
+		},
+		{
+			name: "derived HPL N on all nodes of the same cluster is valid",
+			edit: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 2, quantity("256Mi")
+				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
+			},
+			benchmarks: []vmbenchv1.Benchmark{{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{MemoryPercent: 2, NB: 1024}}},
+		},
+		{
+			name: "workers only on a one-node cluster",
+			edit: func(s *vmbenchv1.BenchmarkSuite) {
+				s.Spec.Cluster.Nodes = 1
+				s.Spec.Platforms = []vmbenchv1.Platform{containerPlatform}
+			},
+			benchmarks: []vmbenchv1.Benchmark{{Name: "linpack", Type: vmbenchv1.BenchmarkHPCC, HPCC: &vmbenchv1.HPCCParams{N: ptr.To[int32](1000), Nodes: vmbenchv1.HPCCWorkers}}},
+			wantErr:    []string{"benchmark linpack", "hpcc.nodes Workers", "the cluster has 1 node(s)", "set spec.cluster.nodes to 2 or more, or hpcc.nodes to All"},
+		},
+		{
 			name: "huge memory caps the derived HPL N and is valid",
 			edit: func(s *vmbenchv1.BenchmarkSuite) {
 				s.Spec.Cluster.Nodes, s.Spec.Cluster.Memory = 8, quantity("256Gi")

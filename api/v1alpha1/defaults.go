@@ -1,8 +1,10 @@
 package v1alpha1
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
+	"slices"
 
 	"k8s.io/utils/ptr"
 )
@@ -36,8 +38,8 @@ func (b Benchmark) WithDefaults() Benchmark {
 		if b.HPCC.MemoryPercent == 0 {
 			b.HPCC.MemoryPercent = 80
 		}
-		if b.HPCC.NB == 0 {
-			b.HPCC.NB = 192
+		if b.HPCC.Nodes == "" {
+			b.HPCC.Nodes = HPCCAllNodes
 		}
 	case BenchmarkSysbenchCPU:
 		b.SysbenchCPU = orNew(b.SysbenchCPU)
@@ -177,6 +179,58 @@ func orPairs(p []NodePair) []NodePair {
 
 // MaxProblemSize is the largest HPL N the API accepts; a derived N is capped to it too.
 const MaxProblemSize = 200000
+
+// DefaultNB is the HPL block size when neither nb nor blockSizes is set. It has no CRD default, so
+// that a rule can refuse nb beside blockSizes.
+const DefaultNB = 192
+
+// ProblemSizeList is the HPL problem sizes given, ProblemSizes or N; nil when N is to be derived.
+func (p HPCCParams) ProblemSizeList() []int32 {
+	switch {
+	case len(p.ProblemSizes) > 0:
+		return p.ProblemSizes
+	case p.N != nil:
+		return []int32{*p.N}
+	}
+	return nil
+}
+
+// BlockSizeList is the HPL block sizes to run: BlockSizes, NB, or DefaultNB.
+func (p HPCCParams) BlockSizeList() []int32 {
+	switch {
+	case len(p.BlockSizes) > 0:
+		return p.BlockSizes
+	case p.NB > 0:
+		return []int32{p.NB}
+	}
+	return []int32{DefaultNB}
+}
+
+// GridList is the HPL process grids given, Grids or P x Q; nil when the squarest grid is to be used.
+func (p HPCCParams) GridList() []HPLGrid {
+	switch {
+	case len(p.Grids) > 0:
+		return p.Grids
+	case p.P != nil && p.Q != nil:
+		return []HPLGrid{{P: *p.P, Q: *p.Q}}
+	}
+	return nil
+}
+
+// NodesTakingPart is how many of a run's clusterNodes nodes HPCC runs on.
+func (p HPCCParams) NodesTakingPart(clusterNodes int32) int32 {
+	if p.Nodes == HPCCWorkers {
+		return clusterNodes - 1
+	}
+	return clusterNodes
+}
+
+// SizingN is the problem size derived for p on nodes nodes of memoryBytes each, as a multiple of the
+// largest block size so that every block size divides it evenly where they are powers of two.
+func (p HPCCParams) SizingN(nodes int32, memoryBytes int64) int32 {
+	nb := slices.Max(p.BlockSizeList())
+	return HPCCParams{MemoryPercent: cmp.Or(p.MemoryPercent, 80), NB: nb}.DerivedN(nodes, memoryBytes)
+}
 
 // DerivedN is the HPL problem size used when N is empty: the largest multiple of NB whose N×N matrix
 // of doubles fills at most MemoryPercent of the memory limits of all nodes, capped at MaxProblemSize.

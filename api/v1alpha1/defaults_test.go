@@ -28,7 +28,8 @@ func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 		typ  BenchmarkType
 		want Benchmark
 	}{
-		{BenchmarkHPCC, Benchmark{HPCC: &HPCCParams{MemoryPercent: 80, NB: 192}}},
+		// nb has no marker default (a rule refuses it beside blockSizes): BlockSizeList gives 192.
+		{BenchmarkHPCC, Benchmark{HPCC: &HPCCParams{MemoryPercent: 80, Nodes: HPCCAllNodes}}},
 		{BenchmarkSysbenchCPU, Benchmark{SysbenchCPU: &SysbenchCPUParams{MaxPrime: 20000, Duration: def("10s")}}},
 		{BenchmarkSysbenchMemory, Benchmark{SysbenchMemory: &SysbenchMemoryParams{
 			BlockSizes: []string{"1K", "1M"}, TotalSize: "10G", Operation: "write"}}},
@@ -79,12 +80,19 @@ func TestWithDefaultsKeepsUserValues(t *testing.T) {
 			in: Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{N: ptr.To[int32](1000), MemoryPercent: 50, NB: 64,
 				P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2)}},
 			want: Benchmark{Type: BenchmarkHPCC, Timeout: def("30m"), HPCC: &HPCCParams{N: ptr.To[int32](1000),
-				MemoryPercent: 50, NB: 64, P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2)}},
+				MemoryPercent: 50, NB: 64, P: ptr.To[int32](2), Q: ptr.To[int32](3), RanksPerNode: ptr.To[int32](2), Nodes: HPCCAllNodes}},
 		},
 		{
 			name: "hpcc partly set",
 			in:   Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{NB: 256}},
-			want: Benchmark{Type: BenchmarkHPCC, Timeout: def("30m"), HPCC: &HPCCParams{MemoryPercent: 80, NB: 256}},
+			want: Benchmark{Type: BenchmarkHPCC, Timeout: def("30m"), HPCC: &HPCCParams{MemoryPercent: 80, NB: 256, Nodes: HPCCAllNodes}},
+		},
+		{
+			name: "hpcc sweep on the workers",
+			in: Benchmark{Type: BenchmarkHPCC, HPCC: &HPCCParams{ProblemSizes: []int32{1024, 2048}, BlockSizes: []int32{32, 64},
+				Grids: []HPLGrid{{P: 1, Q: 4}, {P: 2, Q: 2}}, Nodes: HPCCWorkers}},
+			want: Benchmark{Type: BenchmarkHPCC, Timeout: def("30m"), HPCC: &HPCCParams{ProblemSizes: []int32{1024, 2048},
+				BlockSizes: []int32{32, 64}, Grids: []HPLGrid{{P: 1, Q: 4}, {P: 2, Q: 2}}, MemoryPercent: 80, Nodes: HPCCWorkers}},
 		},
 		{
 			name: "sysbench-cpu",
@@ -414,5 +422,60 @@ func TestSuiteTimeout(t *testing.T) {
 	}
 	if got := (BenchmarkSuiteSpec{Timeout: dur(time.Hour)}).SuiteTimeout(); got != time.Hour {
 		t.Errorf("SuiteTimeout() = %s, want 1h", got)
+	}
+}
+
+// The lists the runner plans with: a sweep's lists, else the single values, else the defaults.
+func TestHPCCParamLists(t *testing.T) {
+	grid := []HPLGrid{{P: 2, Q: 3}}
+	for _, tc := range []struct {
+		name   string
+		p      HPCCParams
+		ns     []int32
+		nbs    []int32
+		grids  []HPLGrid
+		nodes3 int32
+	}{
+		{"nothing set", HPCCParams{}, nil, []int32{DefaultNB}, nil, 3},
+		{"single values", HPCCParams{N: ptr.To[int32](1000), NB: 64, P: ptr.To[int32](2), Q: ptr.To[int32](3)}, []int32{1000}, []int32{64}, grid, 3},
+		{"only p", HPCCParams{P: ptr.To[int32](2)}, nil, []int32{DefaultNB}, nil, 3},
+		{"lists", HPCCParams{ProblemSizes: []int32{1024, 2048}, BlockSizes: []int32{32, 64}, Grids: grid, Nodes: HPCCWorkers},
+			[]int32{1024, 2048}, []int32{32, 64}, grid, 2},
+		{"all nodes", HPCCParams{Nodes: HPCCAllNodes}, nil, []int32{DefaultNB}, nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.ns, tc.p.ProblemSizeList()); diff != "" {
+				t.Errorf("ProblemSizeList (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.nbs, tc.p.BlockSizeList()); diff != "" {
+				t.Errorf("BlockSizeList (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.grids, tc.p.GridList()); diff != "" {
+				t.Errorf("GridList (-want +got):\n%s", diff)
+			}
+			if got := tc.p.NodesTakingPart(3); got != tc.nodes3 {
+				t.Errorf("NodesTakingPart(3) = %d, want %d", got, tc.nodes3)
+			}
+		})
+	}
+}
+
+// A derived N is a multiple of the largest block size, so that every power-of-two block size
+// divides it.
+func TestSizingN(t *testing.T) {
+	const gi = 1 << 30
+	// 80% of 3 x 2 GiB -> sqrt 25381.98: 25344 = 132 x 192 = 99 x 256.
+	for _, tc := range []struct {
+		p    HPCCParams
+		want int32
+	}{
+		{HPCCParams{}, 25344},
+		{HPCCParams{NB: 100}, 25300},
+		{HPCCParams{BlockSizes: []int32{32, 64, 1024}}, 24576},
+		{HPCCParams{BlockSizes: []int32{1000, 64}, MemoryPercent: 80}, 25000},
+	} {
+		if got := tc.p.SizingN(3, 2*gi); got != tc.want {
+			t.Errorf("%+v: SizingN = %d, want %d", tc.p, got, tc.want)
+		}
 	}
 }

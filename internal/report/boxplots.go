@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
 )
 
 // boxes draws, per benchmark, one panel per metric: a box plot of every sample of each platform
@@ -33,6 +34,8 @@ func (pl *figures) boxes() error {
 		for _, p := range platforms {
 			for _, m := range findResult(pl.suite, bench, p).Metrics {
 				switch {
+				case results.IsHPLPointMetric(m.Name):
+					// An HPL sweep's points have a figure of their own (hplSweepPlots).
 				case m.N > 0 && !hasAllSamples(m):
 					dropped++
 				case m.N == 1:

@@ -243,7 +243,11 @@ func (r *Report) summaryLegend(noInterval, excluded bool) []string {
 		lines = append(lines, "¹ "+NoIntervalNote+": every verdict is inconclusive (raise spec.repetitions)")
 	}
 	if excluded {
-		lines = append(lines, "² metrics outside the geometric mean but counted in the verdicts: the tool's own CPU and memory usage, and values <= 0")
+		line := "² metrics outside the geometric mean but counted in the verdicts: the tool's own CPU and memory usage, and values <= 0"
+		if len(r.Sweeps) > 0 {
+			line += "; and the points of HPL sweeps, for which HPL_Tflops, each HPCC execution's fastest point, stands"
+		}
+		lines = append(lines, line)
 	}
 	return lines
 }

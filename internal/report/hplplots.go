@@ -17,7 +17,8 @@ import (
 )
 
 // hplOverN draws HPL's Gflop/s against the problem size when the suite has hpcc benchmarks with
-// different problemSize values.
+// different problemSize values, one HPCC execution per point (a sweep inside one benchmark is
+// drawn by hplSweepPlots).
 func (pl *figures) hplOverN() error {
 	type point struct {
 		n     float64
@@ -33,7 +34,11 @@ func (pl *figures) hplOverN() error {
 		sizes[*b.HPCC.N] = true
 	}
 	if len(sizes) < 2 {
-		pl.note("HPL over N: skipped, the suite has no sweep (it needs hpcc benchmarks with at least 2 different spec problemSize values, found %d)", len(sizes))
+		// A sweep inside one benchmark has its own figure (hplSweepPlots).
+		if len(hplSweeps(pl.suite, pl.platforms)) == 0 {
+			pl.note("HPL over N: skipped, the suite has no sweep (it needs an hpcc benchmark with problemSizes, blockSizes or grids, "+
+				"or hpcc benchmarks with at least 2 different spec problemSize values, found %d)", len(sizes))
+		}
 		return nil
 	}
 	sort.SliceStable(sweep, func(i, j int) bool { return sweep[i].n < sweep[j].n })

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/vmbench/vmbench/internal/results"
 )
 
 // means draws, per benchmark, one small panel per metric: each platform's mean as a bar with its 95%
@@ -24,7 +26,8 @@ func (pl *figures) means() error {
 		var metrics []string
 		for _, p := range platforms {
 			for _, m := range findResult(pl.suite, bench, p).Metrics {
-				if m.N > 0 {
+				// An HPL sweep's points have a figure of their own (hplSweepPlots).
+				if m.N > 0 && !results.IsHPLPointMetric(m.Name) {
 					metrics = appendNew(metrics, m.Name)
 				}
 			}

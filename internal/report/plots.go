@@ -54,8 +54,9 @@ var platformColors = []color.Color{
 
 // WritePlots draws the forest plots (Report.Forests) and, for every benchmark, the means per
 // platform with their confidence intervals; and, when the suite has the data for them, HPL over the
-// problem size, iozone heatmaps over file and record size, the iperf3 bandwidth samples and, from
-// the whole result tables (PlotOptions.Tables), the iperf3 bandwidth over time.
+// problem size (across hpcc benchmarks, and within each hpcc benchmark that swept N, NB or the
+// grid), iozone heatmaps over file and record size, the iperf3 bandwidth samples and, from the whole
+// result tables (PlotOptions.Tables), the iperf3 bandwidth over time.
 func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput, error) {
 	if !hasMetrics(suite) {
 		return nil, fmt.Errorf("suite %s has no results to plot", suiteName(suite))
@@ -64,7 +65,7 @@ func WritePlots(suite *vmbenchv1.BenchmarkSuite, opts PlotOptions) (*PlotOutput,
 		return nil, err
 	}
 	pl := &figures{suite: suite, opts: opts, out: &PlotOutput{}, platforms: baselineFirst(suite), emulated: emulatedPlatforms(suite)}
-	for _, step := range []func() error{pl.forests, pl.means, pl.boxes, pl.hplOverN, pl.iozoneHeatmaps, pl.iperf3Samples, pl.iperf3TimeSeries} {
+	for _, step := range []func() error{pl.forests, pl.means, pl.boxes, pl.hplOverN, pl.hplSweepPlots, pl.iozoneHeatmaps, pl.iperf3Samples, pl.iperf3TimeSeries} {
 		if err := step(); err != nil {
 			return pl.out, err
 		}

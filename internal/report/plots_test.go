@@ -158,7 +158,8 @@ func TestWritePlotsSkips(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	wantNotes := []string{
-		"HPL over N: skipped, the suite has no sweep (it needs hpcc benchmarks with at least 2 different spec problemSize values, found 1)",
+		"HPL over N: skipped, the suite has no sweep (it needs an hpcc benchmark with problemSizes, blockSizes or grids, " +
+			"or hpcc benchmarks with at least 2 different spec problemSize values, found 1)",
 		"iozone: iozone heatmap skipped, it runs one file and record size (set iozone.auto for the whole table)",
 		"iperf3 samples: skipped, the suite has no iperf3 benchmark",
 		"iperf3 time series: skipped, the suite has no iperf3 benchmark",

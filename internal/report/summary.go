@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+
+	"github.com/vmbench/vmbench/internal/results"
 )
 
 // The kinds of GroupSummary.
@@ -49,7 +51,7 @@ type GroupSummary struct {
 	// IntervalNote says why the interval is missing.
 	IntervalNote string `json:"intervalNote,omitempty"`
 	// Metrics is how many metrics the geometric mean covers; Excluded how many it leaves out: the
-	// tool's own CPU and memory usage, and values at or below 0.
+	// tool's own CPU and memory usage, values at or below 0, and the points of HPL sweeps.
 	Metrics  int `json:"metrics"`
 	Excluded int `json:"excluded"`
 	// Counts are the verdicts of every metric of the group, excluded ones included.
@@ -167,7 +169,9 @@ func group(kind, name string, rows []Row, match func(Row) bool) GroupSummary {
 			continue
 		}
 		g.Counts.add(row.Verdict)
-		if row.log == nil || usageMetrics[row.Metric] {
+		// An HPL sweep's points stay out too: HPL_Tflops, the fastest point, stands for HPL, so that
+		// an hpcc benchmark weighs the same with a sweep as without.
+		if row.log == nil || usageMetrics[row.Metric] || results.IsHPLPointMetric(row.Metric) {
 			g.Excluded++
 			continue
 		}

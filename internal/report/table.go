@@ -127,6 +127,8 @@ type Report struct {
 	VMSettings []PlatformVMSettings
 	// Notes are facts a reader of the table must know: failed executions, the suite's warnings.
 	Notes []string
+	// Sweeps are the HPL sweeps of hpcc benchmarks that ran several points per execution.
+	Sweeps []HPLSweepTable
 }
 
 // RunRow is one run of the suite.
@@ -205,6 +207,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 			"includes the contention of the other nodes; compare it with runs of the same concurrency only", bench, AllNodesMark))
 	}
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
+	r.Sweeps = sweepTables(suite)
 	for _, run := range suite.Status.Runs {
 		row := RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
 			Accelerator: string(run.Accelerator), Network: run.Network, BootSeconds: run.BootSeconds,
@@ -562,6 +565,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note: "+n)
+	}
+	if err := r.writeSweeps(w); err != nil {
+		return err
 	}
 	return r.writeRuns(w)
 }

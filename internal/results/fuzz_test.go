@@ -45,6 +45,9 @@ func fuzzParser(f *testing.F, parse func([]byte) ([]Metric, error), prefixes ...
 
 func FuzzParseHPCC(f *testing.F) {
 	f.Add([]byte("Begin of Summary section.\nSuccess=1\nHPL_Tflops=0.5\nMinPingPongLatency_usec=-1\nEnd of Summary section.\n"))
+	f.Add([]byte("Begin of HPL section.\nWR11C2R4 200 32 1 2 0.00 6.897e+00\n||Ax-b||_oo/(eps)= 0.0076 ...... PASSED\n" +
+		"WR11C2R4 400 32 1 2 0.19 2.257e-01\n||Ax-b||_oo/(eps)= 0.0081 ...... FAILED\nEnd of HPL section.\n" +
+		"Begin of Summary section.\nSuccess=1\nHPL_Tflops=0.006897\nEnd of Summary section.\n"))
 	fuzzParser(f, ParseHPCC, "hpcc")
 }
 

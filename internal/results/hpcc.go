@@ -61,11 +61,19 @@ const (
 )
 
 // ParseHPCC parses hpccoutf.txt, the file HPCC writes next to hpccinf.txt
-// (not the mpirun console output). Only the Summary section is read; metric
-// names are its keys verbatim. Keys reported as -1, which HPCC uses for the
+// (not the mpirun console output). The Summary section gives the metrics
+// named after its keys verbatim. Keys reported as -1, which HPCC uses for the
 // PingPong and Ring figures of a single-rank run, are left out. A run whose
 // Success key is not 1 is rejected because at least one test failed its
 // verification.
+//
+// When HPL ran more than one point (several Ns, NBs or grids in
+// hpccinf.txt), each point's Gflop/s from the HPL section follows, named by
+// HPLPointMetric. The Summary's HPL_Tflops is then the point with the most
+// Gflop/s, not the last nor the one at the largest N: HPCC keeps the figures
+// of its fastest run (testdata/hpcc-sweep-np2.txt, Debian's hpcc 1.5.0:
+// HPL_Tflops=0.00698076 with HPL_N=200, HPL_NB=64, HPL_nprow=1, HPL_npcol=2
+// is the 6.981 Gflop/s point, the second of eight, at the smaller N).
 func ParseHPCC(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("hpcc: empty output")
@@ -78,7 +86,18 @@ func ParseHPCC(output []byte) ([]Metric, error) {
 	if !ok {
 		return nil, errors.New("hpcc: Summary section has no Success key; the output is truncated")
 	}
+	points, _ := HPLPoints(output)
 	if v, ok := parseNumber(success); !ok || v != 1 {
+		var failed []string
+		for _, p := range points {
+			if !p.Passed {
+				failed = append(failed, p.String())
+			}
+		}
+		if len(failed) > 0 {
+			return nil, fmt.Errorf("hpcc: run failed verification (Success=%s): HPL %s failed its residual check",
+				firstLine(success), strings.Join(failed, ", "))
+		}
 		return nil, fmt.Errorf("hpcc: run failed verification (Success=%s)", firstLine(success))
 	}
 	var ms metricList
@@ -96,6 +115,14 @@ func ParseHPCC(output []byte) ([]Metric, error) {
 	}
 	if ms.empty() {
 		return nil, errors.New("hpcc: Summary section has no performance figures")
+	}
+	if len(points) > 1 {
+		for _, p := range points {
+			// Success=1 means every point passed; a point without its check line is cut off.
+			if p.Passed {
+				ms.add(HPLPointMetric(p), p.Gflops, unitGflops, HigherIsBetter)
+			}
+		}
 	}
 	return ms.metrics, nil
 }

@@ -14,8 +14,8 @@ import (
 
 // execution is one run of a tool on one node or pair, reported as one Result.
 type execution struct {
-	// label is the Result's node: a node name, a pair label such as master-node01, or "master"
-	// for cluster-wide tools.
+	// label is the Result's node: a node name, a pair label such as master-node01, or for HPCC,
+	// which spans nodes, the node of rank 0 (master, or node01 with hpcc.nodes Workers).
 	label string
 	// prefix is put before every metric name (see the package documentation).
 	prefix string

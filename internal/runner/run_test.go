@@ -47,11 +47,13 @@ func TestRunAllBenchmarks(t *testing.T) {
 		}
 		hpccDir = exec.calls[len(exec.calls)-1].dir
 		input, err := os.ReadFile(filepath.Join(hpccDir, "hpccinf.txt"))
-		want := HPCCInput(HPCCLayout{N: 25344, NB: 192, P: 2, Q: 3})
+		want := HPCCInput(HPCCLayout{Ns: []int32{25344}, NBs: []int32{192}, Grids: []vmbenchv1.HPLGrid{{P: 2, Q: 3}}})
 		if err != nil || string(input) != want {
 			t.Errorf("hpccinf.txt when mpirun starts: %v\n%s", err, input)
 		}
-		return reply{stdout: "mpirun console\n", files: map[string]string{"hpccoutf.txt": fixture(t, "hpcc-np2.txt")}}, true
+		// The recorded run's point, N=3000 NB=96 on 1x2, becomes the one asked for, as HPL prints it.
+		out := strings.Replace(fixture(t, "hpcc-np2.txt"), "WR11C2R4        3000    96     1     2", "WR11C2R4       25344   192     2     3", 1)
+		return reply{stdout: "mpirun console\n", files: map[string]string{"hpccoutf.txt": out}}, true
 	}
 
 	if err := r.Run(context.Background(), plan); err != nil {
