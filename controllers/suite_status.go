@@ -81,6 +81,9 @@ type runCompletion struct {
 	// DedicatedVM is set for a VM run whose VMs asked for dedicated CPUs (cluster.dedicatedCPUs or
 	// the platform's vm.dedicatedCPUs).
 	DedicatedVM bool
+	// SharedStorage is the suite's spec.sharedStorage, which a Container or Host run's claim of the
+	// Shared target was made of.
+	SharedStorage *vmbenchv1.SharedStorage
 }
 
 // finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
@@ -117,6 +120,9 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	if rep.Started != nil {
 		if platformType == vmbenchv1.PlatformVM {
 			run.Accelerator = acceleratorOf(rep.Started.Virtualization)
+		}
+		if platform.UsesShared(benchmarks) {
+			run.SharedStorage = sharedStorageOf(run.Name, platformType, c.SharedStorage, rep.Started)
 		}
 		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
 		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape, c.DedicatedVM)
@@ -230,6 +236,28 @@ func sampleError(m runplan.Message) string {
 		}
 	}
 	return ""
+}
+
+// maxSharedStorage is the longest RunStatus.SharedStorage the schema admits.
+const maxSharedStorage = 256
+
+// sharedStorageOf says what backed a run's Shared target, from what the run was built with and what
+// its runner saw: a Container or Host run's claim and its class, a VM run's NFS server on the master
+// VM (none when the runner could not export it), and what the nodes had mounted.
+func sharedStorageOf(run string, platformType vmbenchv1.PlatformType, claim *vmbenchv1.SharedStorage, started *runplan.Message) string {
+	var s string
+	switch {
+	case platformType == vmbenchv1.PlatformVM && started.SharedServer != "":
+		s = fmt.Sprintf("NFSv4.2 export of VM %s (%s)", vmbenchv1.RoleMaster, started.SharedServer)
+	case platformType != vmbenchv1.PlatformVM && claim != nil:
+		s = fmt.Sprintf("PVC %s of storage class %s (ReadWriteMany)", platform.SharedClaimName(run), claim.StorageClassName)
+	default:
+		return ""
+	}
+	if started.SharedMount != "" {
+		s += ", mounted as " + started.SharedMount
+	}
+	return truncate(s, maxSharedStorage)
 }
 
 func acceleratorOf(virtualization string) vmbenchv1.Accelerator {
