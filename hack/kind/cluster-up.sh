@@ -131,8 +131,10 @@ shared_storage() {
     -o jsonpath='{.spec.template.spec.containers[0].image}') || return
   helper=$("${k[@]}" -n local-path-storage get configmap local-path-config -o jsonpath='{.data.helperPod\.yaml}' |
     sed -n -E 's/^ *image: *"?([^" ]+)"? *$/\1/p' | head -n 1) || return
-  [ -n "${provisioner}" ] && [ -n "${helper}" ] ||
-    { log "kind's local-path-provisioner (namespace local-path-storage) names no provisioner or helper image"; return 1; }
+  if [ -z "${provisioner}" ] || [ -z "${helper}" ]; then
+    log "kind's local-path-provisioner (namespace local-path-storage) names no provisioner or helper image"
+    return 1
+  fi
   sed -e "s#image: PROVISIONER_IMAGE\$#image: ${provisioner}#" -e "s#image: HELPER_IMAGE\$#image: ${helper}#" \
     "${here}/shared-storage.yaml" |
     "${k[@]}" apply --server-side --field-manager=vmbench-cluster-up -f - >/dev/null || return
