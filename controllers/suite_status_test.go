@@ -678,9 +678,9 @@ func TestFinishRunMarksAllNodesResults(t *testing.T) {
 	}
 }
 
-// A run says what backed its Shared target: the claim and class in pods, the master VM's NFS server
-// in VMs, with what the runner saw mounted; nothing when no benchmark used the target or the export
-// failed.
+// A run records what backed its platform's Shared target: the claim and class in pods, the master
+// VM's NFS server in VMs, with what the runner saw mounted; nothing when no benchmark used the target
+// or the export failed.
 func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
 	const mountedPrefix = "NFSv4.2 export of VM master (nfs-kernel-server 1), mounted as nfs4 "
 	shared := DefaultedBenchmarks(testSuite(vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
@@ -694,12 +694,12 @@ func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
 		want         string
 	}{
 		{"container", vmbenchv1.PlatformContainer, shared, runplan.Message{SharedMount: "ext4 /dev/vda"},
-			"PVC demo-x-1-shared of storage class vmbench-shared (ReadWriteMany), mounted as ext4 /dev/vda"},
+			"PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ext4 /dev/vda"},
 		{"host, mount not seen", vmbenchv1.PlatformHost, shared, runplan.Message{},
-			"PVC demo-x-1-shared of storage class vmbench-shared (ReadWriteMany)"},
+			"PVC <run>-shared of storage class vmbench-shared (ReadWriteMany)"},
 		{"vm", vmbenchv1.PlatformVM, shared,
 			runplan.Message{SharedServer: "nfs-kernel-server 1:2.6.2-4+deb12u1", SharedMount: "nfs4 master.demo-x-1.bench.svc:/srv/vmbench-shared"},
-			"NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4 master.demo-x-1.bench.svc:/srv/vmbench-shared"},
+			"NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4 master.<run>.bench.svc:/srv/vmbench-shared"},
 		{"vm whose master could not export", vmbenchv1.PlatformVM, shared, runplan.Message{}, ""},
 		{"no benchmark on the Shared target", vmbenchv1.PlatformContainer, finishBenchmarks(), runplan.Message{SharedMount: "ext4 /dev/vda"}, ""},
 		{"a mount past the schema's limit", vmbenchv1.PlatformVM, shared,
@@ -716,11 +716,17 @@ func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
 				Report:  runReport{Started: &started, Done: &runplan.Message{Kind: runplan.KindDone}},
 				Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, SharedStorage: class,
 			})
-			if run.SharedStorage != tt.want {
-				t.Errorf("sharedStorage = %q, want %q", run.SharedStorage, tt.want)
+			var want []vmbenchv1.PlatformSharedStorage
+			if tt.want != "" {
+				want = []vmbenchv1.PlatformSharedStorage{{Platform: "x", BackedBy: tt.want, Run: "demo-x-1"}}
 			}
-			if len(run.SharedStorage) > maxSharedStorage {
-				t.Errorf("sharedStorage of %d bytes, beyond the schema's %d", len(run.SharedStorage), maxSharedStorage)
+			if diff := cmp.Diff(want, st.SharedStorage); diff != "" {
+				t.Errorf("sharedStorage mismatch (-want +got):\n%s", diff)
+			}
+			for _, s := range st.SharedStorage {
+				if len(s.BackedBy) > maxSharedStorage {
+					t.Errorf("backedBy of %d bytes, beyond the schema's %d", len(s.BackedBy), maxSharedStorage)
+				}
 			}
 		})
 	}
@@ -1522,6 +1528,14 @@ func TestWorstCaseStatusSize(t *testing.T) {
 			t.Fatalf("result %s/%s has %d metrics, want %d", r.Benchmark, r.Platform, len(r.Metrics), metricsPerRes)
 		}
 	}
+	if len(st.SharedStorage) != maxPlatforms {
+		t.Fatalf("%d platforms recorded what backed their Shared target, want %d", len(st.SharedStorage), maxPlatforms)
+	}
+	for _, s := range st.SharedStorage {
+		if len(s.BackedBy) != maxSharedStorage {
+			t.Fatalf("platform %s records %d bytes of what backed its Shared target, want the schema's maximum of %d", s.Platform, len(s.BackedBy), maxSharedStorage)
+		}
+	}
 	if len(st.Ratios) != maxBenchmarks*(maxPlatforms-1) {
 		t.Fatalf("built %d platform ratios, want %d", len(st.Ratios), maxBenchmarks*(maxPlatforms-1))
 	}
@@ -1533,9 +1547,6 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	for _, r := range st.Runs {
 		if r.StartupSeconds == nil || r.StartupSeconds.RunnerReady == nil || len(r.StartupSeconds.Phases()) != 6 {
 			t.Fatalf("run %s recorded startup %+v, want every phase", r.Name, r.StartupSeconds)
-		}
-		if len(r.SharedStorage) != maxSharedStorage {
-			t.Fatalf("run %s records %d bytes of what backed its Shared target, want the schema's maximum of %d", r.Name, len(r.SharedStorage), maxSharedStorage)
 		}
 		if len(r.Message) != 1024 || len(r.BootSeconds) != maxNodes || len(r.Noise) != maxNodes || len(r.CPUs) != maxNodes {
 			t.Fatalf("run %s has a message of %d bytes, %d boot times, %d noise and %d CPU figures, want 1024 and %d of each",

@@ -367,15 +367,6 @@ type RunStatus struct {
 	// +kubebuilder:validation:Enum=bridge;passt;masquerade
 	Network string `json:"network,omitempty"`
 
-	// SharedStorage says what backed the Shared storage target in this run: the claim and its storage
-	// class in pods, the master VM's NFS server in VMs, and how the nodes had it mounted, for
-	// example "NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4
-	// master.s-vm-1.ns.svc:/srv/vmbench-shared". Empty when no benchmark used the target, or when it
-	// could not be mounted (the benchmarks' errors say why).
-	// +optional
-	// +kubebuilder:validation:MaxLength=256
-	SharedStorage string `json:"sharedStorage,omitempty"`
-
 	// BootSeconds is, per VM, the time from the VMI's creation to the runner's start inside it.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
@@ -762,6 +753,28 @@ type PlatformPrecision struct {
 	Reached bool `json:"reached"`
 }
 
+// PlatformSharedStorage is what backed the Shared storage target on one platform, as its latest run
+// that used it recorded it.
+type PlatformSharedStorage struct {
+	// Platform is the platform's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// BackedBy is the claim and its storage class in pods, the master VM's NFS server in VMs, and
+	// how the nodes had it mounted, with the run's own name written <run>, for example "NFSv4.2
+	// export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4
+	// master.<run>.bench.svc:/srv/vmbench-shared".
+	// +required
+	// +kubebuilder:validation:MaxLength=256
+	BackedBy string `json:"backedBy"`
+
+	// Run is the run that recorded it.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Run string `json:"run"`
+}
+
 // BenchmarkSuiteStatus is what the suite has done and measured so far.
 type BenchmarkSuiteStatus struct {
 	// ObservedGeneration is the generation that the last error-free reconcile saw.
@@ -839,6 +852,13 @@ type BenchmarkSuiteStatus struct {
 	// +listType=map
 	// +listMapKey=platform
 	VMSettings []VMSettingsStatus `json:"vmSettings,omitempty"`
+
+	// SharedStorage says, per platform whose runs used the Shared storage target, what backed it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=map
+	// +listMapKey=platform
+	SharedStorage []PlatformSharedStorage `json:"sharedStorage,omitempty"`
 
 	// Warnings are facts that make the comparison less fair than it should be, for example
 	// requests below limits or emulated VMs.

@@ -9,19 +9,12 @@ import (
 )
 
 // sharedStorageNotes say, for every benchmark that wrote to the Shared storage target, what backed
-// that target on each platform, as its runs recorded it (RunStatus.SharedStorage): a claim and its
-// storage class in pods, the master VM's NFS server in VMs. A run's own name, which its claim and
-// its VMs' addresses carry, is written <run>, so that the runs of a platform read alike.
+// that target on each platform, as the suite's status recorded it (status.sharedStorage): a claim and
+// its storage class in pods, the master VM's NFS server in VMs.
 func sharedStorageNotes(suite *vmbenchv1.BenchmarkSuite) []string {
-	backing := map[string][]string{}
-	for _, run := range suite.Status.Runs {
-		if run.SharedStorage == "" {
-			continue
-		}
-		s := strings.ReplaceAll(run.SharedStorage, run.Name, "<run>")
-		if !slices.Contains(backing[run.Platform], s) {
-			backing[run.Platform] = append(backing[run.Platform], s)
-		}
+	backing := map[string]string{}
+	for _, s := range suite.Status.SharedStorage {
+		backing[s.Platform] = s.BackedBy
 	}
 	var notes []string
 	for _, b := range suite.Spec.Benchmarks {
@@ -34,9 +27,9 @@ func sharedStorageNotes(suite *vmbenchv1.BenchmarkSuite) []string {
 			if findResult(suite, b.Name, p) == nil {
 				continue
 			}
-			what := "not recorded (the target could not be made ready, or the status predates the record)"
-			if len(backing[p]) > 0 {
-				what = strings.Join(backing[p], "; then ")
+			what := backing[p]
+			if what == "" {
+				what = "not recorded (the target could not be made ready, or the status predates the record)"
 			}
 			parts = append(parts, p+": "+what)
 		}

@@ -26,12 +26,11 @@ func TestSharedStorageNotes(t *testing.T) {
 			},
 		},
 		Status: vmbenchv1.BenchmarkSuiteStatus{
-			Runs: []vmbenchv1.RunStatus{
-				{Name: "s-container-1", Platform: "container", SharedStorage: "PVC s-container-1-shared of storage class vmbench-shared (ReadWriteMany), mounted as ext4 /dev/vda"},
-				{Name: "s-vm-1", Platform: "vm", SharedStorage: "NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4 master.s-vm-1.ns.svc:/srv/vmbench-shared"},
-				{Name: "s-kata-1", Platform: "kata"},
-				{Name: "s-container-2", Platform: "container", SharedStorage: "PVC s-container-2-shared of storage class vmbench-shared (ReadWriteMany), mounted as ext4 /dev/vda"},
-				{Name: "s-vm-2", Platform: "vm", SharedStorage: "NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4 master.s-vm-2.ns.svc:/srv/vmbench-shared"},
+			SharedStorage: []vmbenchv1.PlatformSharedStorage{
+				{Platform: "container", Run: "s-container-2",
+					BackedBy: "PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ext4 /dev/vda"},
+				{Platform: "vm", Run: "s-vm-2",
+					BackedBy: "NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4 master.<run>.ns.svc:/srv/vmbench-shared"},
 			},
 		},
 	}
