@@ -732,6 +732,33 @@ func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
 	}
 }
 
+// One entry per platform, the latest run's: a later run replaces what an earlier one recorded, and
+// a run that recorded nothing (its export failed) keeps the earlier entry.
+func TestFinishRunKeepsTheLatestSharedStoragePerPlatform(t *testing.T) {
+	shared := DefaultedBenchmarks(testSuite(vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+		Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Shared"}}}))
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	for i, server := range []string{"nfs-kernel-server 1:2.6.2-4", "nfs-kernel-server 1:2.6.2-4+deb12u1", ""} {
+		run := &vmbenchv1.RunStatus{Name: fmt.Sprintf("demo-vm-%d", i+1), Platform: "vm", Repetition: int32(i + 1)}
+		finishRun(st, run, vmbenchv1.PlatformVM, shared, runCompletion{
+			Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted, SharedServer: server}, Done: &runplan.Message{Kind: runplan.KindDone}},
+			Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+		})
+	}
+	container := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
+	finishRun(st, container, vmbenchv1.PlatformContainer, shared, runCompletion{
+		Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Done: &runplan.Message{Kind: runplan.KindDone}},
+		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, SharedStorage: &vmbenchv1.SharedStorage{StorageClassName: "nfs"},
+	})
+	want := []vmbenchv1.PlatformSharedStorage{
+		{Platform: "vm", BackedBy: "NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1)", Run: "demo-vm-2"},
+		{Platform: "container", BackedBy: "PVC <run>-shared of storage class nfs (ReadWriteMany)", Run: "demo-container-1"},
+	}
+	if diff := cmp.Diff(want, st.SharedStorage); diff != "" {
+		t.Errorf("sharedStorage mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestFinishRunTruncatesMessages(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
