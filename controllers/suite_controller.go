@@ -425,7 +425,8 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
 		TablesKept: kept.kept, TablesLost: kept.lost,
-		DedicatedVM: planned.Platform.Type == vmbenchv1.PlatformVM && planned.Platform.DedicatedCPUsOf(suite.Spec.Cluster),
+		DedicatedVM:   planned.Platform.Type == vmbenchv1.PlatformVM && planned.Platform.DedicatedCPUsOf(suite.Spec.Cluster),
+		SharedStorage: suite.Spec.SharedStorage,
 	})
 	if t.suiteTimedOut {
 		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)

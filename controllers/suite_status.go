@@ -81,6 +81,9 @@ type runCompletion struct {
 	// DedicatedVM is set for a VM run whose VMs asked for dedicated CPUs (cluster.dedicatedCPUs or
 	// the platform's vm.dedicatedCPUs).
 	DedicatedVM bool
+	// SharedStorage is the suite's spec.sharedStorage, which a Container or Host run's claim of the
+	// Shared target was made of.
+	SharedStorage *vmbenchv1.SharedStorage
 }
 
 // finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
@@ -117,6 +120,9 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	if rep.Started != nil {
 		if platformType == vmbenchv1.PlatformVM {
 			run.Accelerator = acceleratorOf(rep.Started.Virtualization)
+		}
+		if platform.UsesShared(benchmarks) {
+			recordSharedStorage(st, run, sharedStorageOf(run.Name, platformType, c.SharedStorage, rep.Started))
 		}
 		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
 		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape, c.DedicatedVM)
@@ -230,6 +236,46 @@ func sampleError(m runplan.Message) string {
 		}
 	}
 	return ""
+}
+
+// maxSharedStorage is the longest PlatformSharedStorage.BackedBy the schema admits.
+const maxSharedStorage = 256
+
+// sharedStorageOf says what backed a run's Shared target, from what the run was built with and what
+// its runner saw: a Container or Host run's claim and its class, a VM run's NFS server on the master
+// VM (none when the runner could not export it), and what the nodes had mounted; the run's own name,
+// which its claim and its VMs' addresses carry, is written <run>, so that a platform's runs read
+// alike.
+func sharedStorageOf(run string, platformType vmbenchv1.PlatformType, claim *vmbenchv1.SharedStorage, started *runplan.Message) string {
+	var s string
+	switch {
+	case platformType == vmbenchv1.PlatformVM && started.SharedServer != "":
+		s = fmt.Sprintf("NFSv4.2 export of VM %s (%s)", vmbenchv1.RoleMaster, started.SharedServer)
+	case platformType != vmbenchv1.PlatformVM && claim != nil:
+		s = fmt.Sprintf("PVC %s of storage class %s (ReadWriteMany)", platform.SharedClaimName(run), claim.StorageClassName)
+	default:
+		return ""
+	}
+	if started.SharedMount != "" {
+		s += ", mounted as " + started.SharedMount
+	}
+	return truncate(strings.ReplaceAll(s, run, "<run>"), maxSharedStorage)
+}
+
+// recordSharedStorage keeps what backed the Shared target of run's platform, as run recorded it: one
+// entry per platform, the latest run's, so that the status holds it once however many runs there are.
+func recordSharedStorage(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, backedBy string) {
+	if backedBy == "" {
+		return
+	}
+	entry := vmbenchv1.PlatformSharedStorage{Platform: run.Platform, BackedBy: backedBy, Run: run.Name}
+	for i := range st.SharedStorage {
+		if st.SharedStorage[i].Platform == run.Platform {
+			st.SharedStorage[i] = entry
+			return
+		}
+	}
+	st.SharedStorage = append(st.SharedStorage, entry)
 }
 
 func acceleratorOf(virtualization string) vmbenchv1.Accelerator {

@@ -678,6 +678,87 @@ func TestFinishRunMarksAllNodesResults(t *testing.T) {
 	}
 }
 
+// A run records what backed its platform's Shared target: the claim and class in pods, the master
+// VM's NFS server in VMs, with what the runner saw mounted; nothing when no benchmark used the target
+// or the export failed.
+func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
+	const mountedPrefix = "NFSv4.2 export of VM master (nfs-kernel-server 1), mounted as nfs4 "
+	shared := DefaultedBenchmarks(testSuite(vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+		Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Local", "Shared"}}}))
+	class := &vmbenchv1.SharedStorage{StorageClassName: "vmbench-shared"}
+	tests := []struct {
+		name         string
+		platformType vmbenchv1.PlatformType
+		benchmarks   []vmbenchv1.Benchmark
+		started      runplan.Message
+		want         string
+	}{
+		{"container", vmbenchv1.PlatformContainer, shared, runplan.Message{SharedMount: "ext4 /dev/vda"},
+			"PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ext4 /dev/vda"},
+		{"host, mount not seen", vmbenchv1.PlatformHost, shared, runplan.Message{},
+			"PVC <run>-shared of storage class vmbench-shared (ReadWriteMany)"},
+		{"vm", vmbenchv1.PlatformVM, shared,
+			runplan.Message{SharedServer: "nfs-kernel-server 1:2.6.2-4+deb12u1", SharedMount: "nfs4 master.demo-x-1.bench.svc:/srv/vmbench-shared"},
+			"NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4 master.<run>.bench.svc:/srv/vmbench-shared"},
+		{"vm whose master could not export", vmbenchv1.PlatformVM, shared, runplan.Message{}, ""},
+		{"no benchmark on the Shared target", vmbenchv1.PlatformContainer, finishBenchmarks(), runplan.Message{SharedMount: "ext4 /dev/vda"}, ""},
+		{"a mount past the schema's limit", vmbenchv1.PlatformVM, shared,
+			runplan.Message{SharedServer: "nfs-kernel-server 1", SharedMount: "nfs4 " + strings.Repeat("m", 300)},
+			mountedPrefix + strings.Repeat("m", 256-3-len(mountedPrefix)) + "..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &vmbenchv1.BenchmarkSuiteStatus{}
+			run := &vmbenchv1.RunStatus{Name: "demo-x-1", Platform: "x", Repetition: 1}
+			started := tt.started
+			started.Kind = runplan.KindStarted
+			finishRun(st, run, tt.platformType, tt.benchmarks, runCompletion{
+				Report:  runReport{Started: &started, Done: &runplan.Message{Kind: runplan.KindDone}},
+				Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, SharedStorage: class,
+			})
+			var want []vmbenchv1.PlatformSharedStorage
+			if tt.want != "" {
+				want = []vmbenchv1.PlatformSharedStorage{{Platform: "x", BackedBy: tt.want, Run: "demo-x-1"}}
+			}
+			if diff := cmp.Diff(want, st.SharedStorage); diff != "" {
+				t.Errorf("sharedStorage mismatch (-want +got):\n%s", diff)
+			}
+			for _, s := range st.SharedStorage {
+				if len(s.BackedBy) > maxSharedStorage {
+					t.Errorf("backedBy of %d bytes, beyond the schema's %d", len(s.BackedBy), maxSharedStorage)
+				}
+			}
+		})
+	}
+}
+
+// One entry per platform, the latest run's: a later run replaces what an earlier one recorded, and
+// a run that recorded nothing (its export failed) keeps the earlier entry.
+func TestFinishRunKeepsTheLatestSharedStoragePerPlatform(t *testing.T) {
+	shared := DefaultedBenchmarks(testSuite(vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+		Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Shared"}}}))
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	for i, server := range []string{"nfs-kernel-server 1:2.6.2-4", "nfs-kernel-server 1:2.6.2-4+deb12u1", ""} {
+		run := &vmbenchv1.RunStatus{Name: fmt.Sprintf("demo-vm-%d", i+1), Platform: "vm", Repetition: int32(i + 1)}
+		finishRun(st, run, vmbenchv1.PlatformVM, shared, runCompletion{
+			Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted, SharedServer: server}, Done: &runplan.Message{Kind: runplan.KindDone}},
+			Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
+		})
+	}
+	container := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
+	finishRun(st, container, vmbenchv1.PlatformContainer, shared, runCompletion{
+		Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Done: &runplan.Message{Kind: runplan.KindDone}},
+		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, SharedStorage: &vmbenchv1.SharedStorage{StorageClassName: "nfs"},
+	})
+	want := []vmbenchv1.PlatformSharedStorage{
+		{Platform: "vm", BackedBy: "NFSv4.2 export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1)", Run: "demo-vm-2"},
+		{Platform: "container", BackedBy: "PVC <run>-shared of storage class nfs (ReadWriteMany)", Run: "demo-container-1"},
+	}
+	if diff := cmp.Diff(want, st.SharedStorage); diff != "" {
+		t.Errorf("sharedStorage mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestFinishRunTruncatesMessages(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
@@ -1361,7 +1442,12 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	suite.Spec.Benchmarks = nil
 	for i := 0; i < maxBenchmarks; i++ {
 		name := fmt.Sprintf("benchmark-%02d-%s", i, strings.Repeat("x", 11)) // 24 characters, the API maximum
-		suite.Spec.Benchmarks = append(suite.Spec.Benchmarks, vmbenchv1.Benchmark{Name: name, Type: types[i%len(types)]})
+		b := vmbenchv1.Benchmark{Name: name, Type: types[i%len(types)]}
+		if b.Type == vmbenchv1.BenchmarkIozone {
+			// Every target: each run records what backed the Shared one.
+			b.Iozone = &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageRootFS, vmbenchv1.StorageShared}}
+		}
+		suite.Spec.Benchmarks = append(suite.Spec.Benchmarks, b)
 		suite.Spec.Precision.Metrics = append(suite.Spec.Precision.Metrics, name)
 	}
 	// kubectl apply keeps the applied spec in an annotation, and the API server stores the defaults.
@@ -1443,7 +1529,8 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		}
 		finishRun(st, run, vmbenchv1.PlatformVM, benchmarks, runCompletion{
 			Report: runReport{
-				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu", CPUSets: cpuSets},
+				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu", CPUSets: cpuSets,
+					SharedServer: strings.Repeat("v", 100), SharedMount: strings.Repeat("m", 300)},
 				Results: msgs,
 				Done:    &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 123.456789},
 			},
@@ -1468,6 +1555,14 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	for _, r := range st.Results {
 		if len(r.Metrics) != metricsPerRes {
 			t.Fatalf("result %s/%s has %d metrics, want %d", r.Benchmark, r.Platform, len(r.Metrics), metricsPerRes)
+		}
+	}
+	if len(st.SharedStorage) != maxPlatforms {
+		t.Fatalf("%d platforms recorded what backed their Shared target, want %d", len(st.SharedStorage), maxPlatforms)
+	}
+	for _, s := range st.SharedStorage {
+		if len(s.BackedBy) != maxSharedStorage {
+			t.Fatalf("platform %s records %d bytes of what backed its Shared target, want the schema's maximum of %d", s.Platform, len(s.BackedBy), maxSharedStorage)
 		}
 	}
 	if len(st.Ratios) != maxBenchmarks*(maxPlatforms-1) {

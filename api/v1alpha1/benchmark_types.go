@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "slices"
+
 // BenchmarkType names a tool and what it measures.
 // +kubebuilder:validation:Enum=hpcc;sysbench-cpu;sysbench-memory;stress-ng-cpu;stress-ng-vm;iozone;iperf3;ping;fio;netperf;netcat
 type BenchmarkType string
@@ -357,16 +359,38 @@ type StressNGVMParams struct {
 	Duration *Duration `json:"duration,omitempty"`
 }
 
-// StorageTarget is where a storage benchmark writes its files.
-// +kubebuilder:validation:Enum=Local;Shared
+// StorageTarget is where a storage benchmark writes its files: Local, RootFS or Shared.
+// +kubebuilder:validation:Enum=Local;Shared;RootFS
 type StorageTarget string
 
 const (
-	// StorageLocal is the node's own scratch disk: an emptyDir in a pod, the root disk in a VM.
+	// StorageLocal is a scratch volume of the node's own: in a pod an emptyDir, mounted into the
+	// container from its Kubernetes node's disk, past the container's writable layer; in a VM the
+	// directory /var/lib/vmbench on its root disk, which is the disk RootFS measures too.
 	StorageLocal StorageTarget = "Local"
-	// StorageShared is spec.sharedStorage, mounted on every node.
+	// StorageShared is one file system that every node of a run mounts: in pods a ReadWriteMany
+	// PersistentVolumeClaim of spec.sharedStorage; in VMs an NFSv4.2 export of the master VM's root
+	// disk, which every VM mounts (the master through its own loopback).
 	StorageShared StorageTarget = "Shared"
+	// StorageRootFS is the node's own root file system, with no volume mounted: in a pod the
+	// container's writable layer (the overlay over its image), in a VM its root disk (the
+	// containerDisk's copy-on-write overlay), in the directory /var/tmp/vmbench.
+	StorageRootFS StorageTarget = "RootFS"
 )
+
+// UsesStorageTarget reports whether an iozone or fio benchmark names target. An empty list or target,
+// which the defaults make Local, does not count.
+func UsesStorageTarget(benchmarks []Benchmark, target StorageTarget) bool {
+	for _, b := range benchmarks {
+		if b.Iozone != nil && slices.Contains(b.Iozone.Targets, target) {
+			return true
+		}
+		if b.Fio != nil && b.Fio.Target == target {
+			return true
+		}
+	}
+	return false
+}
 
 // IozoneTest is an iozone test group.
 // +kubebuilder:validation:Enum=write;read;random
@@ -430,11 +454,13 @@ type IozoneParams struct {
 	// +listType=set
 	Tests []IozoneTest `json:"tests,omitempty"`
 
-	// Targets are the storage locations to test, each in its own execution.
+	// Targets are the storage locations to test, each in its own execution: Local, RootFS, Shared.
+	// With more than one, the metric names start with the target's name in lower case
+	// ("rootfs_write").
 	// +optional
 	// +kubebuilder:default={Local}
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:MaxItems=3
 	// +listType=set
 	Targets []StorageTarget `json:"targets,omitempty"`
 
@@ -547,7 +573,8 @@ type FioParams struct {
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[kmgKMG]?$') || (self.lowerAscii().endsWith('m') ? int(self.substring(0, size(self) - 1)) <= 16 : !self.lowerAscii().endsWith('g') && (!self.lowerAscii().endsWith('k') || int(self.substring(0, size(self) - 1)) <= 16384))",message="blockSize must be at most 16M: lower it, for example to 4k"
 	BlockSize string `json:"blockSize,omitempty"`
 
-	// Size of the file each job works on.
+	// Size of the file each job works on and, without Runtime, how much each job reads or writes
+	// before it ends.
 	// +optional
 	// +kubebuilder:default="256m"
 	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,6}[kmgKMG]?$`
@@ -580,13 +607,14 @@ type FioParams struct {
 	// +kubebuilder:validation:Maximum=64
 	NumJobs int32 `json:"numJobs,omitempty"`
 
-	// Runtime of the job.
+	// Runtime makes the job time-based: it runs for this long, going over its file again as often as
+	// it takes (fio --time_based). When empty, the job is bounded by Size instead: it ends once each
+	// of its jobs has read or written Size, however long that takes, up to the benchmark's timeout.
 	// +optional
-	// +kubebuilder:default="30s"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('1h'))",message="set runtime between 1s and 1h"
 	Runtime *Duration `json:"runtime,omitempty"`
 
-	// Target is where the job's file lives.
+	// Target is where the job's file lives: Local, RootFS or Shared.
 	// +optional
 	// +kubebuilder:default=Local
 	Target StorageTarget `json:"target,omitempty"`

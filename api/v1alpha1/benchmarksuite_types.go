@@ -137,8 +137,9 @@ func (p Placement) NodeSelectorLabels() map[string]string {
 	return labels
 }
 
-// SharedStorage is the volume that every node of a run mounts, for iozone and fio on the "shared"
-// target: the NFS share of the hand-built clusters.
+// SharedStorage is the volume that every pod of a Container or Host run mounts, for iozone and fio on
+// the Shared target: the NFS share of the hand-built clusters. VM runs do not use it: their master
+// VM exports a directory of its disk over NFS to the other VMs.
 type SharedStorage struct {
 	// StorageClassName is the class of the ReadWriteMany PersistentVolumeClaim made for each run.
 	// +required
@@ -158,7 +159,7 @@ type SharedStorage struct {
 // +kubebuilder:validation:XValidation:rule="self.platforms.exists(p, p.name == self.baseline)",message="spec.baseline must name one of spec.platforms"
 // +kubebuilder:validation:XValidation:rule="self.cluster.nodes >= 2 || self.benchmarks.all(b, b.type != 'iperf3' && b.type != 'ping' && b.type != 'netperf' && b.type != 'netcat')",message="iperf3, ping, netperf and netcat measure between nodes: set spec.cluster.nodes to 2 or more, or remove those benchmarks"
 // +kubebuilder:validation:XValidation:rule="self.cluster.nodes >= 3 || self.benchmarks.all(b, (!has(b.iperf3) || !b.iperf3.pairs.exists(p, p == 'node-node')) && (!has(b.ping) || !b.ping.pairs.exists(p, p == 'node-node')) && (!has(b.netperf) || !b.netperf.pairs.exists(p, p == 'node-node')) && (!has(b.netcat) || !b.netcat.pairs.exists(p, p == 'node-node')))",message="the node-node pair needs two workers: set spec.cluster.nodes to 3 or more, or list only master-node and node-master in pairs"
-// +kubebuilder:validation:XValidation:rule="has(self.sharedStorage) || self.benchmarks.all(b, (!has(b.iozone) || !b.iozone.targets.exists(t, t == 'Shared')) && (!has(b.fio) || b.fio.target != 'Shared'))",message="a benchmark uses the Shared storage target: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"
+// +kubebuilder:validation:XValidation:rule="has(self.sharedStorage) || self.platforms.all(p, p.type == 'VM') || self.benchmarks.all(b, (!has(b.iozone) || !b.iozone.targets.exists(t, t == 'Shared')) && (!has(b.fio) || b.fio.target != 'Shared'))",message="a benchmark uses the Shared storage target, which pods of Container and Host platforms mount as a ReadWriteMany volume: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local or RootFS target (VM platforms need no storage class: their master VM exports its disk over NFS)"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.repetitions >= 2",message="spec.precision needs spec.repetitions of 2 or more, the minimum number of repetitions: one repetition has no confidence interval"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.maxRepetitions >= self.repetitions",message="spec.precision.maxRepetitions must be at least spec.repetitions, the minimum: raise maxRepetitions or lower repetitions"
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || self.precision.metrics.all(m, self.benchmarks.exists(b, m == b.name || m.startsWith(b.name + '/')))",message="every spec.precision.metrics entry must be a benchmark's name, or a benchmark's name, '/' and one of its metrics (for example hpl/HPL_Tflops): name a benchmark of spec.benchmarks"
@@ -219,7 +220,8 @@ type BenchmarkSuiteSpec struct {
 	// +optional
 	Placement Placement `json:"placement,omitempty"`
 
-	// SharedStorage is required when a benchmark uses the Shared storage target.
+	// SharedStorage is required when a benchmark uses the Shared storage target and a platform of
+	// type Container or Host runs it; VM platforms share their master VM's disk over NFS instead.
 	// +optional
 	SharedStorage *SharedStorage `json:"sharedStorage,omitempty"`
 
@@ -753,6 +755,28 @@ type PlatformPrecision struct {
 	Reached bool `json:"reached"`
 }
 
+// PlatformSharedStorage is what backed the Shared storage target on one platform, as its latest run
+// that used it recorded it.
+type PlatformSharedStorage struct {
+	// Platform is the platform's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// BackedBy is the claim and its storage class in pods, the master VM's NFS server in VMs, and
+	// how the nodes had it mounted, with the run's own name written <run>, for example "NFSv4.2
+	// export of VM master (nfs-kernel-server 1:2.6.2-4+deb12u1), mounted as nfs4
+	// master.<run>.bench.svc:/srv/vmbench-shared".
+	// +required
+	// +kubebuilder:validation:MaxLength=256
+	BackedBy string `json:"backedBy"`
+
+	// Run is the run that recorded it.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Run string `json:"run"`
+}
+
 // BenchmarkSuiteStatus is what the suite has done and measured so far.
 type BenchmarkSuiteStatus struct {
 	// ObservedGeneration is the generation that the last error-free reconcile saw.
@@ -830,6 +854,13 @@ type BenchmarkSuiteStatus struct {
 	// +listType=map
 	// +listMapKey=platform
 	VMSettings []VMSettingsStatus `json:"vmSettings,omitempty"`
+
+	// SharedStorage says, per platform whose runs used the Shared storage target, what backed it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=map
+	// +listMapKey=platform
+	SharedStorage []PlatformSharedStorage `json:"sharedStorage,omitempty"`
 
 	// Warnings are facts that make the comparison less fair than it should be, for example
 	// requests below limits or emulated VMs.

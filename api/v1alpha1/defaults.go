@@ -140,7 +140,6 @@ func (b Benchmark) WithDefaults() Benchmark {
 		if b.Fio.NumJobs == 0 {
 			b.Fio.NumJobs = 1
 		}
-		b.Fio.Runtime = orDuration(b.Fio.Runtime, "30s")
 		if b.Fio.Target == "" {
 			b.Fio.Target = StorageLocal
 		}

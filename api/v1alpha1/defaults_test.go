@@ -43,7 +43,7 @@ func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 		{BenchmarkPing, Benchmark{Ping: &PingParams{Count: 10, Pairs: []NodePair{PairMasterToNode, PairNodeToMaster, PairNodeToNode}}}},
 		{BenchmarkFio, Benchmark{Fio: &FioParams{
 			RW: "randread", BlockSize: "4k", Size: "256m", IODepth: 16, IOEngine: "libaio",
-			Direct: ptr.To(true), NumJobs: 1, Runtime: def("30s"), Target: StorageLocal}}},
+			Direct: ptr.To(true), NumJobs: 1, Target: StorageLocal}}},
 		{BenchmarkNetperf, Benchmark{Netperf: &NetperfParams{
 			Tests: []NetperfTest{NetperfTCPRR, NetperfTCPStream}, Duration: def("10s"),
 			Confidence: &NetperfConfidence{Level: 95, WidthPercent: 5, MinIterations: 3, MaxIterations: 10},
@@ -162,7 +162,7 @@ func TestWithDefaultsKeepsUserValues(t *testing.T) {
 			in:   Benchmark{Type: BenchmarkFio, Concurrency: ConcurrencyAllNodes, Fio: &FioParams{Target: StorageLocal}},
 			want: Benchmark{Type: BenchmarkFio, Timeout: def("30m"), Concurrency: ConcurrencyAllNodes, Fio: &FioParams{
 				RW: "randread", BlockSize: "4k", Size: "256m", IODepth: 16, IOEngine: "libaio",
-				Direct: ptr.To(true), NumJobs: 1, Runtime: def("30s"), Target: StorageLocal}},
+				Direct: ptr.To(true), NumJobs: 1, Target: StorageLocal}},
 		},
 	}
 	for _, tt := range tests {

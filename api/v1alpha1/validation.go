@@ -89,6 +89,18 @@ func FirstInvalidValue(s *BenchmarkSuite) error {
 	if err := placementProblem(spec.Placement); err != nil {
 		return err
 	}
+	if spec.SharedStorage == nil && UsesStorageTarget(spec.Benchmarks, StorageShared) {
+		platforms := spec.Platforms
+		if len(platforms) == 0 {
+			platforms = []Platform{{Name: "container", Type: PlatformContainer}}
+		}
+		for i, p := range platforms {
+			if p.Type != PlatformVM {
+				return fmt.Errorf("spec.sharedStorage: a benchmark uses the Shared storage target, which the pods of platform %s (spec.platforms[%d], type %s) mount as a ReadWriteMany volume: set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local or RootFS target",
+					p.Name, i, p.Type)
+			}
+		}
+	}
 	if st := spec.SharedStorage; st != nil {
 		if msgs := validation.IsDNS1123Subdomain(st.StorageClassName); len(msgs) > 0 {
 			return fmt.Errorf("spec.sharedStorage.storageClassName: %q is not the name of a StorageClass (%s): name an existing StorageClass",

@@ -57,6 +57,18 @@ func TestFirstInvalidValueAcceptsGoodValues(t *testing.T) {
 	}
 }
 
+// VM platforms share the master VM's disk over NFS: the Shared target needs no storage class there.
+func TestFirstInvalidValueAcceptsSharedOnVMsWithoutStorageClass(t *testing.T) {
+	s := validSuite()
+	s.Spec.SharedStorage = nil
+	s.Spec.Platforms = []Platform{{Name: "vm", Type: PlatformVM}, {Name: "vm2", Type: PlatformVM}}
+	s.Spec.Baseline = "vm"
+	s.Spec.Benchmarks[4].Iozone.Targets = []StorageTarget{StorageLocal, StorageRootFS, StorageShared}
+	if err := FirstInvalidValue(s); err != nil {
+		t.Fatalf("FirstInvalidValue() = %v, want nil", err)
+	}
+}
+
 func TestFirstInvalidValueAcceptsTheSamples(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "suite*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -206,6 +218,14 @@ func TestFirstInvalidValue(t *testing.T) {
 			"spec.sharedStorage.size: 1025Gi is not above 0 and at most 1Ti"},
 		{"shared storage of zero bytes", func(s *BenchmarkSuite) { s.Spec.SharedStorage.Size = qty("0") },
 			"spec.sharedStorage.size: 0 is not above 0"},
+		{"Shared target of a container platform without shared storage", func(s *BenchmarkSuite) {
+			s.Spec.SharedStorage = nil
+			bench(s, "fio").Fio.Target = StorageShared
+		}, "spec.sharedStorage: a benchmark uses the Shared storage target, which the pods of platform container (spec.platforms[0], type Container) mount"},
+		{"Shared target and the default platforms without shared storage", func(s *BenchmarkSuite) {
+			s.Spec.SharedStorage, s.Spec.Platforms = nil, nil
+			bench(s, "disk").Iozone.Targets = []StorageTarget{StorageLocal, StorageShared}
+		}, "spec.sharedStorage: a benchmark uses the Shared storage target"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	file := flags.String("f", "", "the suite: a manifest such as config/samples/suite-quick.yaml, or a saved suite with results to compare against (- reads stdin)")
 	name := flags.String("name", "", "which suite, when the file holds several")
-	dir := flags.String("dir", "", "scratch directory for iozone, fio and HPCC (default: a new directory under $TMPDIR, removed afterwards)")
+	dir := flags.String("dir", "", "scratch directory for iozone, fio (Local and RootFS targets) and HPCC (default: a new directory under $TMPDIR, removed afterwards)")
 	reps := flags.Int("repetitions", 0, "how many times to run every benchmark (default: the suite's repetitions)")
 	jsonOut := flags.String("json", "", "also write every sample as JSON to this file")
 	flags.Usage = func() {
@@ -154,6 +154,8 @@ func runOnHost(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, repetitions
 			Benchmarks: benchmarks,
 		}
 		plan := platform.NewPlan(run, nodes, filepath.Join(scratch, run.Name), "", nil)
+		// This machine has no container layer or guest disk of its own: RootFS is its disk, as Local is.
+		plan.RootFSDir = plan.LocalDir
 		if err := os.MkdirAll(plan.LocalDir, 0o755); err != nil {
 			return nil, nil, err
 		}

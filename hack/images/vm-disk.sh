@@ -110,6 +110,12 @@ build_disk() {
   chroot "${rootfs}" env SYSTEMD_OFFLINE=1 systemctl enable -q systemd-networkd.service systemd-resolved.service
   chroot "${rootfs}" env SYSTEMD_OFFLINE=1 systemctl mask -q serial-getty@ttyS0.service apt-daily.timer apt-daily-upgrade.timer \
     dpkg-db-backup.timer e2scrub_all.timer fstrim.timer netperf.service
+  # NFS: the server starts only on a master whose run uses the Shared target (the runner starts
+  # it), and only NFSv4 is served (rootfs/etc/nfs.conf.d): rpcbind and statd, which NFSv3 needs,
+  # are masked, and nothing of NFS starts at boot.
+  chroot "${rootfs}" env SYSTEMD_OFFLINE=1 systemctl disable -q nfs-server.service nfs-client.target
+  chroot "${rootfs}" env SYSTEMD_OFFLINE=1 systemctl mask -q rpcbind.service rpcbind.socket rpc-statd.service \
+    rpc-statd-notify.service nfs-blkmap.service
   ln -sf ../run/systemd/resolve/stub-resolv.conf "${rootfs}/etc/resolv.conf"
   # Each VM its own identity: machine-id and ssh host keys are made at first boot.
   rm -f "${rootfs}"/etc/ssh/ssh_host_* "${rootfs}/var/lib/dbus/machine-id"
@@ -267,6 +273,8 @@ say "runner run starts"
 runner run --plan /etc/vmbench/plan.json --output /dev/ttyS0 --repeat 2 2>/var/log/vmbench-runner.log
 say "runner exit=$? uptime=$(cut -d' ' -f1 /proc/uptime)s stderr: $(tail -n 5 /var/log/vmbench-runner.log | tr '\n' ' ')"
 say "root fs: $(df -h / | tail -n 1)"
+say "nfs: $(grep ' /mnt/vmbench-shared ' /proc/self/mountinfo | cut -d' ' -f5,9,10); versions $(cat /proc/fs/nfsd/versions 2>&1)"
+say "listening after the runner: $(ss -ltnH | awk '{print $4}' | sort | tr '\n' ' ')"
 say "failed units: $(systemctl --failed --no-legend --plain | tr '\n' ' ')"
 say "packages: $(dpkg-query -W | wc -l); -dev: $(dpkg-query -W -f '${Package}\n' | grep -c -- '-dev$')"
 # systemd-analyze waits for the end of the boot, which cloud-final (running this) holds up.
@@ -277,15 +285,19 @@ say "done uptime=$(cut -d' ' -f1 /proc/uptime)s"
 SCRIPT
 }
 
-# A one-node plan with short runs of the CPU, MPI+BLAS and disk tools.
+# A one-node plan with short runs of the CPU, MPI+BLAS and disk tools, on every storage target: the
+# Shared one is the master's own NFS export, mounted through loopback, as the controller's plan for a
+# VM run has it (internal/platform/vmi.go).
 test_plan() {
   printf '%s' '{"suite":"boot-test","namespace":"default","run":"boot-test","platform":"vm","platformType":"VM",' \
     '"repetition":1,"nodes":[{"name":"master","address":"localhost"}],"cpu":2,"memoryBytes":2147483648,' \
-    '"localDir":"/var/lib/vmbench","sshPort":2222,"benchmarks":[' \
+    '"localDir":"/var/lib/vmbench","rootFSDir":"/var/tmp/vmbench","sharedDir":"/mnt/vmbench-shared",' \
+    '"sharedExport":"/srv/vmbench-shared","sshPort":2222,"benchmarks":[' \
     '{"name":"sysbench-cpu","type":"sysbench-cpu","sysbenchCPU":{"duration":"5s"}},' \
     '{"name":"hpcc","type":"hpcc","timeout":"15m","hpcc":{"problemSize":400,"nb":64,"ranksPerNode":2}},' \
     '{"name":"fio","type":"fio","fio":{"size":"64m","runtime":"5s"}},' \
-    '{"name":"iozone","type":"iozone","iozone":{"fileSize":"64M","recordSize":"64k"}}]}'
+    '{"name":"fio-size","type":"fio","fio":{"size":"32m","target":"Shared"}},' \
+    '{"name":"iozone","type":"iozone","iozone":{"fileSize":"64M","recordSize":"64k","targets":["Local","RootFS","Shared"]}}]}'
 }
 
 # The controller's frame decoding (package frame) applied to the serial log.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Deletes the kind cluster `vmbench` and what cluster-up.sh left for it (its kubeconfig, kind's
-# docker network when nothing else uses it). The images, cached binaries and the registry beside the
-# cluster (hack/kind/registry.sh, with the images pushed to it) stay, so the next cluster-up and
-# install are fast; --purge also removes the registry with its volume and every image the hack/kind
-# and hack/images scripts built, with the kubernetes tarball and the stamps that point at them: the
-# node image and its parts, KubeVirt's, the VM disk, the runner, manager, Prometheus, MPI Operator
-# and registry images.
+# Deletes the kind cluster `vmbench` and what cluster-up.sh left for it (its kubeconfig, the host
+# directory of the vmbench-shared class, kind's docker network when nothing else uses it). The
+# images, cached binaries and the registry beside the cluster (hack/kind/registry.sh, with the
+# images pushed to it) stay, so the next cluster-up and install are fast; --purge also removes the
+# registry with its volume and every image the hack/kind and hack/images scripts built, with the
+# kubernetes tarball and the stamps that point at them: the node image and its parts, KubeVirt's,
+# the VM disk, the runner, manager, Prometheus, MPI Operator and registry images.
 # Usage: hack/kind/cluster-down.sh [--purge]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +19,9 @@ kind=$("${here}/kind-cli.sh")
 delete() {
   "${kind}" delete cluster --name "${CLUSTER_NAME}" || return
   rm -f "${BIN}/kind/${CLUSTER_NAME}.kubeconfig" "${BIN}/kind/${CLUSTER_NAME}-cluster.yaml"
+  # The volumes of the vmbench-shared class, which the nodes mounted from here: the pods wrote them
+  # as root and uid 1000.
+  rm -rf "${BIN}/kind/shared" || log "could not remove ${BIN}/kind/shared, which the cluster's shared volumes left: remove it as root"
   remove_unused_network
 }
 

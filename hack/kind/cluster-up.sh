@@ -6,7 +6,9 @@
 # image; then the cluster runs flannel (from the flannel module's manifest) instead of kindnetd.
 # Idempotent: an existing cluster is kept: its stopped nodes are started and it is waited for (one
 # whose API server does not answer in 3 minutes is made again). The kubeconfig is also written to
-# bin/kind/vmbench.kubeconfig.
+# bin/kind/vmbench.kubeconfig. Every node mounts the host directory bin/kind/shared at
+# /mnt/vmbench-shared, which backs the ReadWriteMany storage class vmbench-shared
+# (hack/kind/shared-storage.yaml).
 # Usage: hack/kind/cluster-up.sh        (VMBENCH_OFFLINE=1 skips the online attempt)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +18,9 @@ source "${here}/env.sh"
 start=${SECONDS}
 kubeconfig="${BIN}/kind/${CLUSTER_NAME}.kubeconfig"
 config="${BIN}/kind/${CLUSTER_NAME}-cluster.yaml"
+# The host directory behind the vmbench-shared class, and where every node mounts it.
+shared_host_dir="${BIN}/kind/shared"
+shared_node_dir=/mnt/vmbench-shared
 online_image="kindest/node:v${K8S_VERSION}"
 
 "${ROOT}/hack/docker-up.sh"
@@ -26,9 +31,11 @@ online() {
   image_exists "${online_image}" || timeout 120 docker pull -q "${online_image}" >/dev/null 2>&1
 }
 
-# kind_config CNI: 1 control plane + 2 workers; kubelet 1.36 refuses cgroup v1 unless told not to.
+# kind_config CNI: 1 control plane + 2 workers, each with the shared directory mounted; kubelet 1.36
+# refuses cgroup v1 unless told not to.
 kind_config() {
-  mkdir -p "$(dirname "${config}")"
+  local mount="  extraMounts: [{hostPath: \"${shared_host_dir}\", containerPath: ${shared_node_dir}}]"
+  mkdir -p "$(dirname "${config}")" "${shared_host_dir}"
   cat > "${config}" <<YAML
 kind: Cluster
 apiVersion: kind.x-k8s.io/v1alpha4
@@ -37,8 +44,11 @@ networking:
   podSubnet: "10.244.0.0/16"
 nodes:
 - role: control-plane
+${mount}
 - role: worker
+${mount}
 - role: worker
+${mount}
 kubeadmConfigPatches:
 - |
   kind: KubeletConfiguration
@@ -99,6 +109,36 @@ wait_ready() {
     "${k[@]}" wait --for=condition=Ready pods --all -n "${ns}" --timeout=300s || return
   done
   "${k[@]}" get nodes -o wide && "${k[@]}" get pods -A -o wide
+}
+
+# shared_storage: the storage class vmbench-shared, a second local-path-provisioner in its
+# shared-filesystem mode over ${shared_node_dir} (hack/kind/shared-storage.yaml), run from the images
+# of kind's own provisioner, which every node has. Only where every node mounts the host directory:
+# a cluster made before cluster-up.sh mounted it keeps its nodes, which each would see a directory
+# of their own, and gets no class (verify.sh then fails its shared-storage check).
+shared_storage() {
+  local node mounted k=("${kubectl}" --kubeconfig "${kubeconfig}") provisioner helper
+  for node in $("${kind}" get nodes --name "${CLUSTER_NAME}"); do
+    mounted=$(docker inspect -f "{{range .Mounts}}{{if eq .Destination \"${shared_node_dir}\"}}{{.Source}}{{end}}{{end}}" "${node}") || return
+    if [ -z "${mounted}" ]; then
+      log "node ${node} does not mount ${shared_host_dir} at ${shared_node_dir}: the cluster was made before cluster-up.sh" \
+        "mounted it, so the ReadWriteMany class vmbench-shared is not installed; make the cluster again with" \
+        "hack/kind/cluster-down.sh and hack/kind/cluster-up.sh to have it"
+      return 0
+    fi
+  done
+  provisioner=$("${k[@]}" -n local-path-storage get deployment local-path-provisioner \
+    -o jsonpath='{.spec.template.spec.containers[0].image}') || return
+  helper=$("${k[@]}" -n local-path-storage get configmap local-path-config -o jsonpath='{.data.helperPod\.yaml}' |
+    sed -n -E 's/^ *image: *"?([^" ]+)"? *$/\1/p' | head -n 1) || return
+  if [ -z "${provisioner}" ] || [ -z "${helper}" ]; then
+    log "kind's local-path-provisioner (namespace local-path-storage) names no provisioner or helper image"
+    return 1
+  fi
+  sed -e "s#image: PROVISIONER_IMAGE\$#image: ${provisioner}#" -e "s#image: HELPER_IMAGE\$#image: ${helper}#" \
+    "${here}/shared-storage.yaml" |
+    "${k[@]}" apply --server-side --field-manager=vmbench-cluster-up -f - >/dev/null || return
+  "${k[@]}" -n vmbench-shared-storage rollout status deployment/shared-host-path --timeout=180s
 }
 
 if step "online: ${online_image}" online; then
@@ -164,4 +204,5 @@ step "containerd: unprivileged ICMP, registry hosts" containerd_config
 "${here}/registry.sh"
 "${here}/registry.sh" nodes
 step "wait for nodes and system pods" wait_ready "${cni}"
+step "storage class vmbench-shared (ReadWriteMany)" shared_storage
 log "cluster ${CLUSTER_NAME} is up ($((SECONDS - start))s); kubectl --kubeconfig ${kubeconfig}"

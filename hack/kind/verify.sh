@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks that the kind cluster `vmbench` works as the e2e suite needs: all nodes Ready; a locally built
 # image loaded with `kind load docker-image`; pods on the two workers reach each other by IP; Service
-# DNS resolves; a local-path PVC written by one pod is read by another. Everything runs in the
-# namespace vmbench-verify, which is deleted at the end. Exit code 0 only if every check passed.
+# DNS resolves; a local-path PVC written by one pod is read by another; a ReadWriteMany PVC of the
+# class vmbench-shared written by a pod on one worker is read by a pod on the other. Everything runs
+# in the namespace vmbench-verify, which is deleted at the end. Exit code 0 only if every check passed.
 # Usage: hack/kind/verify.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,10 +66,12 @@ service_dns() {
     "${k[@]}" -n "${ns}" get svc ping-b
 }
 
-# data_pod NAME COMMAND: a pod on the first worker with the PVC `data` at /data.
+# data_pod NAME COMMAND [NODE] [CLAIM]: a pod on NODE (the first worker) with the PVC CLAIM (data)
+# at /data.
 data_pod() {
-  pod "$1" "${worker1}" "$2" | sed -e '/^  containers:/i\  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]' \
-    -e '$a\    volumeMounts: [{name: data, mountPath: /data}]'
+  pod "$1" "${3:-${worker1}}" "$2" |
+    sed -e '/^  containers:/i\  volumes: [{name: data, persistentVolumeClaim: {claimName: '"${4:-data}"'}}]' \
+      -e '$a\    volumeMounts: [{name: data, mountPath: /data}]'
 }
 
 pvc() {
@@ -81,12 +84,29 @@ pvc() {
   "${k[@]}" -n "${ns}" get pvc data && "${k[@]}" -n "${ns}" logs reader | grep -x written-by-writer
 }
 
+# shared_rwx: the class of the Shared storage target (cluster-up.sh, shared-storage.yaml): one
+# ReadWriteMany claim, written on the first worker, read on the second. The writer runs as the
+# runner pods do, uid 1000 without root, so the volume's directory must let it write.
+shared_rwx() {
+  "${k[@]}" get storageclass vmbench-shared || return
+  printf '%s\n' "apiVersion: v1" "kind: PersistentVolumeClaim" "metadata: {name: shared, namespace: ${ns}}" \
+    "spec: {accessModes: [ReadWriteMany], storageClassName: vmbench-shared, resources: {requests: {storage: 16Mi}}}" | apply || return
+  "${k[@]}" -n "${ns}" wait --for=jsonpath='{.status.phase}'=Bound pvc/shared --timeout=120s || return
+  data_pod shared-writer 'echo written-on-$(hostname) > /data/probe' "${worker1}" shared |
+    sed -e '/^  restartPolicy:/a\  securityContext: {runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true}' | apply &&
+    "${k[@]}" -n "${ns}" wait --for=jsonpath='{.status.phase}'=Succeeded pod/shared-writer --timeout=180s || return
+  data_pod shared-reader 'cat /data/probe' "${worker2}" shared | apply &&
+    "${k[@]}" -n "${ns}" wait --for=jsonpath='{.status.phase}'=Succeeded pod/shared-reader --timeout=120s || return
+  "${k[@]}" -n "${ns}" get pvc shared -o wide && "${k[@]}" -n "${ns}" get pods shared-writer shared-reader -o wide &&
+    "${k[@]}" -n "${ns}" logs shared-reader | grep -x written-on-shared-writer
+}
+
 # A previous run's namespace may still be terminating.
 "${k[@]}" wait --for=delete "namespace/${ns}" --timeout=120s >/dev/null 2>&1 || true
 "${k[@]}" create namespace "${ns}" --dry-run=client -o yaml | apply >/dev/null
 trap '"${k[@]}" delete namespace "${ns}" --timeout=120s >/dev/null 2>&1 || true' EXIT
 failed=0
-for check in nodes_ready smoke_image pod_to_pod service_dns pvc; do
+for check in nodes_ready smoke_image pod_to_pod service_dns pvc shared_rwx; do
   step "verify: ${check}" "${check}" || failed=$((failed + 1))
 done
 [ "${failed}" = 0 ] && log "all checks passed" || { log "${failed} check(s) failed"; exit 1; }

@@ -24,6 +24,7 @@ const (
 	sshdConfig      = mpiHome + "/.sshd_config"
 	podLocalDir     = "/scratch"
 	podSharedDir    = "/shared"
+	podRootFSDir    = "/var/tmp/vmbench" // in the container's writable layer: no volume is mounted there
 	planVolume      = "plan"
 	sshHostVolume   = "ssh-host"
 	scratchVolume   = "scratch"
@@ -67,6 +68,7 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 		shared = podSharedDir
 	}
 	plan := NewPlan(run, a.nodes(run), podLocalDir, shared, nil)
+	plan.RootFSDir = podRootFSDir
 	plan.KnownHostsFile = runplan.KnownHostsFile
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
@@ -157,7 +159,7 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool, storage podS
 	if shared {
 		container.VolumeMounts = append(container.VolumeMounts, corev1.VolumeMount{Name: sharedVolume, MountPath: podSharedDir})
 		volumes = append(volumes, corev1.Volume{Name: sharedVolume, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: run.Name + "-shared"},
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: SharedClaimName(run.Name)},
 		}})
 	}
 	if role == vmbenchv1.RoleMaster {
@@ -254,7 +256,7 @@ func sharedClaim(run Run) *corev1.PersistentVolumeClaim {
 	storage := run.Suite.Spec.SharedStorage
 	claim := &corev1.PersistentVolumeClaim{
 		TypeMeta:   metav1TypeMeta("v1", "PersistentVolumeClaim"),
-		ObjectMeta: objectMeta(run, run.Name+"-shared"),
+		ObjectMeta: objectMeta(run, SharedClaimName(run.Name)),
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
 			StorageClassName: ptr.To(storage.StorageClassName),

@@ -167,8 +167,8 @@ func TestMPIJobSharedStorage(t *testing.T) {
 			t.Errorf("%s has no volume of claim demo-container-1-shared", role)
 		}
 	}
-	if plan := decodePlan(t, cm.Data[planConfigKey]); plan.SharedDir != podSharedDir {
-		t.Errorf("plan sharedDir = %q, want %q", plan.SharedDir, podSharedDir)
+	if plan := decodePlan(t, cm.Data[planConfigKey]); plan.SharedDir != podSharedDir || plan.SharedExport != "" {
+		t.Errorf("plan sharedDir = %q and sharedExport %q, want %q and none: the claim is the shared file system", plan.SharedDir, plan.SharedExport, podSharedDir)
 	}
 
 	_, _, job = buildMPIJob(t, testRun(containerPlatform))
@@ -621,7 +621,7 @@ func TestMPIJobPlan(t *testing.T) {
 			{Name: "node01", Address: "demo-container-2-worker-0.demo-container-2.bench.svc"},
 			{Name: "node02", Address: "demo-container-2-worker-1.demo-container-2.bench.svc"},
 		},
-		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
+		CPU: 2, MemoryBytes: 2 << 30, LocalDir: podLocalDir, RootFSDir: "/var/tmp/vmbench", SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
 		Benchmarks: run.Benchmarks,
 	}
 	if diff := cmp.Diff(want, decodePlan(t, cm.Data[planConfigKey])); diff != "" {

@@ -9,8 +9,8 @@ import (
 
 // runNetworkPolicy isolates a run's members: the MPI launcher and workers, or the VMs' virt-launcher
 // pods, which carry their VMI's labels. Only pods of the same run may connect to them, on any port
-// and protocol: sshd, OpenMPI's ports (chosen at random in pods), the iperf3 servers and ping's ICMP
-// all stay between the run's own members. Egress is left open, for DNS among others. Nothing else
+// and protocol: sshd, OpenMPI's ports (chosen at random in pods), the iperf3 servers, ping's ICMP
+// and the master VM's NFS server of the Shared target all stay between the run's own members. Egress is left open, for DNS among others. Nothing else
 // needs to reach these pods: the MPI Operator and KubeVirt read their state from the API server,
 // vmbench reads the log through it, and traffic from a pod's own node, such as the kubelet's
 // probes, is always allowed whatever the policy says.

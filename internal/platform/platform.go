@@ -194,17 +194,8 @@ func resources(shape vmbenchv1.ClusterShape) corev1.ResourceRequirements {
 
 // UsesShared reports whether any benchmark writes to the shared storage target.
 func UsesShared(benchmarks []vmbenchv1.Benchmark) bool {
-	for _, b := range benchmarks {
-		if b.Iozone != nil {
-			for _, t := range b.Iozone.Targets {
-				if t == vmbenchv1.StorageShared {
-					return true
-				}
-			}
-		}
-		if b.Fio != nil && b.Fio.Target == vmbenchv1.StorageShared {
-			return true
-		}
-	}
-	return false
+	return vmbenchv1.UsesStorageTarget(benchmarks, vmbenchv1.StorageShared)
 }
+
+// SharedClaimName is the name of a Container or Host run's ReadWriteMany claim for the Shared target.
+func SharedClaimName(run string) string { return run + "-shared" }

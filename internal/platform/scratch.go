@@ -31,24 +31,29 @@ type podStorage struct {
 }
 
 // runnerStorage bounds what a node of the run writes to its ephemeral storage. The runner removes
-// each benchmark's file when its execution ends, so the largest file of a storage benchmark on the
-// Local target is what the scratch volume holds at once.
+// each benchmark's file when its execution ends, and runs one execution at a time on a node, so the
+// largest file of a storage benchmark on the Local target is what the scratch volume holds at once,
+// and the largest on Local or RootFS (the container's writable layer, which the container's limit
+// counts as it counts the scratch volume) what the container holds at once.
 func runnerStorage(benchmarks []vmbenchv1.Benchmark) (podStorage, error) {
-	largest, err := largestLocalFile(benchmarks)
+	local, err := largestFile(benchmarks, vmbenchv1.StorageLocal)
+	if err != nil {
+		return podStorage{}, err
+	}
+	rootFS, err := largestFile(benchmarks, vmbenchv1.StorageRootFS)
 	if err != nil {
 		return podStorage{}, err
 	}
 	return podStorage{
-		Scratch:   *resource.NewQuantity(largest+scratchHeadroom, resource.BinarySI),
-		Container: *resource.NewQuantity(largest+scratchHeadroom+containerHeadroom, resource.BinarySI),
+		Scratch:   *resource.NewQuantity(local+scratchHeadroom, resource.BinarySI),
+		Container: *resource.NewQuantity(max(local, rootFS)+scratchHeadroom+containerHeadroom, resource.BinarySI),
 	}, nil
 }
 
-// largestLocalFile is the largest file that one execution of a storage benchmark writes to a node's
-// scratch volume: iozone's fileSize (maxFileSize in auto mode), fio's size times numJobs. fio's
-// jobs share one file today, so the product is an upper bound that stays right should each job
-// get its own.
-func largestLocalFile(benchmarks []vmbenchv1.Benchmark) (int64, error) {
+// largestFile is the largest file that one execution of a storage benchmark writes to a node's
+// target: iozone's fileSize (maxFileSize in auto mode), fio's size times numJobs. fio's jobs share
+// one file today, so the product is an upper bound that stays right should each job get its own.
+func largestFile(benchmarks []vmbenchv1.Benchmark, target vmbenchv1.StorageTarget) (int64, error) {
 	var largest int64
 	for _, b := range benchmarks {
 		b = b.WithDefaults()
@@ -56,7 +61,7 @@ func largestLocalFile(benchmarks []vmbenchv1.Benchmark) (int64, error) {
 		var err error
 		switch b.Type {
 		case vmbenchv1.BenchmarkIozone:
-			if !slices.Contains(b.Iozone.Targets, vmbenchv1.StorageLocal) {
+			if !slices.Contains(b.Iozone.Targets, target) {
 				continue
 			}
 			// iozone reads a size without a unit as KiB; auto mode's largest file is maxFileSize.
@@ -64,7 +69,7 @@ func largestLocalFile(benchmarks []vmbenchv1.Benchmark) (int64, error) {
 				return 0, fmt.Errorf("benchmark %s: iozone file size: %w", b.Name, err)
 			}
 		case vmbenchv1.BenchmarkFio:
-			if b.Fio.Target != vmbenchv1.StorageLocal {
+			if b.Fio.Target != target {
 				continue
 			}
 			// fio reads a size without a unit as bytes.

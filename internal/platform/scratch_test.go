@@ -48,3 +48,36 @@ func TestRunnerStorageNeverOverflows(t *testing.T) {
 		t.Errorf("scratch %s, container %s: want both positive, the container's larger", st.Scratch.String(), st.Container.String())
 	}
 }
+
+// The scratch volume holds the largest Local file; the container's limit, which counts its writable
+// layer and that volume, the largest Local or RootFS file; Shared files count nowhere.
+func TestRunnerStorageCountsEachTargetWhereItIs(t *testing.T) {
+	tests := []struct {
+		name               string
+		benchmarks         []vmbenchv1.Benchmark
+		scratch, container int64
+	}{
+		{"Local only", []vmbenchv1.Benchmark{
+			{Name: "io", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{FileSize: "512M"}}},
+			512<<20 + scratchHeadroom, 512<<20 + scratchHeadroom + containerHeadroom},
+		{"RootFS larger than Local", []vmbenchv1.Benchmark{
+			{Name: "io", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{FileSize: "512M",
+				Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageShared}}},
+			{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Size: "2g", NumJobs: 2, Target: vmbenchv1.StorageRootFS}}},
+			512<<20 + scratchHeadroom, 4<<30 + scratchHeadroom + containerHeadroom},
+		{"RootFS and Shared only: an empty scratch volume", []vmbenchv1.Benchmark{
+			{Name: "io", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{FileSize: "1g",
+				Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageRootFS}}},
+			{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Size: "8g", Target: vmbenchv1.StorageShared}}},
+			scratchHeadroom, 1<<30 + scratchHeadroom + containerHeadroom},
+	}
+	for _, tt := range tests {
+		st, err := runnerStorage(tt.benchmarks)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if st.Scratch.Value() != tt.scratch || st.Container.Value() != tt.container {
+			t.Errorf("%s: scratch %d, container %d; want %d and %d", tt.name, st.Scratch.Value(), st.Container.Value(), tt.scratch, tt.container)
+		}
+	}
+}

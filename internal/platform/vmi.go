@@ -47,6 +47,16 @@ const (
 	virtLauncherName = "virt-launcher"
 )
 
+// Where the storage targets of VMs are. Local is vmLocalDir, on the root disk too.
+const (
+	// vmRootFSDir is on the root disk, the containerDisk's copy-on-write overlay.
+	vmRootFSDir = "/var/tmp/vmbench"
+	// The master exports vmSharedExport of its root disk over NFSv4 and every VM mounts it at
+	// vmSharedDir (runner.NFSExportArgv, runner.NFSMountArgv).
+	vmSharedExport = "/srv/vmbench-shared"
+	vmSharedDir    = "/mnt/vmbench-shared"
+)
+
 // VMIAdapter runs VM platforms as Nodes KubeVirt VirtualMachineInstances with a headless Service that
 // makes master, node01, ... resolvable, and one cloud-init Secret per VM. The master's runner writes
 // its frames to the serial console and powers the VM off when it is done.
@@ -97,10 +107,12 @@ func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
 	if len(run.Auth.Token) == 0 || len(run.Auth.SSHPublicKey) == 0 || len(run.Auth.SSHPrivateKey) == 0 || len(run.Auth.SSHHostKey) == 0 {
 		return nil, fmt.Errorf("run %s: the suite's auth Secret is not loaded", run.Name)
 	}
-	// Shared storage in VMs needs an in-guest NFS export, which the VM disk does not have yet: the
-	// runner reports the Shared target as failed rather than silently measuring the local disk.
 	nodes := a.nodes(run)
 	plan := NewPlan(run, nodes, vmLocalDir, "", vmMPIArgs())
+	plan.RootFSDir = vmRootFSDir
+	if UsesShared(run.Benchmarks) {
+		plan.SharedDir, plan.SharedExport = vmSharedDir, vmSharedExport
+	}
 	plan.NodeReadyCheck = []string{"test", "-e", vmBootFinished}
 	plan.KnownHostsFile = runplan.KnownHostsFile
 	planJSON, err := json.Marshal(plan)
@@ -202,9 +214,10 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 
 // vmPorts are the guest ports that passt forwards from the pod's address, and the only ones reachable
 // from the pod network under passt: sshd's 2222 (not 22), OpenMPI's pinned ranges, every iperf3
-// server port of the suite, and netserver's and the nc receiver's ports when the suite runs netperf
-// or netcat. With the bridge binding every guest port is on the pod network, and the
-// run's NetworkPolicy is what keeps other pods out.
+// server port of the suite, netserver's and the nc receiver's ports when the suite runs netperf
+// or netcat, and NFSv4's 2049 when a benchmark uses the Shared target, which the master VM
+// exports. With the bridge binding every guest port is on the pod network, and the run's
+// NetworkPolicy is what keeps other pods out.
 func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 	ports := []kubevirtv1.Port{{Name: "ssh", Protocol: "TCP", Port: runplan.DefaultSSHPort}}
 	for i := int32(0); i < vmMPIPortCount; i++ {
@@ -226,6 +239,9 @@ func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 			seen[port] = true
 			ports = append(ports, kubevirtv1.Port{Protocol: "TCP", Port: port})
 		}
+	}
+	if UsesShared(benchmarks) && !seen[runplan.NFSPort] {
+		ports = append(ports, kubevirtv1.Port{Name: "nfs", Protocol: "TCP", Port: runplan.NFSPort})
 	}
 	sort.SliceStable(ports, func(i, j int) bool { return ports[i].Port < ports[j].Port })
 	return ports

@@ -236,6 +236,7 @@ func TestVMPorts(t *testing.T) {
 		benchmarks []vmbenchv1.Benchmark
 		wantIperf  []int32
 		wantTCP    []int32
+		wantNFS    bool
 	}{
 		{name: "no iperf3", benchmarks: []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}},
 		{name: "default server port", benchmarks: []vmbenchv1.Benchmark{{Name: "net", Type: vmbenchv1.BenchmarkIperf3}}, wantIperf: []int32{5201}},
@@ -245,6 +246,10 @@ func TestVMPorts(t *testing.T) {
 			{Name: "rr", Type: vmbenchv1.BenchmarkNetperf}, {Name: "stream", Type: vmbenchv1.BenchmarkNetperf}, {Name: "nc", Type: vmbenchv1.BenchmarkNetcat}}},
 		{name: "netcat on an iperf3 server port", wantIperf: []int32{12867}, benchmarks: []vmbenchv1.Benchmark{
 			iperf("net", 12867), {Name: "nc", Type: vmbenchv1.BenchmarkNetcat}}},
+		{name: "Shared target: NFSv4 from the master", wantNFS: true, benchmarks: []vmbenchv1.Benchmark{
+			{Name: "io", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Local", "Shared"}}}}},
+		{name: "Local and RootFS only: no NFS", benchmarks: []vmbenchv1.Benchmark{
+			{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageRootFS}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,6 +267,9 @@ func TestVMPorts(t *testing.T) {
 			for _, p := range tt.wantIperf {
 				want[kubevirtv1.Port{Protocol: "TCP", Port: p}] = 1
 				want[kubevirtv1.Port{Protocol: "UDP", Port: p}] = 1
+			}
+			if tt.wantNFS {
+				want[kubevirtv1.Port{Name: "nfs", Protocol: "TCP", Port: 2049}] = 1
 			}
 			for node, vmi := range buildVMs(t, run).vmis {
 				ports := vmi.Spec.Domain.Devices.Interfaces[0].Ports
@@ -356,13 +364,41 @@ func TestVMICloudInit(t *testing.T) {
 				{Name: "node01", Address: "node01.demo-vm-1.bench.svc"},
 				{Name: "node02", Address: "node02.demo-vm-1.bench.svc"},
 			},
-			CPU: 2, MemoryBytes: 2 << 30, LocalDir: vmLocalDir, SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
+			CPU: 2, MemoryBytes: 2 << 30, LocalDir: vmLocalDir, RootFSDir: "/var/tmp/vmbench", SSHPort: 2222, KnownHostsFile: "/etc/ssh/vmbench/known_hosts",
 			MPIArgs: vmMPIArgs(), Benchmarks: run.Benchmarks,
 			NodeReadyCheck: []string{"test", "-e", "/var/lib/cloud/instance/boot-finished"},
 		}
 		if diff := cmp.Diff(wantPlan, decodePlan(t, files[runplan.PlanFile])); diff != "" {
 			t.Errorf("master plan mismatch (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// The Shared target of VMs is the master's NFS export: the master's plan says where to export and
+// mount it, and no claim is made for it (buildVMs refuses any object but Services, Secrets and VMIs).
+func TestVMISharedStorage(t *testing.T) {
+	planOf := func(run Run) runplan.Plan {
+		t.Helper()
+		cfg, _ := decodeCloudInit(t, buildVMs(t, run).secrets["master"])
+		for _, f := range cfg.WriteFiles {
+			if f.Path == runplan.PlanFile {
+				return decodePlan(t, f.Content)
+			}
+		}
+		t.Fatal("the master's cloud-init writes no plan")
+		return runplan.Plan{}
+	}
+	shared := vmRun(vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+		Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Local", "RootFS", "Shared"}}})
+	shared.Suite.Spec.SharedStorage = nil
+	plan := planOf(shared)
+	if plan.SharedDir != "/mnt/vmbench-shared" || plan.SharedExport != "/srv/vmbench-shared" || plan.RootFSDir != "/var/tmp/vmbench" || plan.LocalDir != "/var/lib/vmbench" {
+		t.Errorf("plan with the Shared target: sharedDir %q, sharedExport %q, rootFSDir %q, localDir %q", plan.SharedDir, plan.SharedExport, plan.RootFSDir, plan.LocalDir)
+	}
+	plan = planOf(vmRun(vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+		Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Local", "RootFS"}}}))
+	if plan.SharedDir != "" || plan.SharedExport != "" {
+		t.Errorf("plan without the Shared target: sharedDir %q, sharedExport %q, want neither", plan.SharedDir, plan.SharedExport)
 	}
 }
 

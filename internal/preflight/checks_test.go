@@ -241,8 +241,13 @@ func TestCheckSharedStorage(t *testing.T) {
 		`storage class "files" of spec.sharedStorage not found; there are: standard`)
 	expect(t, CheckSharedStorage(container, nil, errForbidden), Warn, "cannot read storage classes")
 	expect(t, CheckSharedStorage(needsOf(t, suite(vmbenchv1.PlatformContainer, vmbenchv1.PlatformVM), true),
-		[]storagev1.StorageClass{class("files", "nfs.csi.k8s.io")}, nil), Pass, "VMs cannot mount it yet")
-	expect(t, CheckSharedStorage(needsOf(t, quick(t), true), nil, nil), Skip, "no Shared storage target")
+		[]storagev1.StorageClass{class("files", "nfs.csi.k8s.io")}, nil), Pass, `storage class "files" (nfs.csi.k8s.io) offers ReadWriteMany`)
+	expect(t, CheckSharedStorage(container, []storagev1.StorageClass{class("files", "vmbench.io/shared-host-path")}, nil), Pass,
+		`storage class "files" (vmbench.io/shared-host-path) offers ReadWriteMany`)
+	// VMs need no class: not even a missing one fails.
+	expect(t, CheckSharedStorage(needsOf(t, suite(vmbenchv1.PlatformVM), true), nil, nil), Skip,
+		"no Container or Host platform uses the Shared storage target (VMs share their master's disk over NFS)")
+	expect(t, CheckSharedStorage(needsOf(t, quick(t), true), nil, nil), Skip, "no Container or Host platform uses the Shared storage target")
 }
 
 func deployment(name string, labels map[string]string, available int32, args ...string) appsv1.Deployment {

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -84,7 +85,8 @@ type Needs struct {
 	Cluster   vmbenchv1.ClusterShape
 	Placement vmbenchv1.Placement
 	Platforms []PlatformNeeds
-	// Shared is the suite's shared storage when a benchmark uses the Shared target.
+	// Shared is the suite's shared storage when a benchmark uses the Shared target and a Container or
+	// Host platform runs it: VMs share their master's disk over NFS instead.
 	Shared *vmbenchv1.SharedStorage
 	// Images are the manager's images.
 	Images platform.Images
@@ -155,7 +157,8 @@ func NewNeeds(suite *vmbenchv1.BenchmarkSuite, explicit bool, namespace string, 
 		Suite: suite.Name, Explicit: explicit, Namespace: namespace,
 		Cluster: suite.Spec.Cluster, Placement: suite.Spec.Placement, Images: images,
 	}
-	if suite.Spec.SharedStorage != nil && platform.UsesShared(benchmarks) {
+	if suite.Spec.SharedStorage != nil && platform.UsesShared(benchmarks) && slices.ContainsFunc(suite.Spec.Platforms,
+		func(p vmbenchv1.Platform) bool { return p.Type != vmbenchv1.PlatformVM }) {
 		needs.Shared = suite.Spec.SharedStorage
 	}
 	for _, p := range suite.Spec.Platforms {

@@ -21,6 +21,9 @@ var rwxProvisioners = []string{
 	"nfs.csi.netapp.com",
 	"csi.trident.netapp.io",
 	"driver.longhorn.io", // ReadWriteMany through its share manager
+	// hack/kind's vmbench-shared class: local-path-provisioner with sharedFileSystemPath, a host
+	// directory that every kind node mounts at the same path.
+	"vmbench.io/shared-host-path",
 }
 
 func knownRWX(provisioner string) bool {
@@ -33,11 +36,12 @@ func knownRWX(provisioner string) bool {
 }
 
 // CheckSharedStorage says whether the storage class of spec.sharedStorage exists, and whether it is
-// known to offer ReadWriteMany, which every node of a run mounting one claim needs.
+// known to offer ReadWriteMany, which every pod of a Container or Host run mounting one claim needs.
+// VM runs need no class: their master VM exports its disk over NFS.
 func CheckSharedStorage(needs Needs, classes []storagev1.StorageClass, classErr error) Check {
 	const name = "shared-storage"
 	if needs.Shared == nil {
-		return skip(name, "the suite uses no Shared storage target")
+		return skip(name, "no Container or Host platform uses the Shared storage target (VMs share their master's disk over NFS)")
 	}
 	className := needs.Shared.StorageClassName
 	if classErr != nil {
@@ -50,14 +54,10 @@ func CheckSharedStorage(needs Needs, classes []storagev1.StorageClass, classErr 
 		if c.Name != className {
 			continue
 		}
-		vmNote := ""
-		if needs.UsesVMI() {
-			vmNote = "; VMs cannot mount it yet: their Shared executions are reported as failed"
-		}
 		if knownRWX(c.Provisioner) {
-			return pass(name, fmt.Sprintf("storage class %q (%s) offers ReadWriteMany%s", className, c.Provisioner, vmNote))
+			return pass(name, fmt.Sprintf("storage class %q (%s) offers ReadWriteMany", className, c.Provisioner))
 		}
-		return warn(name, fmt.Sprintf("storage class %q exists (provisioner %s), but whether it offers ReadWriteMany cannot be read from the API%s", className, c.Provisioner, vmNote),
+		return warn(name, fmt.Sprintf("storage class %q exists (provisioner %s), but whether it offers ReadWriteMany cannot be read from the API", className, c.Provisioner),
 			"make sure it provides ReadWriteMany volumes (NFS, CephFS, a cloud file service): otherwise every run's claim stays Pending (ClaimPending)")
 	}
 	existing := "there are none"

@@ -24,7 +24,7 @@ import (
 
 // iozoneCell matches an iozone metric of auto mode: an optional target prefix, the test, file size
 // and record size in KiB.
-var iozoneCell = regexp.MustCompile(`^((?:local_|shared_)?[a-z_]+?)_(\d+)k_(\d+)k$`)
+var iozoneCell = regexp.MustCompile(`^((?:local_|shared_|rootfs_)?[a-z_]+?)_(\d+)k_(\d+)k$`)
 
 // heatCells are the means of one iozone test over file size × record size, per platform, with how
 // many tables (or samples) each platform's means are made of.

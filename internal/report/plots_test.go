@@ -217,6 +217,7 @@ func TestIozoneCell(t *testing.T) {
 		{"write_65536k_64k", "write", "65536", "64", true},
 		{"random_read_1024k_4k", "random_read", "1024", "4", true},
 		{"shared_record_rewrite_512k_512k", "shared_record_rewrite", "512", "512", true},
+		{"rootfs_write_65536k_64k", "rootfs_write", "65536", "64", true},
 		{"write", "", "", "", false},
 		{"bs1K_mib_per_second", "", "", "", false},
 	}

@@ -206,6 +206,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s %s: it ran on all nodes of each run at once (concurrency AllNodes), so each node's value "+
 			"includes the contention of the other nodes; compare it with runs of the same concurrency only", bench, AllNodesMark))
 	}
+	r.Notes = append(r.Notes, sharedStorageNotes(suite)...)
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
 	r.Sweeps = sweepTables(suite)
 	for _, run := range suite.Status.Runs {

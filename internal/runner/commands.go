@@ -106,13 +106,16 @@ func IozoneArgv(p *vmbenchv1.IozoneParams, dir string) []string {
 	return append(argv, "-e", "-R", "-f", path.Join(dir, "iozone.tmp"))
 }
 
-// FioArgv is one fio job on dir/fio.dat; --group_reporting merges numjobs into one result.
+// FioArgv is one fio job on dir/fio.dat; --group_reporting merges numjobs into one result. With a
+// runtime the job is time-based (--time_based: it goes over the file again until the runtime is
+// up); without one, each job ends once it has read or written size, and only the benchmark's
+// timeout bounds how long that takes.
 func FioArgv(p *vmbenchv1.FioParams, dir string) []string {
 	direct := "1"
 	if p.Direct != nil && !*p.Direct {
 		direct = "0"
 	}
-	return []string{"fio",
+	argv := []string{"fio",
 		"--name=vmbench",
 		"--filename=" + path.Join(dir, "fio.dat"),
 		"--rw=" + orString(p.RW, "randread"),
@@ -121,11 +124,11 @@ func FioArgv(p *vmbenchv1.FioParams, dir string) []string {
 		"--iodepth=" + itoa(or(p.IODepth, 16)),
 		"--ioengine=" + orString(p.IOEngine, "libaio"),
 		"--direct=" + direct,
-		"--numjobs=" + itoa(or(p.NumJobs, 1)),
-		"--runtime=" + itoa(seconds(p.Runtime, 30*time.Second)) + "s",
-		"--time_based",
-		"--group_reporting",
-		"--output-format=json"}
+		"--numjobs=" + itoa(or(p.NumJobs, 1))}
+	if p.Runtime != nil && p.Runtime.Duration() > 0 {
+		argv = append(argv, "--runtime="+itoa(seconds(p.Runtime, 0))+"s", "--time_based")
+	}
+	return append(argv, "--group_reporting", "--output-format=json")
 }
 
 // PingArgv pings address from the node it runs on.

@@ -92,6 +92,9 @@ func (f *fakeExec) defaultReply(argv []string) reply {
 		}
 		return reply{stderr: fixture(f.t, "stress-ng-cpu-matrixprod-yaml.txt")}
 	case "cat":
+		if argv[1] == "/proc/self/mountinfo" {
+			return reply{stdout: fixture(f.t, "mountinfo-bind-shared.txt")}
+		}
 		return reply{stdout: fixture(f.t, "stress-ng-cpu-matrixprod-yaml.yaml")}
 	case "iozone":
 		return reply{stdout: fixture(f.t, "iozone-i0i1i2-r64k-s256M-R.txt")}

@@ -5,8 +5,8 @@
 // Metric names are those of package results, with two prefixes where one benchmark produces
 // several results per node:
 //   - sysbench-memory: "bs<block size>_" for every block size, e.g. bs1K_mib_per_second;
-//   - iozone with two targets: "local_" or "shared_", e.g. shared_write. With one target the
-//     names stay bare, so that they match runs of other suites.
+//   - iozone with two or three targets: "local_", "rootfs_" or "shared_", e.g. shared_write. With
+//     one target the names stay bare, so that they match runs of other suites.
 package runner
 
 import (
@@ -55,6 +55,10 @@ type Runner struct {
 	SampleNoise bool
 	// ReadCPUSets reads every node's CPU list before the first benchmark, for the Started message.
 	ReadCPUSets bool
+
+	// sharedErrs is, per node, why the Shared target could not be made ready there, set by Run
+	// before the first benchmark: every execution on that target and node reports it.
+	sharedErrs map[string]error
 }
 
 // Run runs plan with exec and reports through emit, with the default clock and timeouts.
@@ -83,6 +87,10 @@ func (r *Runner) Run(ctx context.Context, plan runplan.Plan) error {
 	started := runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: r.virtualization(ctx, plan)}
 	if r.ReadCPUSets {
 		started.CPUSets = r.cpuSets(ctx, plan)
+	}
+	started.SharedServer, started.SharedMount, r.sharedErrs = r.prepareShared(ctx, plan)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if err := r.emit(plan.Run, started); err != nil {
 		return err

@@ -21,6 +21,11 @@ func targetDir(plan runplan.Plan, target vmbenchv1.StorageTarget, n runplan.Node
 			return "", errors.New("the plan has no local directory")
 		}
 		return plan.LocalDir, nil
+	case vmbenchv1.StorageRootFS:
+		if plan.RootFSDir == "" {
+			return "", errors.New("target RootFS, but the plan has no directory on the nodes' root file system")
+		}
+		return plan.RootFSDir, nil
 	case vmbenchv1.StorageShared:
 		if plan.SharedDir == "" {
 			return "", errors.New("target Shared, but the suite has no shared storage")
@@ -30,12 +35,17 @@ func targetDir(plan runplan.Plan, target vmbenchv1.StorageTarget, n runplan.Node
 	return "", fmt.Errorf("unknown storage target %q", target)
 }
 
-// storage runs argv(dir) on every node after creating dir, and removes dir/file afterwards.
+// storage runs argv(dir) on every node after creating dir, and removes dir/file afterwards. On the
+// Shared target, every execution fails with the reason when the runner could not make the target
+// ready (prepareShared).
 func (r *Runner) storage(plan runplan.Plan, target vmbenchv1.StorageTarget, prefix string, tool results.Tool,
 	file string, argv func(dir string) []string) []execution {
 	var out []execution
 	for _, n := range plan.Nodes {
 		dir, err := targetDir(plan, target, n)
+		if err == nil && target == vmbenchv1.StorageShared {
+			err = r.sharedErrs[n.Name]
+		}
 		if err != nil {
 			out = append(out, failed(n.Name, err))
 			continue

@@ -28,9 +28,17 @@ type Plan struct {
 	MemoryBytes int64 `json:"memoryBytes"`
 
 	// LocalDir is scratch space on every node's own disk; SharedDir is the shared volume, mounted at
-	// the same path on every node, or empty when the suite has none.
+	// the same path on every node, or empty when the suite has none; RootFSDir is a directory of the
+	// node's root file system (a container's writable layer, a VM's root disk), where no volume is
+	// mounted, or empty where the plan has none.
 	LocalDir  string `json:"localDir"`
 	SharedDir string `json:"sharedDir,omitempty"`
+	RootFSDir string `json:"rootFSDir,omitempty"`
+
+	// SharedExport, when set, is the directory of the master that the runner exports over NFSv4
+	// (port NFSPort) and mounts at SharedDir on every node, the master included, before the first
+	// benchmark: the Shared target of VMs, whose disks are their own.
+	SharedExport string `json:"sharedExport,omitempty"`
 
 	// SSHPort is the port of every node's sshd (2222: unprivileged, as the MPI Operator expects).
 	SSHPort int32 `json:"sshPort"`
@@ -85,6 +93,14 @@ type Message struct {
 	// whether dedicated CPUs were granted.
 	CPUSets map[string]CPUSet `json:"cpuSets,omitempty"`
 
+	// SharedServer names the NFS server of a plan with SharedExport, with its version, e.g.
+	// "nfs-kernel-server 1:2.6.2-4+deb12u1"; empty when the export could not be set up.
+	// SharedMount is what SharedDir was on a node other than the master, where there is one, as its
+	// /proc/self/mountinfo says: the file system's type and source, e.g. "nfs4
+	// master.s-vm-1.ns.svc:/srv/vmbench-shared".
+	SharedServer string `json:"sharedServer,omitempty"`
+	SharedMount  string `json:"sharedMount,omitempty"`
+
 	// Result: one execution of one benchmark.
 	Benchmark string `json:"benchmark,omitempty"`
 	Node      string `json:"node,omitempty"`
@@ -131,6 +147,9 @@ const (
 	NetperfDataPort    = 12866
 	// NetcatPort is the port of the nc receiver on the far node of a netcat pair.
 	NetcatPort = 12867
+	// NFSPort is the one port of the master VM's NFSv4 server, which the other VMs mount the Shared
+	// target from: NFSv4 needs neither rpcbind nor mountd on the network.
+	NFSPort = 2049
 	// SSHDir holds, on every node of a run, the known_hosts that pins the run's host key, and in pods
 	// the host key too (VMs keep theirs where sshd's default is).
 	SSHDir = "/etc/ssh/vmbench"

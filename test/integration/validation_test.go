@@ -104,7 +104,24 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 		{"shared storage target without shared storage", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone,
 				Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageShared}}})
-		}, "set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local target"},
+		}, "a benchmark uses the Shared storage target, which pods of Container and Host platforms mount as a ReadWriteMany volume: " +
+			"set spec.sharedStorage.storageClassName to a ReadWriteMany storage class, or use the Local or RootFS target " +
+			"(VM platforms need no storage class: their master VM exports its disk over NFS)"},
+		{"shared storage target of a Host platform beside VMs, without shared storage", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}, {Name: "host", Type: vmbenchv1.PlatformHost}}
+			s.Spec.Baseline = "vm"
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio,
+				Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageShared}})
+		}, "a benchmark uses the Shared storage target, which pods of Container and Host platforms mount"},
+		{"unknown storage target", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "fio", Type: vmbenchv1.BenchmarkFio,
+				Fio: &vmbenchv1.FioParams{Target: "Overlay"}})
+		}, `spec.benchmarks[1].fio.target: Unsupported value: "Overlay": supported values: "Local", "Shared", "RootFS"`},
+		{"four iozone targets", func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone,
+				Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Local", "RootFS", "Shared", "Local"}}})
+			s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "vmbench-shared"}
+		}, "spec.benchmarks[1].iozone.targets: Too many: 4: must have at most 3 items"},
 		{"HPL grid that does not match the ranks", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC,
 				HPCC: &vmbenchv1.HPCCParams{P: ptr.To[int32](2), Q: ptr.To[int32](2)}})
@@ -375,6 +392,31 @@ func TestSamplesAreValid(t *testing.T) {
 
 func precisionOn(metrics ...string) *vmbenchv1.PrecisionSpec {
 	return &vmbenchv1.PrecisionSpec{HalfWidthPercent: 5, MaxRepetitions: 4, Metrics: metrics}
+}
+
+// The storage targets as the API takes them: every target, the Shared one on VM platforms without
+// spec.sharedStorage (the master VM exports its disk over NFS), and fio without a runtime, which the
+// API server leaves without one (bounded by size) while a runtime given is kept (time-based).
+func TestStorageTargetsAreAccepted(t *testing.T) {
+	h := newHarness(t)
+	disk := vmbenchv1.Benchmark{Name: "disk", Type: vmbenchv1.BenchmarkIozone,
+		Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{"Local", "RootFS", "Shared"}}}
+	sized := vmbenchv1.Benchmark{Name: "fio-size", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageRootFS}}
+	timed := vmbenchv1.Benchmark{Name: "fio-time", Type: vmbenchv1.BenchmarkFio,
+		Fio: &vmbenchv1.FioParams{Target: vmbenchv1.StorageShared, Runtime: ptr.To[vmbenchv1.Duration]("30s")}}
+
+	vms := h.suite("vms", 1, disk, sized, timed)
+	vms.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}, {Name: "tuned", Type: vmbenchv1.PlatformVM}}
+	vms.Spec.Baseline = "vm"
+	h.g.Expect(k8s.Create(h.ctx, vms)).To(Succeed(), "the Shared target on VM platforms alone needs no spec.sharedStorage")
+	stored := h.get("vms")
+	h.g.Expect(stored.Spec.Benchmarks[1].Fio.Runtime).To(BeNil(), "fio without a runtime is bounded by its size")
+	h.g.Expect(stored.Spec.Benchmarks[1].Fio.Size).To(Equal("256m"))
+	h.g.Expect(stored.Spec.Benchmarks[2].Fio.Runtime).To(Equal(ptr.To[vmbenchv1.Duration]("30s")))
+
+	both := h.suite("both", 1, disk, sized, timed)
+	both.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "vmbench-shared"}
+	h.g.Expect(k8s.Create(h.ctx, both, client.DryRunAll)).To(Succeed(), "containers and VMs with spec.sharedStorage")
 }
 
 // A precision target on a benchmark, or on one of its metrics, is accepted.

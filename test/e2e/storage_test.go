@@ -1,0 +1,84 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/report"
+)
+
+// storageBenchmarks write small files to every storage target: iozone to all three (its metrics
+// named local_, rootfs_ and shared_), fio to Shared, writing, bounded by its size (no runtime).
+func storageBenchmarks() []vmbenchv1.Benchmark {
+	return []vmbenchv1.Benchmark{
+		{Name: "iozone", Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{FileSize: "16M", RecordSize: "64k",
+			Tests:   []vmbenchv1.IozoneTest{"write", "read"},
+			Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageRootFS, vmbenchv1.StorageShared}}},
+		{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{RW: "write", Size: "16m", Target: vmbenchv1.StorageShared}},
+	}
+}
+
+// expectStorageResults checks that every target measured on platform, that the status recorded what
+// backed the platform's Shared target, starting with backedBy, and that the report says it.
+func (e *env) expectStorageResults(s *vmbenchv1.BenchmarkSuite, platform, backedBy string) {
+	e.g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
+		"Failed: %v", meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed))
+	for _, want := range []struct{ benchmark, metric string }{
+		{"iozone", "local_write"}, {"iozone", "rootfs_write"}, {"iozone", "shared_write"}, {"iozone", "shared_read"}, {"fio", "write_iops"},
+	} {
+		e.g.Expect(s.Status.Results).To(ContainElement(And(HaveField("Benchmark", want.benchmark), HaveField("Platform", platform),
+			HaveField("Failures", int32(0)), HaveField("Metrics", ContainElement(HaveField("Name", want.metric)))),
+		), "%s %s on %s", want.benchmark, want.metric, platform)
+	}
+	e.g.Expect(s.Status.SharedStorage).To(ContainElement(And(HaveField("Platform", platform), HaveField("BackedBy", HavePrefix(backedBy)))))
+	r, err := report.Build(s)
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(strings.Join(r.Notes, "\n")).To(ContainSubstring("iozone on the Shared storage target (its shared_ metrics) was backed by " + platform + ": " + backedBy))
+}
+
+// TestSharedStorageInPodsIsAReadWriteManyClaim runs the storage targets in pods, the Shared one on
+// hack/kind's ReadWriteMany class vmbench-shared: one claim, mounted by the three pods on two kind
+// nodes.
+func TestSharedStorageInPodsIsAReadWriteManyClaim(t *testing.T) {
+	e := newEnv(t)
+	suite := containerOnly(e.sample("suite-quick.yaml", "rwx"))
+	suite.Spec.Repetitions = 1
+	suite.Spec.Benchmarks = storageBenchmarks()
+	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "vmbench-shared", Size: ptr.To(resource.MustParse("1Gi"))}
+	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
+	s := e.waitEnded("rwx", 20*time.Minute)
+	e.keep(s)
+	e.expectStorageResults(s, "container", "PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ")
+	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
+	e.expectNoChildren()
+}
+
+// TestSharedStorageInVMsIsTheMastersNFSExport runs the storage targets in two VMs without
+// spec.sharedStorage: the master VM exports its disk over NFS, node01 mounts it through the pod
+// network (passt forwards 2049 on kind), the master through loopback.
+func TestSharedStorageInVMsIsTheMastersNFSExport(t *testing.T) {
+	e := newEnv(t)
+	suite := e.sample("suite-quick.yaml", "nfs")
+	suite.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	suite.Spec.Baseline = "vm"
+	suite.Spec.Repetitions = 1
+	suite.Spec.Cluster.Nodes = 2
+	suite.Spec.Benchmarks = storageBenchmarks()
+	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
+	s := e.waitEnded("nfs", 45*time.Minute)
+	e.keep(s)
+	e.expectStorageResults(s, "vm", "NFSv4.2 export of VM master (nfs-kernel-server ")
+	e.g.Expect(s.Status.SharedStorage).To(ContainElement(HaveField("BackedBy",
+		ContainSubstring("mounted as nfs4 master.<run>."+e.ns+".svc:/srv/vmbench-shared"))))
+	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
+	e.expectNoChildren()
+}
