@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -211,6 +212,16 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 	emulates := e.clusterEmulates()
 	suite := e.sample("suite-quick.yaml", "quick")
 	suite.Spec.Repetitions = 1
+	// The storage benchmarks on every target, Shared included: hack/kind's ReadWriteMany class in
+	// pods, the master VM's NFS export in VMs (which needs no storage class).
+	var benchmarks []vmbenchv1.Benchmark
+	for _, b := range suite.Spec.Benchmarks {
+		if b.Type != vmbenchv1.BenchmarkIozone && b.Type != vmbenchv1.BenchmarkFio {
+			benchmarks = append(benchmarks, b)
+		}
+	}
+	suite.Spec.Benchmarks = append(benchmarks, storageBenchmarks()...)
+	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "vmbench-shared", Size: ptr.To(resource.MustParse("1Gi"))}
 	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
 	s := e.waitEnded("quick", 75*time.Minute)
 	e.keep(s)
@@ -247,6 +258,11 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 		e.g.Expect(s.Status.Ratios).To(ContainElement(And(HaveField("Benchmark", b.Name), HaveField("Platform", "vm"),
 			HaveField("Emulated", emulates), HaveField("Metrics", Not(BeEmpty())))), "VM/container ratio of %s", b.Name)
 	}
+
+	e.expectStorageResults(s, "container", "PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ")
+	e.expectStorageResults(s, "vm", "NFSv4.2 export of VM master (nfs-kernel-server ")
+	e.g.Expect(s.Status.SharedStorage).To(ContainElement(HaveField("BackedBy",
+		ContainSubstring("mounted as nfs4 master.<run>."+e.ns+".svc:/srv/vmbench-shared"))))
 
 	// The VM run says how its VMs ran: the accelerator the guests saw matches what the install's KVM
 	// probe configured, each VM's boot time, and the network binding the controller picked.

@@ -4,13 +4,9 @@ package e2e
 
 import (
 	"strings"
-	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/report"
@@ -43,42 +39,4 @@ func (e *env) expectStorageResults(s *vmbenchv1.BenchmarkSuite, platform, backed
 	r, err := report.Build(s)
 	e.g.Expect(err).NotTo(HaveOccurred())
 	e.g.Expect(strings.Join(r.Notes, "\n")).To(ContainSubstring("iozone on the Shared storage target (its shared_ metrics) was backed by " + platform + ": " + backedBy))
-}
-
-// TestSharedStorageInPodsIsAReadWriteManyClaim runs the storage targets in pods, the Shared one on
-// hack/kind's ReadWriteMany class vmbench-shared: one claim, mounted by the three pods on two kind
-// nodes.
-func TestSharedStorageInPodsIsAReadWriteManyClaim(t *testing.T) {
-	e := newEnv(t)
-	suite := containerOnly(e.sample("suite-quick.yaml", "rwx"))
-	suite.Spec.Repetitions = 1
-	suite.Spec.Benchmarks = storageBenchmarks()
-	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "vmbench-shared", Size: ptr.To(resource.MustParse("1Gi"))}
-	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
-	s := e.waitEnded("rwx", 20*time.Minute)
-	e.keep(s)
-	e.expectStorageResults(s, "container", "PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ")
-	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
-	e.expectNoChildren()
-}
-
-// TestSharedStorageInVMsIsTheMastersNFSExport runs the storage targets in two VMs without
-// spec.sharedStorage: the master VM exports its disk over NFS, node01 mounts it through the pod
-// network (passt forwards 2049 on kind), the master through loopback.
-func TestSharedStorageInVMsIsTheMastersNFSExport(t *testing.T) {
-	e := newEnv(t)
-	suite := e.sample("suite-quick.yaml", "nfs")
-	suite.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
-	suite.Spec.Baseline = "vm"
-	suite.Spec.Repetitions = 1
-	suite.Spec.Cluster.Nodes = 2
-	suite.Spec.Benchmarks = storageBenchmarks()
-	e.g.Expect(k8s.Create(e.ctx, suite)).To(Succeed())
-	s := e.waitEnded("nfs", 45*time.Minute)
-	e.keep(s)
-	e.expectStorageResults(s, "vm", "NFSv4.2 export of VM master (nfs-kernel-server ")
-	e.g.Expect(s.Status.SharedStorage).To(ContainElement(HaveField("BackedBy",
-		ContainSubstring("mounted as nfs4 master.<run>."+e.ns+".svc:/srv/vmbench-shared"))))
-	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
-	e.expectNoChildren()
 }
