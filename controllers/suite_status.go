@@ -219,7 +219,8 @@ func where(m runplan.Message) string {
 }
 
 // sampleError is why one result cannot be used: the runner's error, no metric at all, or a
-// throughput of zero, which is a broken run, never a measurement.
+// throughput of zero, which is a broken run, never a measurement (a flag of zero is one: netperf's
+// confidence_achieved says the interval was not reached, and the result stands).
 func sampleError(m runplan.Message) string {
 	if m.Error != "" {
 		return m.Error
@@ -231,7 +232,7 @@ func sampleError(m runplan.Message) string {
 		if math.IsNaN(metric.Value) || math.IsInf(metric.Value, 0) {
 			return fmt.Sprintf("%s is not a number", metric.Name)
 		}
-		if metric.Direction == results.HigherIsBetter && metric.Value <= 0 {
+		if metric.Direction == results.HigherIsBetter && metric.Value <= 0 && !results.IsFlag(metric.Unit) {
 			return fmt.Sprintf("%s is %g %s", metric.Name, metric.Value, metric.Unit)
 		}
 	}

@@ -271,6 +271,9 @@ func TestSampleError(t *testing.T) {
 			want: "events_per_second is 0 ops/s"},
 		{name: "negative throughput", msg: runplan.Message{Metrics: []results.Metric{metric("events_per_second", -2.5)}},
 			want: "events_per_second is -2.5 ops/s"},
+		{name: "a flag of zero is a measurement: netperf did not reach its interval, its result stands",
+			msg: runplan.Message{Metrics: []results.Metric{metric("tcp_rr_transactions_per_second", 2e4),
+				{Name: "tcp_rr_confidence_achieved", Value: 0, Unit: results.UnitFlag, Direction: results.HigherIsBetter}}}},
 		{name: "zero of a lower-is-better metric is fine",
 			msg: runplan.Message{Metrics: []results.Metric{latency("packet_loss_percent", 0), metric("bits_per_second", 1e9)}}},
 	}

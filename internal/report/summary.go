@@ -171,7 +171,9 @@ func group(kind, name string, rows []Row, match func(Row) bool) GroupSummary {
 		g.Counts.add(row.Verdict)
 		// An HPL sweep's points stay out too: HPL_Tflops, the fastest point, stands for HPL, so that
 		// an hpcc benchmark weighs the same with a sweep as without.
-		if row.log == nil || usageMetrics[row.Metric] || results.IsHPLPointMetric(row.Metric) {
+		// Flags and netperf's figures about its own interval are no speed either.
+		if row.log == nil || usageMetrics[row.Metric] || results.IsHPLPointMetric(row.Metric) || results.IsFlag(row.Unit) ||
+			results.IsConfidenceMetric(row.Metric) {
 			g.Excluded++
 			continue
 		}

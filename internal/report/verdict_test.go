@@ -358,3 +358,22 @@ func TestWriteHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryLeavesNetperfConfidenceOut: netperf's figures about its own interval (iterations taken,
+// whether it was reached) get verdicts but stay out of the means: needing 10 iterations rather than
+// 3 says how settled a result is, not how fast; net's mean is its transactions' ratio alone, 0.5.
+func TestSummaryLeavesNetperfConfidenceOut(t *testing.T) {
+	rep, err := Build(fixtureSuite([]fixtureMetric{
+		{"net", "tcp_rr_transactions_per_second", vmbenchv1.HigherIsBetter, spread3(100, 0.1), spread3(50, 0.1)},
+		{"net", "tcp_rr_confidence_iterations", vmbenchv1.LowerIsBetter, spread3(3, 0.1), spread3(10, 0.1)},
+		{"net", "tcp_rr_confidence_achieved", vmbenchv1.HigherIsBetter, spread3(1, 0.1), spread3(1, 0.1)},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := rep.Summaries[0].Benchmarks[0]
+	if net.Metrics != 1 || net.Excluded != 2 || net.Counts.Total() != 3 {
+		t.Errorf("net: %d metrics, %d excluded, counts %+v; want 1, 2, 3", net.Metrics, net.Excluded, net.Counts)
+	}
+	checkNear(t, "net", net.Ratio, 0.5, 1e-9)
+}

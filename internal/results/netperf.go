@@ -181,7 +181,7 @@ func netperfConfidence(ms *metricList, number func(string) (float64, bool, error
 	if width <= target && !warned {
 		achieved = 1
 	}
-	ms.add("confidence_achieved", achieved, "bool", HigherIsBetter)
+	ms.add("confidence_achieved", achieved, UnitFlag, HigherIsBetter)
 	return nil
 }
 
@@ -260,7 +260,7 @@ func parseNetperfClassic(ls []string) ([]Metric, bool) {
 		}
 	}
 	if usedConfidence {
-		ms.add("confidence_achieved", achieved, "bool", HigherIsBetter)
+		ms.add("confidence_achieved", achieved, UnitFlag, HigherIsBetter)
 	}
 	return ms.metrics, true
 }
@@ -297,4 +297,16 @@ func indexOf(fields []string, want string) int {
 		}
 	}
 	return -1
+}
+
+// IsConfidenceMetric says whether name is one of netperf's figures about its own confidence
+// interval (its width, the iterations it took, whether it was reached), with or without a test's
+// prefix: they say how settled a result is, not how fast, so the report keeps them out of the means.
+func IsConfidenceMetric(name string) bool {
+	for _, suffix := range []string{"confidence_width_percent", "confidence_iterations", "confidence_achieved"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
 }

@@ -29,6 +29,14 @@ const (
 	LowerIsBetter Direction = "LowerIsBetter"
 )
 
+// UnitFlag is the unit of a metric that is 1 when a condition held and 0 when it did not, such as
+// netperf's confidence_achieved: a 0 is a measurement, not a broken run, and a ratio of flags is
+// no speed, so flags stay out of the means.
+const UnitFlag = "bool"
+
+// IsFlag says whether a metric of unit is a flag (UnitFlag).
+func IsFlag(unit string) bool { return unit == UnitFlag }
+
 // Metric is one figure extracted from a tool's output.
 type Metric struct {
 	Name      string    `json:"name"`
