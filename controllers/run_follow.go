@@ -80,8 +80,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			if held == nil {
 				held = &cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
 			}
-			active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held,
-				startupEnd.UTC().Format(time.RFC3339)), 1024)
+			active.Message = waitingMessage(held, startupEnd)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, end, t.suiteEnd)}}, nil
 		default:
 			msg := fmt.Sprintf("%s: the run's %s did not start within %s", ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
@@ -135,7 +134,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		SharedStorage: suite.Spec.SharedStorage,
 	})
 	if t.suiteTimedOut {
-		markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
+		markNotRun(st, suite.Spec.SuiteTimeout(), now)
 	}
 	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks), Children: children}
 	// The next run starts once this status write and the cleanup are done; the cleanup's events say so.

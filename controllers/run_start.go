@@ -39,10 +39,7 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 		active.StartTime = &metav1.Time{Time: now}
 	}
 	refuse := func(message string) (step, error) {
-		active.Phase = vmbenchv1.RunFailed
-		active.CompletionTime = &metav1.Time{Time: now}
-		active.Message = truncate(message, 1024)
-		return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: run.Platform.Type}}}, nil
+		return failToStart(active, run.Platform.Type, message, now), nil
 	}
 	for _, gvk := range adapter.Kinds() {
 		if !r.Available[gvk] {
@@ -105,12 +102,10 @@ func (r *SuiteReconciler) waitToStart(active *vmbenchv1.RunStatus, platformType 
 	}
 	startupEnd := after(active.StartTime.Time, startup)
 	if !now.Before(startupEnd) {
-		active.Phase = vmbenchv1.RunFailed
-		active.CompletionTime = &metav1.Time{Time: now}
-		active.Message = truncate(fmt.Sprintf("%s: the run's children could not be created within %s: %s", ReasonStartupTimeout, startup, held), 1024)
-		return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: platformType}}}, nil
+		return failToStart(active, platformType, fmt.Sprintf("%s: the run's children could not be created within %s: %s",
+			ReasonStartupTimeout, startup, held), now), nil
 	}
-	active.Message = truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
+	active.Message = waitingMessage(held, startupEnd)
 	st := step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, suiteEnd)}}
 	if held.Reason == ReasonChildRejected {
 		st.rejected = held
@@ -131,4 +126,17 @@ func (r *SuiteReconciler) platformRun(suite *vmbenchv1.BenchmarkSuite, planned p
 		Deadline:  runDeadline(startup, benchmarks, suite.Spec.Cluster.NodeCount()),
 		VMNetwork: r.VMNetwork, NetworkPolicy: r.NetworkPolicy,
 	}, nil
+}
+
+// failToStart fails a run that never started with its cause; the step hands it to the cleanup.
+func failToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, message string, now time.Time) step {
+	active.Phase = vmbenchv1.RunFailed
+	active.CompletionTime = &metav1.Time{Time: now}
+	active.Message = truncate(message, 1024)
+	return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: platformType}}}
+}
+
+// waitingMessage is a starting run's message while held holds it up: what, and until when.
+func waitingMessage(held *cause, startupEnd time.Time) string {
+	return truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
 }

@@ -99,7 +99,7 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		switch {
 		case timedOut:
 			// Children that a refused start left behind go with the next reconcile's cleanup.
-			markNotRun(st, "not started: the suite timed out after "+suite.Spec.SuiteTimeout().String(), now)
+			markNotRun(st, suite.Spec.SuiteTimeout(), now)
 			return step{timedOut: true, result: ctrl.Result{RequeueAfter: settle}}, nil
 		case lingering:
 			return step{result: ctrl.Result{RequeueAfter: settle}}, nil
@@ -133,8 +133,9 @@ func activeRun(st *vmbenchv1.BenchmarkSuiteStatus) *vmbenchv1.RunStatus {
 	return nil
 }
 
-// markNotRun fails every run that never started, with the reason.
-func markNotRun(st *vmbenchv1.BenchmarkSuiteStatus, msg string, now time.Time) {
+// markNotRun fails every run that never started when the suite timed out after timeout.
+func markNotRun(st *vmbenchv1.BenchmarkSuiteStatus, timeout time.Duration, now time.Time) {
+	msg := "not started: the suite timed out after " + timeout.String()
 	for i := range st.Runs {
 		if st.Runs[i].Phase == vmbenchv1.RunPending {
 			st.Runs[i].Phase = vmbenchv1.RunFailed

@@ -25,7 +25,7 @@ const statusBudget = 768 << 10
 // changed anything. The status is marshalled once: dropping a metric's samples removes exactly its
 // `"samples":[...],` from the JSON, thanks to omitempty, and a run is measured before and after.
 func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
-	size := statusSize(st)
+	size := jsonLen(st)
 	if size <= statusBudget {
 		return false
 	}
@@ -131,14 +131,6 @@ func compactedRuns(st *vmbenchv1.BenchmarkSuiteStatus) int {
 
 func jsonLen(v any) int {
 	b, err := json.Marshal(v)
-	if err != nil {
-		return 0
-	}
-	return len(b)
-}
-
-func statusSize(st *vmbenchv1.BenchmarkSuiteStatus) int {
-	b, err := json.Marshal(st)
 	if err != nil {
 		return 0
 	}
