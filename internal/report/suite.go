@@ -104,13 +104,14 @@ func platformOrder(suite *vmbenchv1.BenchmarkSuite) []string {
 	return names
 }
 
-func appendNew(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
+// appendNew appends x unless list holds it already, so that list keeps the order of first sight.
+func appendNew[T comparable](list []T, x T) []T {
+	for _, y := range list {
+		if y == x {
 			return list
 		}
 	}
-	return append(list, s)
+	return append(list, x)
 }
 
 func findResult(suite *vmbenchv1.BenchmarkSuite, bench, platform string) *vmbenchv1.BenchmarkResult {
