@@ -1,15 +1,23 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
 )
 
 func TestCompactRun(t *testing.T) {
@@ -200,4 +208,455 @@ func slicesContainsSubstring(list []string, part string) bool {
 		}
 	}
 	return false
+}
+
+// jsonSize is the size of v as JSON, as the API server stores it.
+func jsonSize(t *testing.T, v any) int {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+type metricStats struct {
+	N            int32
+	Mean, StdDev float64
+	Samples      int
+}
+
+// statsOf is every metric's statistics and sample count, by benchmark, platform and metric.
+func statsOf(st *vmbenchv1.BenchmarkSuiteStatus) map[string]metricStats {
+	out := map[string]metricStats{}
+	for _, r := range st.Results {
+		for _, m := range r.Metrics {
+			out[r.Benchmark+"/"+r.Platform+"/"+m.Name] = metricStats{m.N, m.Mean, m.StdDev, len(m.Samples)}
+		}
+	}
+	return out
+}
+
+func TestFitStatus(t *testing.T) {
+	// filled is a metric with n samples.
+	filled := func(name string, n int) vmbenchv1.MetricSummary {
+		m := vmbenchv1.MetricSummary{Name: name, Unit: "ops/s", Direction: vmbenchv1.HigherIsBetter}
+		for i := 0; i < n; i++ {
+			v := 1000 + float64(i*i%37) + 0.125*float64(i)
+			m.Samples = append(m.Samples, sample(int32(i/8+1), fmt.Sprintf("node%02d", i%8), v))
+			m.N, m.Mean, m.StdDev = combine(m.N, m.Mean, m.StdDev, v)
+		}
+		return m
+	}
+	// The biggest metric sits in the middle, so that neither the first nor the last is picked by luck.
+	base := func() *vmbenchv1.BenchmarkSuiteStatus {
+		return &vmbenchv1.BenchmarkSuiteStatus{Results: []vmbenchv1.BenchmarkResult{
+			{Benchmark: "a", Platform: "container", Metrics: []vmbenchv1.MetricSummary{filled("small", 10), filled("mid", 50)}},
+			{Benchmark: "b", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{filled("tiny", 1), filled("big", 100)}},
+			{Benchmark: "c", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{filled("mid2", 40)}},
+		}}
+	}
+	// drop removes the samples of the named metrics, as fitStatus does.
+	drop := func(st *vmbenchv1.BenchmarkSuiteStatus, names ...string) {
+		for i := range st.Results {
+			for j := range st.Results[i].Metrics {
+				if slices.Contains(names, st.Results[i].Metrics[j].Name) {
+					st.Results[i].Metrics[j].Samples = nil
+				}
+			}
+		}
+	}
+	// padTo pads st with a warning so that, once the named metrics lost their samples, it is target
+	// bytes of JSON.
+	padTo := func(st *vmbenchv1.BenchmarkSuiteStatus, target int, without ...string) {
+		probe := st.DeepCopy()
+		drop(probe, without...)
+		probe.Warnings = []string{""}
+		k := target - jsonSize(t, probe)
+		if k < 0 {
+			t.Fatalf("status is %d bytes without padding, more than the target %d", target-k, target)
+		}
+		st.Warnings = []string{strings.Repeat("w", k)}
+	}
+	tests := []struct {
+		name        string
+		status      func() *vmbenchv1.BenchmarkSuiteStatus
+		wantDropped []string
+		// wantOver is true when even the status without any sample is above the budget.
+		wantOver bool
+	}{
+		{name: "a small status is left alone", status: base},
+		{name: "exactly at the budget is left alone", status: func() *vmbenchv1.BenchmarkSuiteStatus {
+			st := base()
+			padTo(st, statusBudget)
+			return st
+		}},
+		{name: "one byte over drops the biggest metric's samples only", wantDropped: []string{"big"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				padTo(st, statusBudget+1)
+				return st
+			}},
+		{name: "still over after the biggest drops the next biggest", wantDropped: []string{"big", "mid"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				padTo(st, statusBudget+1, "big")
+				return st
+			}},
+		{name: "fits once the biggest is gone", wantDropped: []string{"big"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				padTo(st, statusBudget, "big")
+				return st
+			}},
+		{name: "drops every sample and stops when the statistics alone are too big", wantOver: true,
+			wantDropped: []string{"small", "mid", "tiny", "big", "mid2"},
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				st.Warnings = []string{strings.Repeat("w", statusBudget)}
+				return st
+			}},
+		{name: "too big without any sample drops nothing", wantOver: true,
+			status: func() *vmbenchv1.BenchmarkSuiteStatus {
+				st := base()
+				drop(st, "small", "mid", "tiny", "big", "mid2")
+				st.Warnings = []string{strings.Repeat("w", statusBudget)}
+				return st
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := tt.status()
+			want := st.DeepCopy()
+			drop(want, tt.wantDropped...)
+			before := statsOf(st)
+
+			dropped := fitStatus(st)
+			if dropped != (len(tt.wantDropped) > 0) {
+				t.Errorf("fitStatus() = %t, want %t", dropped, len(tt.wantDropped) > 0)
+			}
+			if diff := cmp.Diff(want, st); diff != "" {
+				t.Errorf("status mismatch (-want +got):\n%s", diff)
+			}
+			if size := jsonSize(t, st); (size > statusBudget) != tt.wantOver {
+				t.Errorf("status is %d bytes after fitStatus, budget %d", size, statusBudget)
+			}
+			// Statistics are never touched.
+			after := statsOf(st)
+			for k, b := range before {
+				a := after[k]
+				if a.N != b.N || a.Mean != b.Mean || a.StdDev != b.StdDev {
+					t.Errorf("%s statistics changed from %+v to %+v", k, b, a)
+				}
+			}
+		})
+	}
+}
+
+// TestWorstCaseStatusSize fills a suite's status at every API maximum, as the reconciler does, and
+// checks that fitStatus brings it within its budget and the object stays well below etcd's limit of
+// 1.5 MiB, without losing any statistic: runs are compacted oldest first, then samples are dropped.
+func TestWorstCaseStatusSize(t *testing.T) {
+	const (
+		maxBenchmarks  = 12
+		maxPlatforms   = 4
+		maxRepetitions = 30
+		maxNodes       = 8
+		// HPCC's 31 figures and an HPL sweep of the most points the API admits. At the cap of 48
+		// the statistics alone take 99.4% of the budget and no sample fits.
+		metricsPerRes = 31 + vmbenchv1.MaxHPLPoints
+		objectLimit   = 1 << 20
+	)
+	rng := rand.New(rand.NewPCG(1, 2))
+	suite := testSuite()
+	suite.Name = strings.Repeat("s", vmbenchv1.MaxSuiteNameLength)
+	suite.Spec.Repetitions = maxRepetitions
+	suite.Spec.Cluster.Nodes = maxNodes
+	suite.Spec.Cluster.CPURequest = quantity("1")
+	suite.Spec.Platforms = nil
+	for i := 0; i < maxPlatforms; i++ {
+		typ := vmbenchv1.PlatformVM
+		if i == 0 {
+			typ = vmbenchv1.PlatformContainer
+		}
+		name := fmt.Sprintf("platform%04d", i)
+		if len(name) != vmbenchv1.MaxPlatformNameLength {
+			t.Fatalf("platform name %q is not %d characters", name, vmbenchv1.MaxPlatformNameLength)
+		}
+		p := vmbenchv1.Platform{Name: name, Type: typ}
+		if typ == vmbenchv1.PlatformVM {
+			// Every setting the requests below allow, at its longest value.
+			p.VM = &vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingBridge, DiskBus: vmbenchv1.VMDiskBusVirtio,
+				DiskCache: vmbenchv1.VMDiskCacheWritethrough, Hugepages: vmbenchv1.VMHugepages1Gi, IOThreads: vmbenchv1.VMIOThreadsShared, DedicatedIOThread: true}
+		}
+		suite.Spec.Platforms = append(suite.Spec.Platforms, p)
+	}
+	suite.Spec.Baseline = suite.Spec.Platforms[0].Name
+	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "bench"},
+		Tolerations: []corev1.Toleration{{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
+	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs-client", Size: quantity("4Gi")}
+	suite.Spec.Precision = &vmbenchv1.PrecisionSpec{HalfWidthPercent: 0.5, MaxRepetitions: maxRepetitions}
+	types := []vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkFio,
+		vmbenchv1.BenchmarkPing, vmbenchv1.BenchmarkHPCC, vmbenchv1.BenchmarkSysbenchMemory, vmbenchv1.BenchmarkStressNGCPU,
+		vmbenchv1.BenchmarkStressNGVM, vmbenchv1.BenchmarkIozone}
+	suite.Spec.Benchmarks = nil
+	for i := 0; i < maxBenchmarks; i++ {
+		name := fmt.Sprintf("benchmark-%02d-%s", i, strings.Repeat("x", 11)) // 24 characters, the API maximum
+		b := vmbenchv1.Benchmark{Name: name, Type: types[i%len(types)]}
+		if b.Type == vmbenchv1.BenchmarkIozone {
+			// Every target: each run records what backed the Shared one.
+			b.Iozone = &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageRootFS, vmbenchv1.StorageShared}}
+		}
+		suite.Spec.Benchmarks = append(suite.Spec.Benchmarks, b)
+		suite.Spec.Precision.Metrics = append(suite.Spec.Precision.Metrics, name)
+	}
+	// kubectl apply keeps the applied spec in an annotation, and the API server stores the defaults.
+	applied, err := json.Marshal(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(applied)}
+	benchmarks := DefaultedBenchmarks(suite)
+	suite.Spec.Benchmarks = benchmarks
+	if err := validateSpec(suite, benchmarks); err != nil {
+		t.Fatalf("the worst-case spec is invalid: %v", err)
+	}
+
+	// Network benchmarks report per pair of nodes, the others per node.
+	nodes := platform.NodeNames(maxNodes)
+	var pairs []string
+	for _, n := range nodes[1:] {
+		pairs = append(pairs, "master-"+n, n+"-master")
+	}
+	for i := 1; i+1 < len(nodes); i++ {
+		pairs = append(pairs, nodes[i]+"-"+nodes[i+1])
+	}
+	metricNames := make([]string, metricsPerRes)
+	for i := range metricNames {
+		metricNames[i] = fmt.Sprintf("%s_%02d", strings.Repeat("m", 61), i) // 64 characters, the API maximum
+	}
+
+	// Every execution keeps a table, and loses one too, so that both counts and the warning that
+	// names every benchmark on every platform take their room.
+	tablesOfEveryExecution := map[string]int32{}
+	for _, b := range benchmarks {
+		tablesOfEveryExecution[b.Name] = int32(len(pairs))
+	}
+
+	st := &suite.Status
+	syncRuns(st, plannedRuns(suite))
+	if len(st.Runs) != maxPlatforms*maxRepetitions {
+		t.Fatalf("planned %d runs, want %d", len(st.Runs), maxPlatforms*maxRepetitions)
+	}
+	longMessage := strings.Repeat("e", 2000)
+	for i := range st.Runs {
+		run := &st.Runs[i]
+		run.StartTime = &metav1.Time{Time: finishStart}
+		// What the run's start recorded while it went on: every phase, and the launcher's overhead.
+		phase := 123.456789
+		run.StartupSeconds = &vmbenchv1.RunStartup{PodsScheduled: &phase, SandboxesReady: &phase, ContainersStarted: &phase,
+			VMIScheduled: &phase, VMIRunning: &phase, RunnerReady: &phase}
+		run.LauncherOverhead = &vmbenchv1.ResourceOverhead{CPU: *quantity("1234567m"), Memory: *quantity("123456789Ki")}
+		run.Network = string(platform.VMNetworkMasquerade)
+		ready := map[string]time.Time{}
+		created := map[string]time.Time{}
+		cpuSets := map[string]runplan.CPUSet{}
+		for _, n := range nodes {
+			cpuSets[n] = runplan.CPUSet{Allowed: strings.Repeat("0-1,", 40), Online: 256}
+			created[n] = finishStart
+			ready[n] = finishStart.Add(time.Duration(rng.Int64N(int64(time.Minute))))
+		}
+		var msgs []runplan.Message
+		for bi, b := range benchmarks {
+			where := nodes
+			if b.Type == vmbenchv1.BenchmarkIperf3 || b.Type == vmbenchv1.BenchmarkPing {
+				where = pairs
+			}
+			for _, node := range where {
+				ms := make([]results.Metric, metricsPerRes)
+				for mi, name := range metricNames {
+					dir := results.HigherIsBetter
+					if (bi+mi)%3 == 0 {
+						dir = results.LowerIsBetter
+					}
+					ms[mi] = results.Metric{Name: name, Value: 1 + rng.Float64()*1e6, Unit: strings.Repeat("u", 16), Direction: dir}
+				}
+				m := resultMsg(b.Name, node, ms...)
+				sampled, _, _ := strings.Cut(node, "-")
+				m.Noise = &runplan.Noise{Node: sampled, BusyPercent: 99.9, StealPercent: 10.123456789, OthersPercent: pct(33.333333333), CPUs: 64}
+				msgs = append(msgs, m)
+			}
+		}
+		finishRun(st, run, vmbenchv1.PlatformVM, benchmarks, runCompletion{
+			Report: runReport{
+				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu", CPUSets: cpuSets,
+					SharedServer: strings.Repeat("v", 100), SharedMount: strings.Repeat("m", 300)},
+				Results: msgs,
+				Done:    &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 123.456789},
+			},
+			Outcome: platform.Outcome{Phase: platform.PhaseFailed, Message: longMessage},
+			Now:     finishNow, Created: created,
+			TablesKept: tablesOfEveryExecution, TablesLost: tablesOfEveryExecution,
+		})
+	}
+	st.StartTime = &metav1.Time{Time: finishStart}
+	st.Ratios = computeRatios(st, suite.Spec.Baseline)
+	for _, p := range suite.Spec.Platforms[1:] {
+		st.VMSettings = append(st.VMSettings, vmbenchv1.VMSettingsStatus{Platform: p.Name, Run: strings.Repeat("r", 63),
+			NetworkBinding: strings.Repeat("n", 32), DiskBus: strings.Repeat("b", 16), DiskCache: strings.Repeat("c", 16), DedicatedCPUs: true,
+			IsolateEmulatorThread: true, Hugepages: strings.Repeat("h", 8), IOThreads: strings.Repeat("i", 16), DedicatedIOThread: true,
+			QOSClass: strings.Repeat("q", 16)})
+	}
+	vmSettings := slices.Clone(st.VMSettings)
+
+	if len(st.Results) != maxBenchmarks*maxPlatforms {
+		t.Fatalf("built %d results, want %d", len(st.Results), maxBenchmarks*maxPlatforms)
+	}
+	for _, r := range st.Results {
+		if len(r.Metrics) != metricsPerRes {
+			t.Fatalf("result %s/%s has %d metrics, want %d", r.Benchmark, r.Platform, len(r.Metrics), metricsPerRes)
+		}
+	}
+	if len(st.SharedStorage) != maxPlatforms {
+		t.Fatalf("%d platforms recorded what backed their Shared target, want %d", len(st.SharedStorage), maxPlatforms)
+	}
+	for _, s := range st.SharedStorage {
+		if len(s.BackedBy) != maxSharedStorage {
+			t.Fatalf("platform %s records %d bytes of what backed its Shared target, want the schema's maximum of %d", s.Platform, len(s.BackedBy), maxSharedStorage)
+		}
+	}
+	if len(st.Ratios) != maxBenchmarks*(maxPlatforms-1) {
+		t.Fatalf("built %d platform ratios, want %d", len(st.Ratios), maxBenchmarks*(maxPlatforms-1))
+	}
+	for _, pr := range st.Ratios {
+		if len(pr.Metrics) != metricsPerRes {
+			t.Fatalf("ratios %s/%s have %d metrics, want %d", pr.Benchmark, pr.Platform, len(pr.Metrics), metricsPerRes)
+		}
+	}
+	for _, r := range st.Runs {
+		if r.StartupSeconds == nil || r.StartupSeconds.RunnerReady == nil || len(r.StartupSeconds.Phases()) != 6 {
+			t.Fatalf("run %s recorded startup %+v, want every phase", r.Name, r.StartupSeconds)
+		}
+		if len(r.Message) != 1024 || len(r.BootSeconds) != maxNodes || len(r.Noise) != maxNodes || len(r.CPUs) != maxNodes {
+			t.Fatalf("run %s has a message of %d bytes, %d boot times, %d noise and %d CPU figures, want 1024 and %d of each",
+				r.Name, len(r.Message), len(r.BootSeconds), len(r.Noise), len(r.CPUs), maxNodes)
+		}
+	}
+
+	// The reconciler judges precision before it fits the status.
+	precision := applyPrecision(suite)
+	if len(st.Runs) != maxPlatforms*maxRepetitions || st.Precision == nil {
+		t.Fatalf("after applyPrecision: %d runs and precision %v, want %d runs and a precision status", len(st.Runs), st.Precision, maxPlatforms*maxRepetitions)
+	}
+
+	before := statsOf(st)
+	runsBefore := slices.Clone(st.Runs)
+	sizeBefore, samplesBefore := jsonSize(t, st), 0
+	sectionsBefore := fmt.Sprintf("results %d, ratios %d, runs %d", jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs))
+	for _, s := range before {
+		samplesBefore += s.Samples
+		if s.N != maxRepetitions*maxNodes && s.N != maxRepetitions*int32(len(pairs)) {
+			t.Fatalf("a metric counted %d samples, want %d or %d", s.N, maxRepetitions*maxNodes, maxRepetitions*len(pairs))
+		}
+	}
+	// The rest of status is set before fitting, as in Reconcile, and the warnings again after it.
+	st.Headline = headline(suite.Spec, st.Ratios)
+	setConditions(st, suiteState{Generation: 1, Now: finishNow})
+	setPrecisionReached(suite, precision)
+	start := time.Now()
+	fitWithWarnings(st, func() []string { return warnings(suite.Spec, st, platform.VMNetworkMasquerade) })
+	elapsed := time.Since(start)
+	sizeAfter := jsonSize(t, st)
+
+	if sizeAfter > statusBudget {
+		t.Errorf("status is %d bytes after fitStatus, more than the budget of %d", sizeAfter, statusBudget)
+	}
+	if diff := cmp.Diff(vmSettings, st.VMSettings); diff != "" {
+		t.Errorf("fitStatus changed the VM settings (-want +got):\n%s", diff)
+	}
+	after := statsOf(st)
+	samplesAfter, kept := 0, 0
+	smallestDropped, largestKept := math.MaxInt, 0
+	for k, b := range before {
+		a := after[k]
+		if a.N != b.N || a.Mean != b.Mean || a.StdDev != b.StdDev {
+			t.Errorf("%s statistics changed from (n %d, mean %g, stddev %g) to (n %d, mean %g, stddev %g)",
+				k, b.N, b.Mean, b.StdDev, a.N, a.Mean, a.StdDev)
+		}
+		switch a.Samples {
+		case 0:
+			smallestDropped = min(smallestDropped, b.Samples)
+		case b.Samples:
+			kept++
+			largestKept = max(largestKept, b.Samples)
+		default:
+			t.Errorf("%s keeps %d of its %d samples, want all or none", k, a.Samples, b.Samples)
+		}
+		samplesAfter += a.Samples
+	}
+	// At every API maximum some samples still fit: the statistics alone leave room under the budget.
+	if kept == 0 {
+		t.Errorf("no metric kept its samples: the status without any sample is too close to the budget of %d", statusBudget)
+	}
+	// The biggest go first: no metric that kept its samples had more than one that lost them.
+	if largestKept > smallestDropped {
+		t.Errorf("a metric with %d samples kept them while one with %d lost them", largestKept, smallestDropped)
+	}
+	// Runs are compacted before any sample is dropped, oldest first: the compacted runs are a prefix,
+	// and here, with samples dropped, every run. Each keeps its summary and the rest of its fields.
+	compacted := 0
+	for i, r := range st.Runs {
+		if r.Compacted == nil {
+			t.Errorf("run %s was not compacted, though samples were dropped", r.Name)
+			continue
+		}
+		compacted++
+		want := runsBefore[i]
+		want.Noise, want.CPUs, want.BootSeconds = nil, nil, nil
+		want.Message = want.Message[:maxCompactedMessage-3] + "..."
+		want.Compacted = &vmbenchv1.RunSummary{Nodes: maxNodes, MaxNoisePercent: ptrTo(maxNoise(runsBefore[i].Noise)),
+			MaxBootSeconds: ptrTo(maxBoot(runsBefore[i].BootSeconds)), Unpinned: nodes}
+		if diff := cmp.Diff(want, r); diff != "" {
+			t.Errorf("compacted run %s mismatch (-want +got):\n%s", r.Name, diff)
+		}
+	}
+
+	if len(st.Warnings) < 2 || !strings.Contains(st.Warnings[0], "keep only their statistics") ||
+		!strings.Contains(st.Warnings[1], fmt.Sprintf("%d of %d runs keep only a summary", compacted, len(st.Runs))) {
+		t.Errorf("warnings %q do not say that samples were dropped and runs compacted", st.Warnings)
+	}
+	bare := st.DeepCopy()
+	for i := range bare.Results {
+		for j := range bare.Results[i].Metrics {
+			bare.Results[i].Metrics[j].Samples = nil
+		}
+	}
+	floor := jsonSize(t, bare)
+	total := jsonSize(t, suite)
+	t.Logf("status without any sample: %d bytes, %.1f%% of the budget", floor, 100*float64(floor)/statusBudget)
+	t.Logf("status before fitStatus: %d bytes (%.2f MiB; %s), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, %d of %d runs compacted, in %s",
+		sizeBefore, float64(sizeBefore)/(1<<20), sectionsBefore, samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before),
+		compacted, len(st.Runs), elapsed)
+	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d, VM settings %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
+		jsonSize(t, st), jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs), jsonSize(t, st.Conditions), jsonSize(t, st.Warnings), jsonSize(t, st.VMSettings),
+		total, float64(total)/(1<<20), jsonSize(t, suite.Spec), len(applied))
+	if total >= objectLimit {
+		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)
+	}
+}
+
+func maxNoise(ns []vmbenchv1.NodeNoise) float64 {
+	m := 0.0
+	for _, n := range ns {
+		m = max(m, n.MaxPercent)
+	}
+	return m
+}
+
+func maxBoot(bs []vmbenchv1.NodeTiming) float64 {
+	m := 0.0
+	for _, b := range bs {
+		m = max(m, b.Seconds)
+	}
+	return m
 }

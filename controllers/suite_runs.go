@@ -165,3 +165,29 @@ func memoryString(shape vmbenchv1.ClusterShape) string {
 	m := shape.MemoryLimit()
 	return m.String()
 }
+
+// syncRuns makes status list every planned run in order, keeping what is known of each.
+func syncRuns(st *vmbenchv1.BenchmarkSuiteStatus, planned []plannedRun) {
+	known := make(map[string]vmbenchv1.RunStatus, len(st.Runs))
+	for _, r := range st.Runs {
+		known[r.Name] = r
+	}
+	runs := make([]vmbenchv1.RunStatus, 0, len(planned))
+	for _, p := range planned {
+		r, ok := known[p.Name]
+		if !ok {
+			r = vmbenchv1.RunStatus{Name: p.Name, Platform: p.Platform.Name, Repetition: p.Repetition, Phase: vmbenchv1.RunPending}
+		}
+		runs = append(runs, r)
+	}
+	st.Runs = runs
+}
+
+func plannedByName(suite *vmbenchv1.BenchmarkSuite, name string) plannedRun {
+	for _, p := range plannedRuns(suite) {
+		if p.Name == name {
+			return p
+		}
+	}
+	return plannedRun{}
+}

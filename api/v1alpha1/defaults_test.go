@@ -20,8 +20,9 @@ func qty(s string) *resource.Quantity {
 	return &q
 }
 
-// The expected values below are copied from the +kubebuilder:default markers in benchmark_types.go,
-// so that a marker and WithDefaults cannot drift apart unnoticed; iozone's fileSize and recordSize
+// The expected values below are copied from the +kubebuilder:default markers of the parameter types
+// (hpcc_types.go, cpu_memory_types.go, storage_types.go, network_types.go), so that a marker and
+// WithDefaults cannot drift apart unnoticed; iozone's fileSize and recordSize
 // have no marker (see defaults.go) and come from the DefaultIozone constants.
 func TestWithDefaultsFillsEveryMarkerDefault(t *testing.T) {
 	tests := []struct {

@@ -57,9 +57,9 @@ func hplSweeps(suite *vmbenchv1.BenchmarkSuite, platforms []string) []hplSweep {
 				s.Mean *= gflopsScale(m.Unit)
 				s.StdDev *= gflopsScale(m.Unit)
 				sw.ByPlatform[platform] = append(sw.ByPlatform[platform], sweepPoint{HPLPoint: p, Summary: s})
-				sw.Ns = appendNewInt(sw.Ns, p.N)
-				sw.NBs = appendNewInt(sw.NBs, p.NB)
-				sw.Grids = appendNewGrid(sw.Grids, [2]int{p.P, p.Q})
+				sw.Ns = appendNew(sw.Ns, p.N)
+				sw.NBs = appendNew(sw.NBs, p.NB)
+				sw.Grids = appendNew(sw.Grids, [2]int{p.P, p.Q})
 			}
 			if len(sw.ByPlatform[platform]) > 0 {
 				sw.Platforms = append(sw.Platforms, platform)
@@ -89,15 +89,6 @@ func hplSweeps(suite *vmbenchv1.BenchmarkSuite, platforms []string) []hplSweep {
 		out = append(out, sw)
 	}
 	return out
-}
-
-func appendNewGrid(list [][2]int, g [2]int) [][2]int {
-	for _, x := range list {
-		if x == g {
-			return list
-		}
-	}
-	return append(list, g)
 }
 
 // series is the label of a point's line: its block size, and its grid when the sweep has several.

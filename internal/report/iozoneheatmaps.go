@@ -213,8 +213,8 @@ func (pl *figures) iozoneHeatmap(bench, test, source string, hc heatCells) error
 		}
 		platforms = append(platforms, platform)
 		for k, v := range cells {
-			files = appendNewInt(files, k[0])
-			recs = appendNewInt(recs, k[1])
+			files = appendNew(files, k[0])
+			recs = appendNew(recs, k[1])
 			lo, hi = math.Min(lo, v*scale), math.Max(hi, v*scale)
 		}
 	}
@@ -321,15 +321,6 @@ func throughputColors() palette.ColorMap {
 		panic(err) // the controls above are fixed and increase in lightness
 	}
 	return cmap
-}
-
-func appendNewInt(list []int, v int) []int {
-	for _, x := range list {
-		if x == v {
-			return list
-		}
-	}
-	return append(list, v)
 }
 
 // sizeTicks labels grid positions with sizes given in KiB: 4k, 64k, 1M, 64M.

@@ -84,7 +84,7 @@ func (pl *figures) iperf3TimeSeriesOf(bench string) error {
 			byPlatform[st.Platform] = map[string][][]interval{}
 		}
 		byPlatform[st.Platform][st.Node] = append(byPlatform[st.Platform][st.Node], series)
-		pairs = appendNewString(pairs, st.Node)
+		pairs = appendNew(pairs, st.Node)
 	}
 	var drawn []string
 	for _, p := range pl.platforms {
@@ -235,13 +235,4 @@ func meanSeries(series [][]interval) []interval {
 func withAlpha(c color.Color, a uint8) color.Color {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
-}
-
-func appendNewString(list []string, v string) []string {
-	for _, x := range list {
-		if x == v {
-			return list
-		}
-	}
-	return append(list, v)
 }

@@ -1,0 +1,258 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The status of one run: one platform's cluster running every benchmark once.
+
+// RunPhase is where one run (one platform, one repetition) stands.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type RunPhase string
+
+const (
+	RunPending   RunPhase = "Pending"
+	RunRunning   RunPhase = "Running"
+	RunSucceeded RunPhase = "Succeeded"
+	RunFailed    RunPhase = "Failed"
+)
+
+// Accelerator says how a VM's CPU was provided.
+// +kubebuilder:validation:Enum=KVM;Emulation
+type Accelerator string
+
+const (
+	// AcceleratorKVM is hardware virtualisation: VM figures measure VM overhead.
+	AcceleratorKVM Accelerator = "KVM"
+	// AcceleratorEmulation is QEMU software emulation (TCG): VM figures are not representative of VM
+	// overhead.
+	AcceleratorEmulation Accelerator = "Emulation"
+)
+
+// NodeTiming is a duration measured on one node of a run.
+type NodeTiming struct {
+	// Node is the node's name in the run: master, node01, ...
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Node string `json:"node"`
+
+	// Seconds is the duration.
+	// +required
+	Seconds float64 `json:"seconds"`
+}
+
+// RunStatus is one run: one platform's cluster running every benchmark once.
+type RunStatus struct {
+	// Name is the run's name, which is also the name of its child objects.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// Platform is the platform name.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// Repetition counts from 1.
+	// +required
+	Repetition int32 `json:"repetition"`
+
+	// Phase of the run.
+	// +required
+	Phase RunPhase `json:"phase"`
+
+	// StartTime is when the controller first tried to create the run's children; the run's startup
+	// limit and deadline count from it.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// EndTime is when the controller saw the run end (or its deadline pass) and began to collect its
+	// results; a log that cannot be read yet is read again for a while after it.
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
+
+	// CompletionTime is when the run's results were collected.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// Message says why a run failed, or which benchmarks of it failed; while the run starts or is
+	// collected, what holds it up.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// Accelerator is set for VM runs: KVM, or Emulation when the VMs ran under software emulation.
+	// +optional
+	Accelerator Accelerator `json:"accelerator,omitempty"`
+
+	// Network is set for VM runs: the KubeVirt interface binding their VMs used (bridge or passt give
+	// each guest its pod's address; masquerade hides every guest behind 10.0.2.2, so MPI across VMs
+	// cannot work).
+	// +optional
+	// +kubebuilder:validation:Enum=bridge;passt;masquerade
+	Network string `json:"network,omitempty"`
+
+	// BootSeconds is, per VM, the time from the VMI's creation to the runner's start inside it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=node
+	BootSeconds []NodeTiming `json:"bootSeconds,omitempty"`
+
+	// OrchestrationSeconds is the run's wall time minus the time the benchmarks themselves took:
+	// scheduling, image start, boot and result collection.
+	// +optional
+	OrchestrationSeconds *float64 `json:"orchestrationSeconds,omitempty"`
+
+	// StartupSeconds is the time to workload: when the run's members reached each phase of their
+	// start, counted from StartTime, the slowest member for each.
+	// +optional
+	StartupSeconds *RunStartup `json:"startupSeconds,omitempty"`
+
+	// LauncherOverhead is set for VM runs: what Kubernetes reserved for a VM beyond its guest, the
+	// virt-launcher pod's requests minus the VMI's, the largest of the run's VMs.
+	// +optional
+	LauncherOverhead *ResourceOverhead `json:"launcherOverhead,omitempty"`
+
+	// Noise is, per node, what the rest of the node did while the run's benchmarks ran on it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=node
+	Noise []NodeNoise `json:"noise,omitempty"`
+
+	// CPUs is, per node, the CPUs the run's processes were allowed on, and whether they were pinned.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=map
+	// +listMapKey=node
+	CPUs []NodeCPUs `json:"cpus,omitempty"`
+
+	// Compacted is set when the run's per-node lists (noise, cpus, bootSeconds) were dropped and its
+	// message cut to 256 characters to keep the status within its size budget, oldest runs first; it
+	// keeps what the lists said in short, and status.warnings says that runs were compacted.
+	// +optional
+	Compacted *RunSummary `json:"compacted,omitempty"`
+}
+
+// RunSummary is what a run's per-node lists said, kept when the lists themselves were dropped.
+type RunSummary struct {
+	// Nodes is the number of nodes the lists covered.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Nodes int32 `json:"nodes"`
+
+	// MaxNoisePercent is the noisiest node's maxPercent; absent when no noise was sampled.
+	// +optional
+	MaxNoisePercent *float64 `json:"maxNoisePercent,omitempty"`
+
+	// MaxBootSeconds is the slowest VM's boot time; absent when none was measured (container runs).
+	// +optional
+	MaxBootSeconds *float64 `json:"maxBootSeconds,omitempty"`
+
+	// Unpinned names the nodes whose CPUs were not pinned; empty when every node whose CPUs were
+	// seen was pinned.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=16
+	// +listType=atomic
+	Unpinned []string `json:"unpinned,omitempty"`
+}
+
+// RunStartup holds the phases of a run's start, each in seconds from the run's StartTime (when the
+// controller first created its children) to the moment the last of its members reached the phase,
+// as the controller saw it in their status while the run went on. A phase that was never seen is
+// absent. Container runs have the pod phases, VM runs the VMI phases (named as in kube-burner's
+// vmiLatency); both have runnerReady.
+type RunStartup struct {
+	// PodsScheduled is when the last of the run's pods was bound to a node (its PodScheduled
+	// condition).
+	// +optional
+	PodsScheduled *float64 `json:"podsScheduled,omitempty"`
+
+	// SandboxesReady is when the last pod's sandbox and network were up (its
+	// PodReadyToStartContainers condition, on clusters that report it). The time from it to
+	// ContainersStarted is mostly the image pull.
+	// +optional
+	SandboxesReady *float64 `json:"sandboxesReady,omitempty"`
+
+	// ContainersStarted is when the last container of the run's pods started (its startedAt).
+	// +optional
+	ContainersStarted *float64 `json:"containersStarted,omitempty"`
+
+	// VMIScheduled is when the last VMI entered phase Scheduled: its virt-launcher pod was bound
+	// and running.
+	// +optional
+	VMIScheduled *float64 `json:"vmiScheduled,omitempty"`
+
+	// VMIRunning is when the last VMI entered phase Running: its guest was started.
+	// +optional
+	VMIRunning *float64 `json:"vmiRunning,omitempty"`
+
+	// RunnerReady is when the runner had reached every node and was about to start the first
+	// benchmark, by the runner's clock.
+	// +optional
+	RunnerReady *float64 `json:"runnerReady,omitempty"`
+}
+
+// ResourceOverhead is what a VM's pod asks the scheduler for beyond what its guest was given.
+type ResourceOverhead struct {
+	// CPU is the virt-launcher pod's CPU requests minus the guest's.
+	// +required
+	CPU resource.Quantity `json:"cpu"`
+
+	// Memory is the virt-launcher pod's memory requests minus the guest's.
+	// +required
+	Memory resource.Quantity `json:"memory"`
+}
+
+// NodeNoise sums up the noise of one node of a run over the executions sampled on it. Percentages
+// are of the node's whole CPU time.
+type NodeNoise struct {
+	// Node is the node's name in the run: master, node01, ...
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Node string `json:"node"`
+
+	// OthersPercent is the mean CPU time used by everything outside the benchmark's own container
+	// (the host's busy time from /proc/stat less the container's cgroup usage). Pods only: a VM's
+	// guest cannot see its host, so VMs show their host's load as steal.
+	// +optional
+	OthersPercent *float64 `json:"othersPercent,omitempty"`
+
+	// StealPercent is the mean time the node's CPUs waited for the hypervisor.
+	// +required
+	StealPercent float64 `json:"stealPercent"`
+
+	// MaxPercent is the noisiest execution's noise: others plus steal in pods, steal in VMs.
+	// +required
+	MaxPercent float64 `json:"maxPercent"`
+
+	// Samples is the number of executions sampled.
+	// +required
+	Samples int32 `json:"samples"`
+}
+
+// NodeCPUs is what one node of a run saw of its CPUs.
+type NodeCPUs struct {
+	// Node is the node's name in the run: master, node01, ...
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	Node string `json:"node"`
+
+	// Allowed is the CPU list the runner's processes could run on (Cpus_allowed_list), e.g. "2-3".
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Allowed string `json:"allowed"`
+
+	// Online is the number of CPUs the node had online.
+	// +required
+	Online int32 `json:"online"`
+
+	// Pinned says that the node had exclusive CPUs: in a pod, exactly cluster.cpu CPUs out of more
+	// online; in a VM, dedicatedCpuPlacement, which KubeVirt grants only on a static CPU manager node
+	// (the guest cannot see its host's CPUs).
+	// +required
+	Pinned bool `json:"pinned"`
+}

@@ -1,0 +1,190 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+// Following a started run until its cluster is up and its benchmarks end, then collecting its results
+// into status.
+
+// followTimes are the moments a running run is judged against.
+type followTimes struct {
+	now, suiteEnd time.Time
+	suiteTimedOut bool
+	startup       time.Duration
+}
+
+// followRun watches a started run: it names what holds its cluster up, fails it when its cluster is
+// not up within the startup limit or a child it needs was deleted, and collects it once it ended,
+// its deadline passed or the suite timed out.
+func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
+	adapter platform.Adapter, run platform.Run, children []client.Object, planned plannedRun, benchmarks []vmbenchv1.Benchmark,
+	t followTimes) (step, error) {
+	st := &suite.Status
+	now := t.now
+	outcome := adapter.Observe(run, platform.Children{Objects: children})
+	retired := startedWithSuiteKeys(children, adapter.Kinds())
+	if retired {
+		outcome = keysRetired(suite, run.Name)
+	}
+	if outcome.Gone != nil && !outcome.Finished() {
+		// The cache may lag behind a run that just started, or behind this suite's own last write.
+		stale, err := r.staleCache(ctx, suite)
+		if err != nil || stale {
+			return step{result: ctrl.Result{RequeueAfter: settle}}, err
+		}
+		gone, err := r.childGone(ctx, suite.Namespace, *outcome.Gone)
+		if err != nil || !gone {
+			return step{result: ctrl.Result{RequeueAfter: settle}}, err
+		}
+		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: fmt.Sprintf("%s: %s was deleted while the run was running; "+
+			"this run's results are lost, later runs go on", ReasonChildDeleted, outcome.Gone)}
+	}
+	if err := r.lookAtStartup(ctx, suite, active, planned.Platform.Type, children); err != nil {
+		return step{}, err
+	}
+	if planned.Platform.Type == vmbenchv1.PlatformVM {
+		recordVMSettings(st, planned.Platform.Name, children)
+	}
+	end := after(active.StartTime.Time, run.Deadline)
+	startupEnd := after(active.StartTime.Time, t.startup)
+	runTimedOut := !now.Before(end)
+	if !outcome.Finished() && !runTimedOut && !t.suiteTimedOut {
+		if outcome.Phase == platform.PhaseRunning {
+			if active.EndTime == nil {
+				active.Message = ""
+			}
+			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
+		}
+		held, err := r.holdUp(ctx, suite, run, children, active.StartTime.Time)
+		if err != nil {
+			return step{}, err
+		}
+		switch {
+		case held != nil && held.Terminal:
+			// Waiting for the startup limit would change nothing.
+			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: held.String()}
+		case now.Before(startupEnd):
+			if held == nil {
+				held = &cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
+			}
+			active.Message = waitingMessage(held, startupEnd)
+			return step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, end, t.suiteEnd)}}, nil
+		default:
+			msg := fmt.Sprintf("%s: the run's %s did not start within %s", ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
+			if held != nil {
+				msg += ": " + held.String()
+			}
+			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
+		}
+	}
+
+	if active.EndTime == nil {
+		active.EndTime = &metav1.Time{Time: now}
+	}
+	keys, err := r.frameKeysOf(suite, run.Name)
+	if err != nil {
+		return step{}, err
+	}
+	var report runReport
+	if !retired {
+		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, keys)
+	}
+	if err != nil {
+		retryEnd := after(active.EndTime.Time, collectRetry)
+		if now.Before(retryEnd) {
+			held := &cause{Reason: ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
+				run.Name, retryEnd.UTC().Format(time.RFC3339), err)}
+			active.Message = truncate("collecting: "+held.Message, 1024)
+			return step{waiting: held, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
+		}
+		report = runReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
+	}
+	if raw := rawOutputs(suite, run.Name, report); raw != nil {
+		if err := r.apply(ctx, suite, raw); err != nil {
+			return step{}, fmt.Errorf("keeping the raw outputs of run %s: %w", run.Name, err)
+		}
+	}
+	kept := resultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
+	for _, cm := range kept.maps {
+		if err := r.apply(ctx, suite, cm); err != nil {
+			return step{}, fmt.Errorf("keeping the result tables of run %s: %w", run.Name, err)
+		}
+	}
+	for _, l := range kept.causes {
+		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
+	}
+	failed := finishRun(st, active, planned.Platform.Type, benchmarks, runCompletion{
+		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
+		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
+		TablesKept: kept.kept, TablesLost: kept.lost,
+		DedicatedVM:   planned.Platform.Type == vmbenchv1.PlatformVM && planned.Platform.DedicatedCPUsOf(suite.Spec.Cluster),
+		SharedStorage: suite.Spec.SharedStorage,
+	})
+	if t.suiteTimedOut {
+		markNotRun(st, suite.Spec.SuiteTimeout(), now)
+	}
+	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks), Children: children}
+	// The next run starts once this status write and the cleanup are done; the cleanup's events say so.
+	return step{finished: []finishedRun{done}, timedOut: t.suiteTimedOut}, nil
+}
+
+// membersOf names what a platform's cluster is made of, for messages.
+func membersOf(t vmbenchv1.PlatformType) string {
+	if t == vmbenchv1.PlatformVM {
+		return "VMs"
+	}
+	return "pods"
+}
+
+// childGone asks the API server, around the cache, whether a child no longer exists.
+func (r *SuiteReconciler) childGone(ctx context.Context, namespace string, ref platform.ChildRef) (bool, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(ref.GVK)
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, obj)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
+}
+
+func typesOf(names []string, benchmarks []vmbenchv1.Benchmark) []vmbenchv1.BenchmarkType {
+	var out []vmbenchv1.BenchmarkType
+	for _, b := range benchmarks {
+		for _, n := range names {
+			if b.Name == n {
+				out = append(out, b.Type)
+			}
+		}
+	}
+	return out
+}
+
+// nodeCreationTimes maps each node of a run to the creation time of what runs it: its VMI, or for
+// pods (which are the MPI Operator's children, not ours) the MPIJob.
+func nodeCreationTimes(objs []client.Object, nodes int32) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, obj := range objs {
+		switch obj.GetObjectKind().GroupVersionKind().Kind {
+		case "VirtualMachineInstance":
+			out[obj.GetLabels()[vmbenchv1.LabelNode]] = obj.GetCreationTimestamp().Time
+		case "MPIJob":
+			for _, n := range platform.NodeNames(nodes) {
+				out[n] = obj.GetCreationTimestamp().Time
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+// Starting a run: the checks its platform needs, then its children, or what keeps them from being
+// created until the run's startup limit.
+
+// startupLimit is how long a platform's cluster may take to come up.
+func (r *SuiteReconciler) startupLimit(t vmbenchv1.PlatformType) time.Duration {
+	if t == vmbenchv1.PlatformVM {
+		return r.VMStartup
+	}
+	return r.ContainerStartup
+}
+
+// startRun applies a run's children. It first re-reads the suite around the cache: a stale copy that
+// still shows an already finished run as pending must never start it a second time. The run's clock
+// starts with the first attempt, so that children the API server keeps refusing fail the run at its
+// startup limit, with the refusal as the cause.
+func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
+	adapter platform.Adapter, run platform.Run, now, suiteEnd time.Time, startup time.Duration) (step, error) {
+	stale, err := r.staleCache(ctx, suite)
+	if err != nil || stale {
+		return step{result: ctrl.Result{RequeueAfter: settle}}, err
+	}
+	if active.StartTime == nil {
+		active.StartTime = &metav1.Time{Time: now}
+	}
+	refuse := func(message string) (step, error) {
+		return failToStart(active, run.Platform.Type, message, now), nil
+	}
+	for _, gvk := range adapter.Kinds() {
+		if !r.Available[gvk] {
+			return refuse(fmt.Sprintf("%s: the %s API (%s) is not installed in this cluster; install it and restart vmbench, or remove platform %s",
+				vmbenchv1.ReasonPlatformMissing, gvk.Kind, gvk.GroupVersion(), run.Platform.Name))
+		}
+	}
+	if run.Platform.Type == vmbenchv1.PlatformVM {
+		kubevirt, err := r.kubeVirtConfig(ctx)
+		if err != nil {
+			return step{}, err
+		}
+		if r.Emulation == EmulationForbid && kubevirt.emulation {
+			return refuse(fmt.Sprintf("%s: KubeVirt on this cluster runs VMs under software emulation (useEmulation: true) and vmbench runs with --emulation=forbid; "+
+				"run on nodes with working KVM, or allow emulation (Helm value emulation: allow) to get VM figures marked as emulated", vmbenchv1.ReasonEmulationForbidden))
+		}
+		held, err := r.vmNamespaceCheck(ctx, suite.Namespace, kubevirt.launcher)
+		if err != nil {
+			return step{}, err
+		}
+		if held != nil {
+			return refuse(held.String())
+		}
+		run.VMNetwork = r.VMNetwork
+		if run.VMNetwork == platform.VMNetworkAuto {
+			run.VMNetwork = kubevirt.network
+		}
+		run.VMNetwork = platform.RunVMNetwork(run.Platform, run.VMNetwork)
+		if msg := platform.UnsupportedVMSettings(run.Platform, kubevirt.features); msg != "" {
+			return refuse(vmbenchv1.ReasonVMSettingUnsupported + ": " + msg)
+		}
+		active.Network = string(run.VMNetwork)
+	}
+	objs, err := adapter.Build(run)
+	if err != nil {
+		return step{}, fmt.Errorf("building run %s: %w", run.Name, err)
+	}
+	markPerRunKeys(objs)
+	// The run's Secret first: its pods need it, and it is the one child that the manager cannot read.
+	objs = append([]client.Object{runAuthSecret(run)}, objs...)
+	held, err := r.applyChildren(ctx, suite, objs)
+	if err != nil {
+		return step{}, fmt.Errorf("run %s: %w", run.Name, err)
+	}
+	if held != nil {
+		return r.waitToStart(active, run.Platform.Type, held, now, suiteEnd, startup)
+	}
+	active.Phase = vmbenchv1.RunRunning
+	active.Message = ""
+	log.FromContext(ctx).Info("run started", "run", run.Name, "platform", run.Platform.Name, "deadline", run.Deadline)
+	return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), after(now, startup), suiteEnd)}}, nil
+}
+
+// waitToStart records what keeps a pending run from being created, and fails the run once its
+// startup limit has passed.
+func (r *SuiteReconciler) waitToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, held *cause,
+	now, suiteEnd time.Time, startup time.Duration) (step, error) {
+	if active.StartTime == nil {
+		active.StartTime = &metav1.Time{Time: now}
+	}
+	startupEnd := after(active.StartTime.Time, startup)
+	if !now.Before(startupEnd) {
+		return failToStart(active, platformType, fmt.Sprintf("%s: the run's children could not be created within %s: %s",
+			ReasonStartupTimeout, startup, held), now), nil
+	}
+	active.Message = waitingMessage(held, startupEnd)
+	st := step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, suiteEnd)}}
+	if held.Reason == ReasonChildRejected {
+		st.rejected = held
+	}
+	return st, nil
+}
+
+// platformRun gathers what an adapter needs for a run.
+func (r *SuiteReconciler) platformRun(suite *vmbenchv1.BenchmarkSuite, planned plannedRun, benchmarks []vmbenchv1.Benchmark) (platform.Run, error) {
+	auth, err := r.runAuth(suite, planned)
+	if err != nil {
+		return platform.Run{}, fmt.Errorf("deriving the keys of run %s: %w", planned.Name, err)
+	}
+	startup := r.startupLimit(planned.Platform.Type)
+	return platform.Run{
+		Suite: suite, Name: planned.Name, Platform: planned.Platform, Repetition: planned.Repetition,
+		Benchmarks: benchmarks, AuthSecret: runAuthSecretName(planned.Name), Auth: auth, Images: r.Images,
+		Deadline:  runDeadline(startup, benchmarks, suite.Spec.Cluster.NodeCount()),
+		VMNetwork: r.VMNetwork, NetworkPolicy: r.NetworkPolicy,
+	}, nil
+}
+
+// failToStart fails a run that never started with its cause; the step hands it to the cleanup.
+func failToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, message string, now time.Time) step {
+	active.Phase = vmbenchv1.RunFailed
+	active.CompletionTime = &metav1.Time{Time: now}
+	active.Message = truncate(message, 1024)
+	return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: platformType}}}
+}
+
+// waitingMessage is a starting run's message while held holds it up: what, and until when.
+func waitingMessage(held *cause, startupEnd time.Time) string {
+	return truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
+}

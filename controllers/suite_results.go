@@ -1,0 +1,291 @@
+package controllers
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// Recording a finished run in status: its phase and cause, its timings, and every sample it measured,
+// added to each metric's statistics.
+
+// samplesPerMetric caps the samples kept for one metric.
+const samplesPerMetric = 100
+
+// runCompletion is everything known when a run ends.
+type runCompletion struct {
+	Report   runReport
+	Outcome  platform.Outcome
+	TimedOut bool
+	Deadline time.Duration
+	Now      time.Time
+	// Created is when each node's pod or VMI was created, for the time to the runner's start.
+	Created map[string]time.Time
+	// Shape is the suite's cluster shape, against which the nodes' CPU lists are judged.
+	Shape vmbenchv1.ClusterShape
+	// TablesKept and TablesLost count, per benchmark, the run's whole result tables that its
+	// tables ConfigMaps keep and those they could not (resultTables).
+	TablesKept, TablesLost map[string]int32
+	// DedicatedVM is set for a VM run whose VMs asked for dedicated CPUs (cluster.dedicatedCPUs or
+	// the platform's vm.dedicatedCPUs).
+	DedicatedVM bool
+	// SharedStorage is the suite's spec.sharedStorage, which a Container or Host run's claim of the
+	// Shared target was made of.
+	SharedStorage *vmbenchv1.SharedStorage
+}
+
+// finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
+// It returns the names of the benchmarks that failed in this run.
+func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType,
+	benchmarks []vmbenchv1.Benchmark, c runCompletion) []string {
+	rep := c.Report
+	var causes []string
+	switch {
+	case c.TimedOut:
+		causes = append(causes, fmt.Sprintf("run did not finish within its deadline of %s", c.Deadline))
+	case c.Outcome.Phase == platform.PhaseFailed:
+		causes = append(causes, c.Outcome.Message)
+	}
+	if rep.LogErr != nil {
+		causes = append(causes, "reading the runner's log: "+rep.LogErr.Error())
+	}
+	if rep.FrameErr != nil {
+		causes = append(causes, "corrupt result frames: "+oneLine(rep.FrameErr))
+	}
+	if rep.ForeignErr != nil {
+		causes = append(causes, "frames of another run: "+oneLine(rep.ForeignErr))
+	}
+	// A result without a benchmark is the runner saying the run could not take place at all.
+	for _, m := range rep.Results {
+		if m.Benchmark == "" && m.Error != "" {
+			causes = append(causes, "runner: "+m.Error)
+		}
+	}
+	if rep.Done == nil && len(causes) == 0 {
+		causes = append(causes, "the runner never reported that it finished")
+	}
+
+	if rep.Started != nil {
+		if platformType == vmbenchv1.PlatformVM {
+			run.Accelerator = acceleratorOf(rep.Started.Virtualization)
+		}
+		if platform.UsesShared(benchmarks) {
+			recordSharedStorage(st, run, sharedStorageOf(run.Name, platformType, c.SharedStorage, rep.Started))
+		}
+		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
+		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape, c.DedicatedVM)
+		observeRunnerReady(run, rep.Started.Time)
+	}
+	if rep.Done != nil && run.StartTime != nil {
+		orchestration := c.Now.Sub(run.StartTime.Time).Seconds() - rep.Done.BenchmarkSeconds
+		run.OrchestrationSeconds = &orchestration
+	}
+
+	emulated := run.Accelerator == vmbenchv1.AcceleratorEmulation
+	var failedBenchmarks, benchmarkCauses []string
+	latest := latestResults(rep.Results)
+	run.Noise = nodeNoise(latest)
+	for _, b := range benchmarks {
+		res := resultFor(st, b.Name, run.Platform)
+		res.Emulated = res.Emulated || emulated
+		res.Concurrent = res.Concurrent || b.Concurrency == vmbenchv1.ConcurrencyAllNodes
+		res.Tables += c.TablesKept[b.Name]
+		res.TablesLost += c.TablesLost[b.Name]
+		reported, firstErr := false, ""
+		for _, m := range latest {
+			if m.Benchmark != b.Name {
+				continue
+			}
+			reported = true
+			if err := sampleError(m); err != "" {
+				res.Failures++
+				res.LastError = truncate(fmt.Sprintf("run %s, %s: %s", run.Name, where(m), err), 512)
+				if firstErr == "" {
+					firstErr = where(m) + ": " + err
+				}
+				continue
+			}
+			for _, metric := range m.Metrics {
+				metric = fitMetric(metric)
+				if findMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= maxMetricsPerEntry {
+					continue // warnings() says that the benchmark reached the limit
+				}
+				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)})
+			}
+		}
+		if !reported {
+			res.Failures++
+			res.LastError = fmt.Sprintf("run %s reported no result", run.Name)
+			firstErr = "no result reported"
+		}
+		if firstErr != "" {
+			failedBenchmarks = append(failedBenchmarks, b.Name)
+			benchmarkCauses = append(benchmarkCauses, fmt.Sprintf("%s (%s)", b.Name, firstErr))
+		}
+	}
+
+	run.CompletionTime = &metav1.Time{Time: c.Now}
+	run.Phase = vmbenchv1.RunSucceeded
+	if len(causes) > 0 {
+		run.Phase = vmbenchv1.RunFailed
+	}
+	if len(benchmarkCauses) > 0 {
+		causes = append(causes, "benchmarks failed: "+strings.Join(benchmarkCauses, ", "))
+	}
+	run.Message = truncate(strings.Join(causes, "; "), 1024)
+	return failedBenchmarks
+}
+
+// latestResults keeps, per benchmark, node and variant, the last result a runner reported, preferring a
+// measurement to an error: a runner started again in the same log (a rebooted VM) measured again,
+// and no execution may count twice. A run is merged into status once, when it ends, so this is the
+// only place where duplicates can meet.
+func latestResults(msgs []runplan.Message) []runplan.Message {
+	type key struct{ benchmark, node, variant string }
+	index := map[key]int{}
+	var out []runplan.Message
+	for _, m := range msgs {
+		k := key{m.Benchmark, m.Node, m.Variant}
+		if i, ok := index[k]; ok {
+			if sampleError(m) == "" || sampleError(out[i]) != "" {
+				out[i] = m
+			}
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
+// where names the execution of a result: its node or pair, and its variant if any.
+func where(m runplan.Message) string {
+	if m.Variant == "" {
+		return m.Node
+	}
+	return m.Node + " " + m.Variant
+}
+
+// sampleError is why one result cannot be used: the runner's error, no metric at all, or a
+// throughput of zero, which is a broken run, never a measurement (a flag of zero is one: netperf's
+// confidence_achieved says the interval was not reached, and the result stands).
+func sampleError(m runplan.Message) string {
+	if m.Error != "" {
+		return m.Error
+	}
+	if len(m.Metrics) == 0 {
+		return "no metric was parsed"
+	}
+	for _, metric := range m.Metrics {
+		if math.IsNaN(metric.Value) || math.IsInf(metric.Value, 0) {
+			return fmt.Sprintf("%s is not a number", metric.Name)
+		}
+		if metric.Direction == results.HigherIsBetter && metric.Value <= 0 && !results.IsFlag(metric.Unit) {
+			return fmt.Sprintf("%s is %g %s", metric.Name, metric.Value, metric.Unit)
+		}
+	}
+	return ""
+}
+
+func acceleratorOf(virtualization string) vmbenchv1.Accelerator {
+	switch virtualization {
+	case "kvm":
+		return vmbenchv1.AcceleratorKVM
+	case "qemu":
+		return vmbenchv1.AcceleratorEmulation
+	}
+	return ""
+}
+
+func bootSeconds(ready map[string]time.Time, created map[string]time.Time) []vmbenchv1.NodeTiming {
+	var out []vmbenchv1.NodeTiming
+	for node, t := range ready {
+		c, ok := created[node]
+		if !ok || t.Before(c) {
+			continue
+		}
+		out = append(out, vmbenchv1.NodeTiming{Node: node, Seconds: round(t.Sub(c).Seconds(), 1)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out
+}
+
+func resultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName string) *vmbenchv1.BenchmarkResult {
+	for i := range st.Results {
+		if st.Results[i].Benchmark == benchmark && st.Results[i].Platform == platformName {
+			return &st.Results[i]
+		}
+	}
+	st.Results = append(st.Results, vmbenchv1.BenchmarkResult{Benchmark: benchmark, Platform: platformName})
+	return &st.Results[len(st.Results)-1]
+}
+
+// Limits of the status schema (api/v1alpha1): a status beyond them is refused by the API server, and
+// every later status write of the suite with it.
+const (
+	maxMetricName      = 64
+	maxMetricUnit      = 16
+	maxSampleNode      = 40
+	maxMetricsPerEntry = 48
+)
+
+// fitMetric shortens what the status schema cannot hold: a name past its limit keeps its start and a
+// hash of the whole, so that the same long name always gives the same short one.
+func fitMetric(m results.Metric) results.Metric {
+	if len(m.Name) > maxMetricName {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(m.Name))
+		m.Name = fmt.Sprintf("%s_%08x", m.Name[:maxMetricName-9], h.Sum32())
+	}
+	if len(m.Unit) > maxMetricUnit {
+		m.Unit = m.Unit[:maxMetricUnit]
+	}
+	return m
+}
+
+// addSample adds one value to a metric's statistics, and to its samples while the metric has room.
+func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) {
+	var summary *vmbenchv1.MetricSummary
+	for i := range res.Metrics {
+		if res.Metrics[i].Name == m.Name {
+			summary = &res.Metrics[i]
+		}
+	}
+	if summary == nil {
+		res.Metrics = append(res.Metrics, vmbenchv1.MetricSummary{Name: m.Name, Unit: m.Unit, Direction: vmbenchv1.Direction(m.Direction)})
+		summary = &res.Metrics[len(res.Metrics)-1]
+	}
+	// Samples stay a prefix of everything measured: once detail was dropped or capped, later
+	// repetitions are not added, or the kept samples would be biased towards them.
+	if len(summary.Samples) == int(summary.N) && len(summary.Samples) < samplesPerMetric {
+		summary.Samples = append(summary.Samples, s)
+	}
+	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
+}
+
+// combine adds x to a sample of n values with the given mean and sample standard deviation (Welford's
+// update), so that statistics stay exact after per-sample detail is dropped.
+func combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
+	m2 := 0.0
+	if n > 1 {
+		m2 = stddev * stddev * float64(n-1)
+	}
+	n++
+	delta := x - mean
+	mean += delta / float64(n)
+	m2 += delta * (x - mean)
+	if n < 2 {
+		return n, mean, 0
+	}
+	return n, mean, math.Sqrt(m2 / float64(n-1))
+}
