@@ -57,17 +57,9 @@ type iozoneRow struct {
 // by character position; when it is missing, the -R "Excel" blocks are used
 // instead, where 0 marks a combination that was not run.
 func ParseIozone(output []byte) ([]Metric, error) {
-	if isBlank(output) {
-		return nil, errors.New("iozone: empty output")
-	}
-	ls := lines(output)
-	unit, dir := iozoneUnit(ls)
-	rows := iozoneMainTable(ls)
-	if len(rows) == 0 {
-		rows = iozoneExcelBlocks(ls)
-	}
-	if len(rows) == 0 {
-		return nil, errors.New("iozone: no result table (no \"kB  reclen\" header followed by rows); is this iozone stdout?")
+	rows, unit, dir, err := iozoneRows(output)
+	if err != nil {
+		return nil, err
 	}
 	bare := len(rows) == 1
 	var ms metricList
@@ -87,6 +79,24 @@ func ParseIozone(output []byte) ([]Metric, error) {
 		return nil, errors.New("iozone: result table has no figures")
 	}
 	return ms.metrics, nil
+}
+
+// iozoneRows reads the rows of iozone's result table, from the fixed-width main table or, when it
+// is missing, from the -R "Excel" blocks, and the unit and direction of their figures.
+func iozoneRows(output []byte) ([]iozoneRow, string, Direction, error) {
+	if isBlank(output) {
+		return nil, "", "", errors.New("iozone: empty output")
+	}
+	ls := lines(output)
+	unit, dir := iozoneUnit(ls)
+	rows := iozoneMainTable(ls)
+	if len(rows) == 0 {
+		rows = iozoneExcelBlocks(ls)
+	}
+	if len(rows) == 0 {
+		return nil, "", "", errors.New("iozone: no result table (no \"kB  reclen\" header followed by rows); is this iozone stdout?")
+	}
+	return rows, unit, dir, nil
 }
 
 // iozoneUnit reads the "Output is in ..." header line; -O and -N change the

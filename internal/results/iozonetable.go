@@ -20,17 +20,9 @@ const (
 // test that did not run) is NaN. Sizes iozone skipped (in auto mode, the records below 64k of the
 // files of 32M and more) have no row at all.
 func IozoneTable(output []byte) (Table, error) {
-	if isBlank(output) {
-		return Table{}, errors.New("iozone: empty output")
-	}
-	ls := lines(output)
-	unit, _ := iozoneUnit(ls)
-	rows := iozoneMainTable(ls)
-	if len(rows) == 0 {
-		rows = iozoneExcelBlocks(ls)
-	}
-	if len(rows) == 0 {
-		return Table{}, errors.New("iozone: no result table (no \"kB  reclen\" header followed by rows); is this iozone stdout?")
+	rows, unit, _, err := iozoneRows(output)
+	if err != nil {
+		return Table{}, err
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].fileKB != rows[j].fileKB {
