@@ -169,13 +169,18 @@ func containerOnly(s *vmbenchv1.BenchmarkSuite) *vmbenchv1.BenchmarkSuite {
 // clusterEmulates says whether the cluster's KubeVirt was configured for software emulation, which
 // hack/kind/kubevirt.sh decides by booting a tiny guest under KVM.
 func (e *env) clusterEmulates() bool {
+	on, _, err := unstructured.NestedBool(e.kubeVirts()[0].Object, "spec", "configuration", "developerConfiguration", "useEmulation")
+	e.g.Expect(err).NotTo(HaveOccurred())
+	return on
+}
+
+// kubeVirts are the cluster's KubeVirt CRs, at least one.
+func (e *env) kubeVirts() []unstructured.Unstructured {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirtList"})
 	e.g.Expect(k8s.List(e.ctx, list)).To(Succeed(), "KubeVirt is not installed: make test-e2e installs it")
 	e.g.Expect(list.Items).NotTo(BeEmpty(), "no KubeVirt CR in the cluster")
-	on, _, err := unstructured.NestedBool(list.Items[0].Object, "spec", "configuration", "developerConfiguration", "useEmulation")
-	e.g.Expect(err).NotTo(HaveOccurred())
-	return on
+	return list.Items
 }
 
 // keep saves the suite as it ended under bin/e2e/, for `vmbench report -f`.

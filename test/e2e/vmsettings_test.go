@@ -8,8 +8,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,10 +22,7 @@ import (
 // passt plugin is registered). No VM boots, so the case costs seconds.
 func TestVMBindingTheClusterCannotGiveFailsAtOnce(t *testing.T) {
 	e := newEnv(t)
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirtList"})
-	e.g.Expect(k8s.List(e.ctx, list)).To(Succeed(), "KubeVirt is not installed: make test-e2e installs it")
-	features := platform.ClusterKubeVirtFeatures(list.Items)
+	features := platform.ClusterKubeVirtFeatures(e.kubeVirts())
 	var refused vmbenchv1.VMNetworkBinding
 	switch {
 	case features.BridgeUnusable || features.BridgeForbidden:
