@@ -46,8 +46,9 @@ fmt: ## go fmt.
 	go fmt ./...
 
 .PHONY: vet
-vet: ## go vet.
+vet: ## go vet, also of the tests behind build tags (the kind e2e, chaos, scale, Chromium).
 	go vet ./...
+	go vet -tags 'e2e chaos scale chromium' ./...
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## golangci-lint (see .golangci.yml).

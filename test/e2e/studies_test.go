@@ -103,6 +103,7 @@ func TestStudySamples(t *testing.T) {
 	e.g.Expect(points).To(Equal(4), "HPL points of the sweep")
 	// HPCC on the workers: rank 0, which reports, is the first worker rather than the master.
 	for _, m := range studyResult(e, s, "hpl-workers").Metrics {
+		e.g.Expect(m.Samples).NotTo(BeEmpty(), m.Name)
 		for _, smp := range m.Samples {
 			e.g.Expect(smp.Node).To(Equal("node01"), m.Name)
 		}

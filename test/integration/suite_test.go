@@ -345,12 +345,16 @@ func TestBenchmarkErrorsAndCorruptFramesAreReportedWhileTheSuiteGoesOn(t *testin
 	h.g.Expect(s.Status.Runs[0].Phase).To(Equal(vmbenchv1.RunSucceeded))
 	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix("benchmarks failed: net (master-node01: iperf3"))
 	h.g.Expect(s.Status.Runs[1].Phase).To(Equal(vmbenchv1.RunFailed))
-	// What worked is kept: sysbench's samples from run 1.
-	for _, r := range s.Status.Results {
-		if r.Benchmark == "cpu" {
-			h.g.Expect(findMetric(r.Metrics, "events_per_second").N).To(Equal(int32(3)))
-		}
-	}
+	// What worked is kept: sysbench's samples from run 1, and the failed benchmark counted, not measured.
+	cpu := findResult(s, "cpu", "container")
+	h.g.Expect(cpu.Benchmark).To(Equal("cpu"), "run 1's cpu results are gone from status")
+	events := findMetric(cpu.Metrics, "events_per_second")
+	h.g.Expect(events).NotTo(BeNil())
+	h.g.Expect(events.N).To(Equal(int32(3)))
+	net := findResult(s, "net", "container")
+	h.g.Expect(net.Benchmark).To(Equal("net"), "the failed benchmark has no entry")
+	h.g.Expect(net.Failures).To(Equal(int32(1)))
+	h.g.Expect(net.Metrics).To(BeEmpty())
 }
 
 func TestRunPastItsDeadlineIsStoppedAndFailed(t *testing.T) {
