@@ -261,4 +261,3 @@ func TestStartedWithSuiteKeys(t *testing.T) {
 		t.Error("no children: nothing says an earlier vmbench made them")
 	}
 }
-
