@@ -94,12 +94,17 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if active.EndTime == nil {
 		active.EndTime = &metav1.Time{Time: now}
 	}
-	keys, err := r.frameKeysOf(suite, run.Name)
-	if err != nil {
-		return step{}, err
+	unverifiable := r.keyToCollect(active)
+	if unverifiable != nil && !retired {
+		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: unverifiable.String()}
 	}
 	var report runReport
-	if !retired {
+	var err error
+	if !retired && unverifiable == nil {
+		var keys frameKeys
+		if keys, err = r.frameKeysOf(suite, run.Name); err != nil {
+			return step{}, err
+		}
 		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, keys)
 	}
 	if err != nil {

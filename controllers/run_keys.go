@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -25,40 +24,6 @@ import (
 // ReasonKeysRetired fails a run that an earlier vmbench started with the suite's key, which this
 // one no longer reads.
 const ReasonKeysRetired = "KeysRetired"
-
-// MasterKeyData is the key of the master key in its Secret.
-const MasterKeyData = "key"
-
-// LoadMasterKey reads the master key from its Secret, creating the Secret with a new random key on
-// the manager's first start. Replicas starting together agree: one creates, the others read.
-func LoadMasterKey(ctx context.Context, c client.Client, key types.NamespacedName) (platform.MasterKey, error) {
-	secret := &corev1.Secret{}
-	err := c.Get(ctx, key, secret)
-	if apierrors.IsNotFound(err) {
-		fresh := make([]byte, platform.MasterKeySize)
-		if _, err := rand.Read(fresh); err != nil {
-			return nil, fmt.Errorf("generating the master key: %w", err)
-		}
-		secret = &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace,
-				Labels: map[string]string{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "master-key"}},
-			Type: corev1.SecretTypeOpaque,
-			Data: map[string][]byte{MasterKeyData: fresh},
-		}
-		err = c.Create(ctx, secret, client.FieldOwner(FieldManager))
-		if apierrors.IsAlreadyExists(err) {
-			err = c.Get(ctx, key, secret)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("master key Secret %s: %w", key, err)
-	}
-	master := platform.MasterKey(secret.Data[MasterKeyData])
-	if err := master.Validate(); err != nil {
-		return nil, fmt.Errorf("master key Secret %s, key %q: %w; delete the Secret to have a new key made", key, MasterKeyData, err)
-	}
-	return master, nil
-}
 
 // runAuthSecretName is the name of a run's Secret.
 func runAuthSecretName(run string) string { return run + "-auth" }

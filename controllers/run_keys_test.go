@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -11,13 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/frame"
@@ -263,57 +260,4 @@ func TestStartedWithSuiteKeys(t *testing.T) {
 	if startedWithSuiteKeys(nil, kinds) {
 		t.Error("no children: nothing says an earlier vmbench made them")
 	}
-}
-
-func TestLoadMasterKey(t *testing.T) {
-	ctx := context.Background()
-	ref := types.NamespacedName{Namespace: "vmbench-system", Name: "vmbench-master-key"}
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
-
-	first, err := LoadMasterKey(ctx, c, ref)
-	if err != nil {
-		t.Fatalf("first start: %v", err)
-	}
-	if len(first) != platform.MasterKeySize {
-		t.Errorf("a new master key of %d bytes", len(first))
-	}
-	again, err := LoadMasterKey(ctx, c, ref)
-	if err != nil || !bytes.Equal(first, again) {
-		t.Errorf("the next start reads another key (%v)", err)
-	}
-
-	secret := &corev1.Secret{}
-	if err := c.Get(ctx, ref, secret); err != nil {
-		t.Fatal(err)
-	}
-	secret.Data[MasterKeyData] = []byte("short")
-	if err := c.Update(ctx, secret); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadMasterKey(ctx, c, ref); err == nil || !strings.Contains(err.Error(), "delete the Secret") {
-		t.Errorf("a short key: %v, want a refusal that says what to do", err)
-	}
-
-	// Another replica created it first: the one that loses the race reads the winner's key.
-	raced := raceClient{Client: fake.NewClientBuilder().WithScheme(NewScheme()).Build(), key: bytes.Repeat([]byte("w"), 32)}
-	got, err := LoadMasterKey(ctx, raced, ref)
-	if err != nil || !bytes.Equal(got, raced.key) {
-		t.Errorf("after a lost race: %q, %v; want the winner's key", got, err)
-	}
-}
-
-// raceClient is a client whose first Get misses a Secret that another replica creates before this
-// one's Create.
-type raceClient struct {
-	client.Client
-	key []byte
-}
-
-func (c raceClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	winner := obj.DeepCopyObject().(*corev1.Secret)
-	winner.Data = map[string][]byte{MasterKeyData: c.key}
-	if err := c.Client.Create(ctx, winner); err != nil {
-		return err
-	}
-	return apierrors.NewAlreadyExists(corev1.Resource("secrets"), obj.GetName())
 }

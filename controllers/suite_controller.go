@@ -70,6 +70,9 @@ type SuiteReconciler struct {
 	NetworkPolicy bool
 	// MasterKey derives every run's keys; it comes from a Secret in the manager's own namespace.
 	MasterKey platform.MasterKey
+	// MasterKeyFault, when set, is why the manager has no usable master key (master_key.go): suites
+	// not admitted stay in line, and runs that need the key fail with it.
+	MasterKeyFault *MasterKeyFault
 	// MaxActiveRuns is how many suites may run at once across the namespaces the manager runs;
 	// the others wait in line (queue_policy.go). 0 or less: no limit.
 	MaxActiveRuns int
@@ -135,7 +138,11 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	state := suiteState{Generation: suite.Generation, Now: now, InvalidSpec: validateSpec(suite, benchmarks)}
 	var next step
 	var queue queueDecision
-	if state.InvalidSpec == nil {
+	keyHold := r.keyHoldsAdmission(suite, state.InvalidSpec)
+	if keyHold != nil {
+		state.Waiting = keyHold
+	}
+	if state.InvalidSpec == nil && keyHold == nil {
 		var err error
 		if queue, err = r.admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
@@ -164,6 +171,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		precision = applyPrecision(suite)
 	}
 	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation)
+	setQueuedByKey(st, keyHold, suite.Generation)
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
 	st.Headline = headline(suite.Spec, st.Ratios)
@@ -203,7 +211,7 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Named("benchmarksuite")
-	if err := r.MasterKey.Validate(); err != nil {
+	if err := r.MasterKey.Validate(); err != nil && r.MasterKeyFault == nil {
 		return err
 	}
 	owned := []client.Object{&corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{}}

@@ -67,6 +67,13 @@ type RunStatus struct {
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
+	// KeyID is the ID of the manager's master key that the run's keys were derived from when it
+	// started: a fingerprint of the key, never the key. A run collected under another master key fails
+	// with both IDs named rather than with an unverifiable log.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	KeyID string `json:"keyID,omitempty"`
+
 	// EndTime is when the controller saw the run end (or its deadline pass) and began to collect its
 	// results; a log that cannot be read yet is read again for a while after it.
 	// +optional

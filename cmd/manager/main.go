@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -78,7 +79,8 @@ func parseFlags() options {
 	flag.BoolVar(&o.networkPolicy, "network-policy", true,
 		"Give every container and VM run a NetworkPolicy that admits connections to its pods only from the run's own pods.")
 	flag.StringVar(&o.masterKeySecret, "master-key-secret", "vmbench-system/vmbench-master-key",
-		"namespace/name of the Secret holding the master key that every run's keys derive from; created with a random key when missing. "+
+		"namespace/name of the Secret holding the master key that every run's keys derive from; created with a random key on the first start, "+
+			"whose key ID is recorded in ConfigMap <name>-id beside it: later, a missing or replaced key is reported, not replaced. "+
 			"Keep it in the manager's own namespace.")
 	flag.StringVar(&o.watchNamespaces, "watch-namespaces", "",
 		"Comma-separated namespaces whose suites the manager runs; empty for every namespace.")
@@ -194,6 +196,13 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	loadCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	masterKey, err := controllers.LoadMasterKey(loadCtx, direct, masterKeyRef)
 	cancel()
+	// A missing, replaced or unusable key is no reason to crash: the manager starts, and every suite
+	// that needs the key says why it cannot go on.
+	var keyFault *controllers.MasterKeyFault
+	if errors.As(err, &keyFault) {
+		log.Error(err, "no usable master key: suites not admitted stay in line, runs that need the key fail with the cause")
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +261,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		Available:        available,
 		NetworkPolicy:    o.networkPolicy,
 		MasterKey:        masterKey,
+		MasterKeyFault:   keyFault,
 		MaxActiveRuns:    o.maxActiveRuns,
 		Namespaces:       slices.Sorted(maps.Keys(namespaces)),
 	}

@@ -1,0 +1,339 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+var (
+	keyRef    = types.NamespacedName{Namespace: "vmbench-system", Name: "vmbench-master-key"}
+	recordRef = types.NamespacedName{Namespace: "vmbench-system", Name: "vmbench-master-key-id"}
+)
+
+func newKeyClient() client.Client { return fake.NewClientBuilder().WithScheme(NewScheme()).Build() }
+
+// loadFault loads the master key and wants the named fault.
+func loadFault(t *testing.T, c client.Client, reason string) *MasterKeyFault {
+	t.Helper()
+	key, err := LoadMasterKey(context.Background(), c, keyRef)
+	var fault *MasterKeyFault
+	if !errors.As(err, &fault) || fault.Reason != reason {
+		t.Fatalf("LoadMasterKey = %d bytes, %v; want a %s fault", len(key), err, reason)
+	}
+	if key != nil {
+		t.Errorf("a %s fault comes with a key of %d bytes; want none", reason, len(key))
+	}
+	return fault
+}
+
+func getRecord(t *testing.T, c client.Client) *corev1.ConfigMap {
+	t.Helper()
+	record := &corev1.ConfigMap{}
+	if err := c.Get(context.Background(), recordRef, record); err != nil {
+		t.Fatalf("the record: %v", err)
+	}
+	return record
+}
+
+func putSecret(t *testing.T, c client.Client, key []byte) {
+	t.Helper()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: keyRef.Name, Namespace: keyRef.Namespace},
+		Data: map[string][]byte{MasterKeyData: key}}
+	if err := c.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func deleteObject(t *testing.T, c client.Client, obj client.Object, ref types.NamespacedName) {
+	t.Helper()
+	obj.SetName(ref.Name)
+	obj.SetNamespace(ref.Namespace)
+	if err := c.Delete(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMasterKeyIDIsAShortFingerprint(t *testing.T) {
+	id := MasterKeyID(testMasterKey)
+	if !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(id) {
+		t.Errorf("key ID %q, want 16 hex digits", id)
+	}
+	if MasterKeyID(testMasterKey) != id {
+		t.Error("the same key has two IDs")
+	}
+	other := platform.MasterKey(bytes.Repeat([]byte("n"), platform.MasterKeySize))
+	if MasterKeyID(other) == id {
+		t.Error("two keys share an ID")
+	}
+	if strings.Contains(id, string(testMasterKey[:8])) || strings.Contains(id, "6d6d6d6d") {
+		t.Errorf("key ID %q shows the key", id)
+	}
+}
+
+// The first start mints a key and records its ID; the next start reads the same key.
+func TestMasterKeyFirstStartMintsAndRecords(t *testing.T) {
+	ctx := context.Background()
+	c := newKeyClient()
+	first, err := LoadMasterKey(ctx, c, keyRef)
+	if err != nil {
+		t.Fatalf("first start: %v", err)
+	}
+	if len(first) != platform.MasterKeySize {
+		t.Errorf("a new master key of %d bytes", len(first))
+	}
+	record := getRecord(t, c)
+	if record.Data[MasterKeyIDData] != MasterKeyID(first) || record.Data[MasterKeyMintedData] == "" {
+		t.Errorf("record %v, want key ID %s and the time of minting", record.Data, MasterKeyID(first))
+	}
+	if strings.Contains(record.String(), string(first)) {
+		t.Error("the record holds the key")
+	}
+
+	again, err := LoadMasterKey(ctx, c, keyRef)
+	if err != nil || !bytes.Equal(first, again) {
+		t.Errorf("the next start reads another key (%v)", err)
+	}
+	if after := getRecord(t, c); after.ResourceVersion != record.ResourceVersion {
+		t.Error("a restart rewrote the record")
+	}
+}
+
+// A Secret that exists without a record (made by hand, or by a vmbench that kept none) is used and
+// recorded, not replaced.
+func TestMasterKeyFoundWithoutRecordIsAdopted(t *testing.T) {
+	c := newKeyClient()
+	putSecret(t, c, testMasterKey)
+	got, err := LoadMasterKey(context.Background(), c, keyRef)
+	if err != nil || !bytes.Equal(got, testMasterKey) {
+		t.Fatalf("LoadMasterKey = %q, %v; want the Secret's key", got, err)
+	}
+	record := getRecord(t, c)
+	if record.Data[MasterKeyIDData] != MasterKeyID(testMasterKey) || record.Data[MasterKeyAdoptedData] == "" || record.Data[MasterKeyMintedData] != "" {
+		t.Errorf("record %v, want the Secret's key ID, adopted", record.Data)
+	}
+}
+
+// Once a key was used, a missing Secret is a named fault and no key is minted.
+func TestMasterKeySecretDeletedAfterFirstUseIsMissing(t *testing.T) {
+	c := newKeyClient()
+	first, err := LoadMasterKey(context.Background(), c, keyRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteObject(t, c, &corev1.Secret{}, keyRef)
+
+	fault := loadFault(t, c, ReasonMasterKeyMissing)
+	for _, want := range []string{
+		"the master key Secret vmbench-system/vmbench-master-key is missing, but ConfigMap vmbench-system/vmbench-master-key-id records",
+		"key ID " + MasterKeyID(first) + ", minted at ",
+		"Restore the Secret from backup and restart the manager",
+		"delete ConfigMap vmbench-system/vmbench-master-key-id and restart the manager (runs in flight then fail)",
+	} {
+		if !strings.Contains(fault.Message, want) {
+			t.Errorf("message %q\nlacks %q", fault.Message, want)
+		}
+	}
+	err = c.Get(context.Background(), keyRef, &corev1.Secret{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("the Secret after the fault: %v; want none minted", err)
+	}
+	// Restored from backup: the same key is accepted again.
+	putSecret(t, c, first)
+	if got, err := LoadMasterKey(context.Background(), c, keyRef); err != nil || !bytes.Equal(got, first) {
+		t.Errorf("after the restore: %v; want the restored key", err)
+	}
+}
+
+// A Secret that holds another key than the recorded one is a named fault, naming both IDs.
+func TestMasterKeySecretReplacedIsChanged(t *testing.T) {
+	c := newKeyClient()
+	first, err := LoadMasterKey(context.Background(), c, keyRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteObject(t, c, &corev1.Secret{}, keyRef)
+	other := bytes.Repeat([]byte("o"), platform.MasterKeySize)
+	putSecret(t, c, other)
+
+	fault := loadFault(t, c, ReasonMasterKeyChanged)
+	for _, want := range []string{
+		"the master key Secret vmbench-system/vmbench-master-key holds key ID " + MasterKeyID(other),
+		"ConfigMap vmbench-system/vmbench-master-key-id records key ID " + MasterKeyID(first),
+		"Restore the Secret holding the recorded key from backup and restart the manager",
+		"to keep the new key, delete ConfigMap vmbench-system/vmbench-master-key-id and restart the manager",
+	} {
+		if !strings.Contains(fault.Message, want) {
+			t.Errorf("message %q\nlacks %q", fault.Message, want)
+		}
+	}
+}
+
+// A Secret whose key is too short is a named fault, not a crash and not a new key.
+func TestMasterKeyUnusableIsInvalid(t *testing.T) {
+	c := newKeyClient()
+	putSecret(t, c, []byte("short"))
+	fault := loadFault(t, c, ReasonMasterKeyInvalid)
+	if !strings.Contains(fault.Message, "the master key has 5 bytes, want at least 32") ||
+		!strings.Contains(fault.Message, "delete Secret vmbench-system/vmbench-master-key and ConfigMap vmbench-system/vmbench-master-key-id") {
+		t.Errorf("message %q: want the cause and what to do", fault.Message)
+	}
+}
+
+// Rotation: with the record deleted, the next start takes a new key, whether the Secret was deleted
+// too (a new key is minted) or replaced by the admin (the new Secret is recorded).
+func TestMasterKeyRotationAfterTheRecordIsDeleted(t *testing.T) {
+	ctx := context.Background()
+	c := newKeyClient()
+	first, err := LoadMasterKey(ctx, c, keyRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteObject(t, c, &corev1.Secret{}, keyRef)
+	deleteObject(t, c, &corev1.ConfigMap{}, recordRef)
+	second, err := LoadMasterKey(ctx, c, keyRef)
+	if err != nil || bytes.Equal(first, second) {
+		t.Fatalf("rotation by deleting both: %v (same key: %v); want a new key", err, bytes.Equal(first, second))
+	}
+	if id := getRecord(t, c).Data[MasterKeyIDData]; id != MasterKeyID(second) {
+		t.Errorf("record after rotation: %s, want %s", id, MasterKeyID(second))
+	}
+
+	// An admin's own key: replace the Secret, delete the record.
+	deleteObject(t, c, &corev1.Secret{}, keyRef)
+	own := bytes.Repeat([]byte("a"), platform.MasterKeySize)
+	putSecret(t, c, own)
+	loadFault(t, c, ReasonMasterKeyChanged)
+	deleteObject(t, c, &corev1.ConfigMap{}, recordRef)
+	third, err := LoadMasterKey(ctx, c, keyRef)
+	if err != nil || !bytes.Equal(third, own) {
+		t.Fatalf("rotation to the admin's key: %v; want the admin's key", err)
+	}
+	if id := getRecord(t, c).Data[MasterKeyIDData]; id != MasterKeyID(own) {
+		t.Errorf("record after rotation: %s, want %s", id, MasterKeyID(own))
+	}
+}
+
+// Replicas starting together: the one that loses the race for the Secret reads the winner's key, and
+// the one that loses the race for the record reads the winner's record.
+func TestMasterKeyRaces(t *testing.T) {
+	raced := raceClient{Client: newKeyClient(), key: bytes.Repeat([]byte("w"), 32)}
+	got, err := LoadMasterKey(context.Background(), raced, keyRef)
+	if err != nil || !bytes.Equal(got, raced.key) {
+		t.Errorf("after lost races: %q, %v; want the winner's key", got, err)
+	}
+	if id := getRecord(t, raced.Client).Data[MasterKeyIDData]; id != MasterKeyID(raced.key) {
+		t.Errorf("record %s, want the winner's key ID %s", id, MasterKeyID(raced.key))
+	}
+}
+
+// raceClient is a client whose first Gets miss the Secret and the record that another replica
+// creates before this one's Create.
+type raceClient struct {
+	client.Client
+	key []byte
+}
+
+func (c raceClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	var winner client.Object
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		s := o.DeepCopy()
+		s.Data = map[string][]byte{MasterKeyData: c.key}
+		winner = s
+	case *corev1.ConfigMap:
+		m := o.DeepCopy()
+		m.Data = map[string]string{MasterKeyIDData: MasterKeyID(c.key), MasterKeyMintedData: "2026-11-27T06:00:00Z"}
+		winner = m
+	}
+	if err := c.Client.Create(ctx, winner); err != nil {
+		return err
+	}
+	return apierrors.NewAlreadyExists(corev1.Resource("objects"), obj.GetName())
+}
+
+func pendingSuite() *vmbenchv1.BenchmarkSuite {
+	s := keyedSuite()
+	s.Status.Runs = []vmbenchv1.RunStatus{{Name: "demo-container-1", Phase: vmbenchv1.RunPending}}
+	return s
+}
+
+// Without a usable key, a suite not admitted stays in line with the cause; an admitted one, or one
+// whose spec is invalid, is not held; with a key, nothing is.
+func TestKeyHoldsOnlySuitesNotAdmitted(t *testing.T) {
+	fault := &MasterKeyFault{Reason: ReasonMasterKeyMissing, Message: "the master key Secret x is missing"}
+	faulty := &SuiteReconciler{MasterKeyFault: fault}
+	held := faulty.keyHoldsAdmission(pendingSuite(), nil)
+	if held == nil || held.Reason != ReasonMasterKeyMissing ||
+		held.Message != "the suite stays in line until the manager has its master key: the master key Secret x is missing" {
+		t.Errorf("held = %+v", held)
+	}
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	setQueuedByKey(st, held, 3)
+	if c := st.Conditions; len(c) != 1 || c[0].Type != vmbenchv1.ConditionQueued || c[0].Status != metav1.ConditionTrue ||
+		c[0].Reason != ReasonMasterKeyMissing || c[0].Message != held.Message {
+		t.Errorf("Queued = %+v", c)
+	}
+
+	admitted := pendingSuite()
+	admitted.Status.StartTime = &metav1.Time{}
+	if c := faulty.keyHoldsAdmission(admitted, nil); c != nil {
+		t.Errorf("an admitted suite is held in line: %v", c)
+	}
+	if c := faulty.keyHoldsAdmission(pendingSuite(), errors.New("bad spec")); c != nil {
+		t.Errorf("a suite with an invalid spec is held in line: %v", c)
+	}
+	if c := (&SuiteReconciler{MasterKey: testMasterKey}).keyHoldsAdmission(pendingSuite(), nil); c != nil {
+		t.Errorf("with a key: %v", c)
+	}
+}
+
+// A run starts under the manager's key ID, or fails with the fault.
+func TestKeyToStart(t *testing.T) {
+	run := &vmbenchv1.RunStatus{Name: "demo-container-1"}
+	if c := (&SuiteReconciler{MasterKey: testMasterKey}).keyToStart(run); c != nil || run.KeyID != MasterKeyID(testMasterKey) {
+		t.Errorf("with a key: %v, key ID %q", c, run.KeyID)
+	}
+	run = &vmbenchv1.RunStatus{Name: "demo-container-1"}
+	faulty := &SuiteReconciler{MasterKeyFault: &MasterKeyFault{Reason: ReasonMasterKeyChanged, Message: "the Secret was replaced"}}
+	c := faulty.keyToStart(run)
+	if c == nil || c.String() != "MasterKeyChanged: run demo-container-1 was not started: the Secret was replaced" || run.KeyID != "" {
+		t.Errorf("without a key: %v, key ID %q", c, run.KeyID)
+	}
+}
+
+// A run is collected under the key it started under; under another key, or without one, it fails
+// with both IDs or the fault named.
+func TestKeyToCollect(t *testing.T) {
+	r := &SuiteReconciler{MasterKey: testMasterKey}
+	id := MasterKeyID(testMasterKey)
+	for _, keyID := range []string{id, ""} {
+		if c := r.keyToCollect(&vmbenchv1.RunStatus{Name: "demo-container-1", KeyID: keyID}); c != nil {
+			t.Errorf("run under key ID %q: %v", keyID, c)
+		}
+	}
+	c := r.keyToCollect(&vmbenchv1.RunStatus{Name: "demo-container-1", KeyID: "0123456789abcdef"})
+	if c == nil || c.Reason != ReasonMasterKeyChanged ||
+		!strings.HasPrefix(c.String(), "MasterKeyChanged: run demo-container-1 was started under master key ID 0123456789abcdef, "+
+			"but the manager's master key is now ID "+id) {
+		t.Errorf("run under another key: %v", c)
+	}
+	faulty := &SuiteReconciler{MasterKeyFault: &MasterKeyFault{Reason: ReasonMasterKeyMissing, Message: "the Secret is missing"}}
+	c = faulty.keyToCollect(&vmbenchv1.RunStatus{Name: "demo-container-1", KeyID: id})
+	if c == nil || c.String() != "MasterKeyMissing: the results of run demo-container-1 cannot be verified, so the run is stopped: the Secret is missing" {
+		t.Errorf("without a key: %v", c)
+	}
+}
