@@ -1,0 +1,265 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// The kinds of the chart's objects that decide what the manager's service account may do.
+var managerAccessKinds = map[string]bool{
+	"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+}
+
+// renderManagerAccess renders the chart with helm (the one of hack/helm.sh) as release `release` in
+// namespace ns with the given extra arguments, and returns its RBAC objects and the manager's
+// Secret policy, exactly as rendered, with the name of the manager's service account.
+func renderManagerAccess(t *testing.T, release, ns string, args ...string) (rbac, policy []*unstructured.Unstructured, serviceAccount string) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
+	find.Stderr = &stderr
+	helm, err := find.Output()
+	if err != nil {
+		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
+	}
+	stderr.Reset()
+	render := exec.Command(strings.TrimSpace(string(helm)), append([]string{"template", release, filepath.Join(root, "charts", "vmbench"),
+		"--namespace", ns}, args...)...)
+	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	render.Stderr = &stderr
+	out, err := render.Output()
+	if err != nil {
+		t.Fatalf("helm template %v: %v\n%s", args, err, stderr.String())
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(out)))
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		switch kind := u.GetKind(); {
+		case kind == "Deployment":
+			serviceAccount, _, _ = unstructured.NestedString(u.Object, "spec", "template", "spec", "serviceAccountName")
+		case kind == "ValidatingAdmissionPolicy" || kind == "ValidatingAdmissionPolicyBinding":
+			// The chart's other policy (privileged platforms) is about tenants' suites, not the manager.
+			if strings.HasSuffix(u.GetName(), "-manager-secrets") {
+				policy = append(policy, u)
+			}
+		case managerAccessKinds[kind]:
+			rbac = append(rbac, u)
+		}
+	}
+	if serviceAccount == "" || len(policy) != 2 {
+		t.Fatalf("the rendered chart has service account %q and %d objects of the manager's Secret policy:\n%s", serviceAccount, len(policy), out)
+	}
+	return rbac, policy, serviceAccount
+}
+
+// createAll creates objects as an admin and deletes them when the test ends.
+func createAll(t *testing.T, g *WithT, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, obj := range objs {
+		g.Expect(k8s.Create(context.Background(), obj)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), obj) })
+	}
+}
+
+// asServiceAccount is a client set that speaks as the given service account, as the manager's pod would.
+func asServiceAccount(g *WithT, ns, name string) *kubernetes.Clientset {
+	impersonated := rest.CopyConfig(cfg)
+	impersonated.Impersonate = rest.ImpersonationConfig{
+		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", ns, name),
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}
+	cs, err := kubernetes.NewForConfig(impersonated)
+	g.Expect(err).NotTo(HaveOccurred())
+	return cs
+}
+
+// secretReads are every way a client can get a Secret's content: the reads, and the writes whose
+// answer is the object (a patch, even an empty one) or the objects (a delete or deletecollection,
+// even a dry run, which deletes nothing).
+func secretReads(ctx context.Context, cs *kubernetes.Clientset, ns, name string) map[string]error {
+	secrets := cs.CoreV1().Secrets(ns)
+	out := map[string]error{}
+	_, out["get"] = secrets.Get(ctx, name, metav1.GetOptions{})
+	_, out["list"] = secrets.List(ctx, metav1.ListOptions{})
+	w, err := secrets.Watch(ctx, metav1.ListOptions{})
+	if err == nil {
+		w.Stop()
+	}
+	out["watch"] = err
+	_, out["empty merge patch"] = secrets.Patch(ctx, name, types.MergePatchType, []byte("{}"), metav1.PatchOptions{})
+	_, out["empty JSON patch"] = secrets.Patch(ctx, name, types.JSONPatchType, []byte("[]"), metav1.PatchOptions{})
+	out["dry-run delete"] = secrets.Delete(ctx, name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	out["dry-run deletecollection"] = secrets.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}, metav1.ListOptions{})
+	return out
+}
+
+// expectNoSecretRead checks that the manager's service account gets no content of Secret ns/name by
+// any verb: each way is refused.
+func expectNoSecretRead(g Gomega, ctx context.Context, cs *kubernetes.Clientset, ns, name, install string) {
+	for way, err := range secretReads(ctx, cs, ns, name) {
+		g.Expect(err).To(HaveOccurred(), "%s: the manager read Secret %s/%s by %s", install, ns, name, way)
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %s of Secret %s/%s: want Forbidden, got %v", install, way, ns, name, err)
+	}
+}
+
+func labelledSecret(ns, name string, secretType corev1.SecretType, labels, annotations map[string]string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, Annotations: annotations},
+		Type:       secretType,
+		Data:       map[string][]byte{"token": []byte("t")},
+	}
+}
+
+// The chart's exact RBAC and its policy on the manager's Secret requests, enforced by a real
+// kube-apiserver, for the cluster-wide and the namespaced install: the manager's service account
+// reads no Secret but its master key by any verb (get, list, watch, an empty patch, a dry-run delete
+// or deletecollection), in its own namespace, in a namespace it serves and in one it does not; it
+// may create a run's Opaque, labelled Secret where it serves suites, and never a Secret that would
+// be filled with a service-account token.
+func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
+	for _, install := range []struct {
+		name      string
+		namespaced bool
+	}{{"cluster-wide", false}, {"namespaced", true}} {
+		t.Run(install.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			newNamespace := func(prefix string) string {
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+				g.Expect(k8s.Create(ctx, ns)).To(Succeed())
+				t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+				return ns.Name
+			}
+			release := newNamespace("vmbench-system-")
+			served := newNamespace("team-a-")
+			other := newNamespace("team-b-")
+			var args []string
+			if install.namespaced {
+				args = []string{"--set", "watchNamespaces={" + served + "}"}
+			}
+			rbac, policy, sa := renderManagerAccess(t, "rbac-"+install.name, release, args...)
+			prefix := "rbac-" + install.name + "-vmbench"
+			masterKey := prefix + "-master-key"
+
+			// Secrets that others made, in every namespace; the master key in the release namespace.
+			for _, ns := range []string{release, served, other} {
+				g.Expect(k8s.Create(ctx, labelledSecret(ns, "others", corev1.SecretTypeOpaque, map[string]string{"team": "x"}, nil))).To(Succeed())
+			}
+			g.Expect(k8s.Create(ctx, labelledSecret(release, masterKey, corev1.SecretTypeOpaque,
+				map[string]string{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "master-key"}, nil))).To(Succeed())
+
+			createAll(t, g, rbac)
+			manager := asServiceAccount(g, release, sa)
+			// RBAC is enforced once the authorizer's cache has the new bindings.
+			g.Eventually(func() error {
+				_, err := manager.CoreV1().Secrets(release).Get(ctx, masterKey, metav1.GetOptions{})
+				return err
+			}, timeout, interval).Should(Succeed(), "the manager gets its master key by name")
+
+			// RBAC alone (no policy yet) refuses every read path, the master key's included but for
+			// its get.
+			for _, ns := range []string{release, served, other} {
+				expectNoSecretRead(g, ctx, manager, ns, "others", install.name+", RBAC alone")
+			}
+			for way, err := range secretReads(ctx, manager, release, masterKey) {
+				if way != "get" {
+					g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s of the master key: want Forbidden, got %v", way, err)
+				}
+			}
+
+			createAll(t, g, policy)
+			secrets := manager.CoreV1().Secrets(served)
+			run := func(name string) map[string]string {
+				return map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: name}
+			}
+			// A new policy takes a moment to be enforced: a token Secret is refused once it is.
+			token := labelledSecret(served, "demo-container-1-auth-token", corev1.SecretTypeServiceAccountToken, run("demo-container-1"),
+				map[string]string{corev1.ServiceAccountNameKey: "default"})
+			g.Eventually(func() error {
+				_, err := secrets.Create(ctx, token, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				return err
+			}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may create only Opaque Secrets")))
+			_, err := secrets.Create(ctx, token, metav1.CreateOptions{})
+			g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a service-account-token Secret: %v", err)
+			_, err = secrets.Create(ctx, labelledSecret(served, "demo-container-1-auth-annotated", corev1.SecretTypeOpaque, run("demo-container-1"),
+				map[string]string{corev1.ServiceAccountNameKey: "default"}), metav1.CreateOptions{})
+			g.Expect(err).To(MatchError(ContainSubstring("carries the annotation kubernetes.io/service-account.name")))
+			_, err = secrets.Create(ctx, labelledSecret(served, "unlabelled", corev1.SecretTypeOpaque, nil, nil), metav1.CreateOptions{})
+			g.Expect(err).To(MatchError(ContainSubstring("has neither the label vmbench.io/suite")))
+
+			// What vmbench makes: a run's Opaque, labelled Secret where it serves suites.
+			_, err = secrets.Create(ctx, labelledSecret(served, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque, run("demo-container-1"), nil),
+				metav1.CreateOptions{})
+			g.Expect(err).NotTo(HaveOccurred(), "a run's Secret")
+			_, err = manager.CoreV1().Secrets(release).Create(ctx, labelledSecret(release, "fresh-key", corev1.SecretTypeOpaque,
+				map[string]string{"app.kubernetes.io/component": "master-key"}, nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			g.Expect(err).NotTo(HaveOccurred(), "the master key, on the first start")
+			if install.namespaced {
+				_, err = manager.CoreV1().Secrets(other).Create(ctx, labelledSecret(other, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque,
+					run("demo-container-1"), nil), metav1.CreateOptions{})
+				g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a Secret in a namespace the namespaced install does not serve: %v", err)
+			}
+
+			// With the policy too, nothing is read, not even the Secret the manager just made.
+			for _, ns := range []string{release, served, other} {
+				expectNoSecretRead(g, ctx, manager, ns, "others", install.name)
+			}
+			expectNoSecretRead(g, ctx, manager, served, "demo-container-1-auth-0123456789", install.name+", its own run Secret")
+
+			// Should the RBAC ever be widened, the policy still refuses every Secret operation of the
+			// manager but create.
+			widened := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "widened", Namespace: served},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"patch", "update", "delete", "deletecollection"}}}}
+			binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "widened", Namespace: served},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "widened"},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: release}}}
+			g.Expect(k8s.Create(ctx, widened)).To(Succeed())
+			g.Expect(k8s.Create(ctx, binding)).To(Succeed())
+			g.Eventually(func() error {
+				_, err := secrets.Patch(ctx, "others", types.MergePatchType, []byte("{}"), metav1.PatchOptions{})
+				return err
+			}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may only create Secrets: UPDATE of Secret "+served+"/others is refused")))
+			err = secrets.Delete(ctx, "others", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager may only create Secrets: DELETE")))
+			err = secrets.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}, metav1.ListOptions{})
+			g.Expect(err).To(HaveOccurred(), "a dry-run deletecollection with widened RBAC")
+			g.Expect(err.Error()).NotTo(ContainSubstring(`"token"`), "no Secret content in the refusal")
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: served, Name: "others"}, &corev1.Secret{})).To(Succeed(), "nothing was deleted")
+		})
+	}
+}
