@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -103,6 +104,9 @@ type harness struct {
 	stop  func()
 	// configure, when set, changes the reconciler before its manager starts.
 	configure func(*controllers.SuiteReconciler)
+	// identity, when set, is the rest config the manager speaks with (an impersonated service
+	// account); the test's admin config otherwise.
+	identity *rest.Config
 }
 
 func newHarness(t *testing.T) *harness {
@@ -130,7 +134,11 @@ func allKinds() map[schema.GroupVersionKind]bool {
 func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 	h.t.Helper()
 	scheme := controllers.NewScheme()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	identity := cfg
+	if h.identity != nil {
+		identity = h.identity
+	}
+	mgr, err := ctrl.NewManager(identity, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

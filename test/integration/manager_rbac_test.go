@@ -14,6 +14,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,15 +75,16 @@ func renderManagerAccess(t *testing.T, release, ns string, args ...string) (rbac
 			serviceAccount, _, _ = unstructured.NestedString(u.Object, "spec", "template", "spec", "serviceAccountName")
 		case kind == "ValidatingAdmissionPolicy" || kind == "ValidatingAdmissionPolicyBinding":
 			// The chart's other policy (privileged platforms) is about tenants' suites, not the manager.
-			if strings.HasSuffix(u.GetName(), "-manager-secrets") {
+			if strings.HasSuffix(u.GetName(), "-manager-secrets") || strings.HasSuffix(u.GetName(), "-manager-children") {
 				policy = append(policy, u)
 			}
 		case managerAccessKinds[kind]:
 			rbac = append(rbac, u)
 		}
 	}
-	if serviceAccount == "" || len(policy) != 2 {
-		t.Fatalf("the rendered chart has service account %q and %d objects of the manager's Secret policy:\n%s", serviceAccount, len(policy), out)
+	if serviceAccount == "" || len(policy) != 4 {
+		t.Fatalf("the rendered chart has service account %q and %d objects of the policies on the manager's requests, want 4:\n%s",
+			serviceAccount, len(policy), out)
 	}
 	return rbac, policy, serviceAccount
 }
@@ -96,14 +98,20 @@ func createAll(t *testing.T, g *WithT, objs []*unstructured.Unstructured) {
 	}
 }
 
-// asServiceAccount is a client set that speaks as the given service account, as the manager's pod would.
-func asServiceAccount(g *WithT, ns, name string) *kubernetes.Clientset {
+// serviceAccountConfig is a rest config that speaks as the given service account, as the manager's
+// pod would.
+func serviceAccountConfig(ns, name string) *rest.Config {
 	impersonated := rest.CopyConfig(cfg)
 	impersonated.Impersonate = rest.ImpersonationConfig{
 		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", ns, name),
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 	}
-	cs, err := kubernetes.NewForConfig(impersonated)
+	return impersonated
+}
+
+// asServiceAccount is a client set that speaks as the given service account.
+func asServiceAccount(g *WithT, ns, name string) *kubernetes.Clientset {
+	cs, err := kubernetes.NewForConfig(serviceAccountConfig(ns, name))
 	g.Expect(err).NotTo(HaveOccurred())
 	return cs
 }
@@ -262,4 +270,93 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: served, Name: "others"}, &corev1.Secret{})).To(Succeed(), "nothing was deleted")
 		})
 	}
+}
+
+// The policy on the manager's writes, enforced by a real kube-apiserver with the chart's RBAC: in a
+// tenant's namespace the manager creates, patches and deletes its own labelled ConfigMaps and
+// NetworkPolicies, and cannot create an unlabelled one, patch (even to add the label) or delete one
+// that is not vmbench's; in the release namespace the policy does not apply.
+func TestManagerWritesOnlyVmbenchObjects(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	newNamespace := func(prefix string) string {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+		g.Expect(k8s.Create(ctx, ns)).To(Succeed())
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+		return ns.Name
+	}
+	release := newNamespace("vmbench-system-")
+	tenant := newNamespace("team-a-")
+	rbac, policy, sa := renderManagerAccess(t, "writes", release)
+	createAll(t, g, rbac)
+	createAll(t, g, policy)
+	manager := asServiceAccount(g, release, sa)
+	configMaps := manager.CoreV1().ConfigMaps(tenant)
+
+	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "aws-auth", Namespace: tenant}, Data: map[string]string{"k": "v"}}
+	g.Expect(k8s.Create(ctx, theirs)).To(Succeed())
+	isolate := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "isolate", Namespace: tenant},
+		Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}}
+	g.Expect(k8s.Create(ctx, isolate)).To(Succeed())
+
+	// A new policy takes a moment to be enforced.
+	g.Eventually(func() error {
+		_, err := configMaps.Patch(ctx, "aws-auth", types.MergePatchType, []byte(`{"data":{"k":"mine"}}`), metav1.PatchOptions{})
+		return err
+	}, timeout, interval).Should(MatchError(ContainSubstring(
+		"the vmbench manager changes and deletes only objects labelled vmbench.io/suite: UPDATE of ConfigMap " + tenant + "/aws-auth, which is not vmbench's, is refused")))
+	_, err := configMaps.Patch(ctx, "aws-auth", types.MergePatchType, []byte(`{"metadata":{"labels":{"vmbench.io/suite":"x"}}}`), metav1.PatchOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring("which is not vmbench's, is refused")), "adding the label")
+	g.Expect(configMaps.Delete(ctx, "aws-auth", metav1.DeleteOptions{})).To(MatchError(ContainSubstring("DELETE of ConfigMap " + tenant + "/aws-auth")))
+	g.Expect(manager.NetworkingV1().NetworkPolicies(tenant).Delete(ctx, "isolate", metav1.DeleteOptions{})).To(
+		MatchError(ContainSubstring("DELETE of NetworkPolicy " + tenant + "/isolate")))
+	_, err = configMaps.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled", Namespace: tenant}}, metav1.CreateOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager writes only objects labelled vmbench.io/suite: CREATE of ConfigMap " + tenant + "/unlabelled")))
+	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
+	g.Expect(theirs.Data).To(Equal(map[string]string{"k": "v"}), "the tenant's ConfigMap is unchanged")
+
+	// vmbench's own objects.
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-plan", Namespace: tenant,
+		Labels: map[string]string{vmbenchv1.LabelSuite: "demo"}}}
+	_, err = configMaps.Create(ctx, mine, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = configMaps.Patch(ctx, mine.Name, types.MergePatchType, []byte(`{"data":{"plan.json":"{}"}}`), metav1.PatchOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = configMaps.Patch(ctx, mine.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"vmbench.io/suite":null}}}`), metav1.PatchOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring("without the label is refused")), "removing the label")
+	g.Expect(configMaps.Delete(ctx, mine.Name, metav1.DeleteOptions{})).To(Succeed())
+
+	// The release namespace is the manager's own.
+	_, err = manager.CoreV1().ConfigMaps(release).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "state", Namespace: release}},
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	g.Expect(err).NotTo(HaveOccurred())
+}
+
+// The controller itself, speaking as the chart's service account with the chart's exact RBAC and
+// both policies on its requests, runs a suite of a container and a VM run to the end: every verb
+// it uses is granted and nothing it writes is refused.
+func TestManagerRunsASuiteWithTheChartsRBAC(t *testing.T) {
+	h := newHarness(t)
+	release := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-system-"}}
+	h.g.Expect(k8s.Create(h.ctx, release)).To(Succeed())
+	rbac, policy, sa := renderManagerAccess(t, "runs", release.Name)
+	createAll(t, h.g, rbac)
+	createAll(t, h.g, policy)
+	manager := asServiceAccount(h.g, release.Name, sa)
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().ConfigMaps(h.ns).List(h.ctx, metav1.ListOptions{})
+		return err
+	}, timeout, interval).Should(Succeed(), "the chart's RBAC is in force")
+	h.identity = serviceAccountConfig(release.Name, sa)
+	h.startManager(allKinds())
+
+	h.g.Expect(k8s.Create(h.ctx, h.suite("chart", 1, demoBenchmarks()...))).To(Succeed())
+	h.finishContainerRun("chart", "chart-container-1", 1)
+	h.eventuallySuite("chart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "chart-vm-1")).To(Equal(vmbenchv1.RunRunning), s.Status.Runs)
+	})
+	h.finishVMRun("chart", "chart-vm-1", 0.8, "kvm")
+	h.eventuallySuite("chart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete), s.Status.Conditions)
+	})
 }
