@@ -89,7 +89,7 @@ func childKinds() []client.ObjectList {
 		&networkingv1.NetworkPolicyList{}}
 }
 
-// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/finalizers,verbs=update
 // +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;patch;delete
