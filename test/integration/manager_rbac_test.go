@@ -170,7 +170,7 @@ func secretReads(ctx context.Context, cs *kubernetes.Clientset, ns, name string)
 
 // expectNoSecretRead checks that the manager's service account gets no content of Secret ns/name by
 // any verb: each way is refused with Forbidden.
-func expectNoSecretRead(g Gomega, ctx context.Context, cs *kubernetes.Clientset, ns, name, install string) {
+func expectNoSecretRead(ctx context.Context, g Gomega, cs *kubernetes.Clientset, ns, name, install string) {
 	var read []string
 	reads := secretReads(ctx, cs, ns, name)
 	for _, way := range slices.Sorted(maps.Keys(reads)) {
@@ -201,7 +201,7 @@ func labelledSecret(ns, name string, secretType corev1.SecretType, labels, annot
 // be filled with a service-account token.
 func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 	for _, install := range []struct {
-		name      string
+		name       string
 		namespaced bool
 	}{{"cluster-wide", false}, {"namespaced", true}} {
 		t.Run(install.name, func(t *testing.T) {
@@ -242,7 +242,7 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 			// RBAC alone (no policy yet) refuses every read path, the master key's included but for
 			// its get.
 			for _, ns := range []string{release, served, other} {
-				expectNoSecretRead(g, ctx, manager, ns, "others", install.name+", RBAC alone")
+				expectNoSecretRead(ctx, g, manager, ns, "others", install.name+", RBAC alone")
 			}
 			for way, r := range secretReads(ctx, manager, release, masterKey) {
 				if way != "get" {
@@ -285,9 +285,9 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 
 			// With the policy too, nothing is read, not even the Secret the manager just made.
 			for _, ns := range []string{release, served, other} {
-				expectNoSecretRead(g, ctx, manager, ns, "others", install.name)
+				expectNoSecretRead(ctx, g, manager, ns, "others", install.name)
 			}
-			expectNoSecretRead(g, ctx, manager, served, "demo-container-1-auth-0123456789", install.name+", its own run Secret")
+			expectNoSecretRead(ctx, g, manager, served, "demo-container-1-auth-0123456789", install.name+", its own run Secret")
 
 			// Should the RBAC ever be widened, the policy still refuses every Secret operation of the
 			// manager but create.
@@ -301,12 +301,10 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 			g.Eventually(func() error {
 				_, err := secrets.Patch(ctx, "others", types.MergePatchType, []byte("{}"), metav1.PatchOptions{})
 				return err
-			}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may only create Secrets: UPDATE of Secret "+served+"/others is refused")))
+			}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may only create Secrets: UPDATE of Secret " + served + "/others is refused")))
 			err = secrets.Delete(ctx, "others", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
-			g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager may only create Secrets: DELETE")))
-			err = secrets.DeleteCollection(ctx, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}, metav1.ListOptions{})
-			g.Expect(err).To(HaveOccurred(), "a dry-run deletecollection with widened RBAC")
-			g.Expect(err.Error()).NotTo(ContainSubstring(`"token"`), "no Secret content in the refusal")
+			g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager may only create Secrets: DELETE of Secret " + served + "/others is refused")))
+			expectNoSecretRead(ctx, g, manager, served, "others", install.name+", RBAC widened, with the policy")
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: served, Name: "others"}, &corev1.Secret{})).To(Succeed(), "nothing was deleted")
 		})
 	}
