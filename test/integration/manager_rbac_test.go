@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -26,10 +27,13 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
 )
 
 // The kinds of the chart's objects that decide what the manager's service account may do.
@@ -366,6 +370,55 @@ func TestManagerWritesOnlyVmbenchObjects(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring("without the label is refused")), "removing the label")
 	g.Expect(configMaps.Delete(ctx, mine.Name, metav1.DeleteOptions{})).To(Succeed())
 
+	// Workloads that would reach a Secret or a service account that is not the run's are refused.
+	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: controllers.NewScheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	labels := map[string]string{vmbenchv1.LabelSuite: "demo"}
+	mpiJob := func(mutate func(*corev1.PodSpec)) *mpiv2.MPIJob {
+		spec := corev1.PodSpec{
+			AutomountServiceAccountToken: ptr.To(false),
+			Containers: []corev1.Container{{Name: "runner", Image: "vmbench/runner:test", Env: []corev1.EnvVar{{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "demo-container-1-auth-0123456789"}, Key: "token"}}}}}},
+			Volumes: []corev1.Volume{{Name: "ssh-host", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "demo-container-1-auth-0123456789"}}}},
+		}
+		mutate(&spec)
+		return &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1", Namespace: tenant, Labels: labels},
+			Spec: mpiv2.MPIJobSpec{MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
+				mpiv2.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1), Template: corev1.PodTemplateSpec{Spec: spec}}}}}
+	}
+	dryRun := func(obj client.Object) error { return writer.Create(ctx, obj, client.DryRunAll) }
+	g.Expect(dryRun(mpiJob(func(*corev1.PodSpec) {}))).To(Succeed(), "an MPIJob with the run's own Secret")
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.Volumes[0].Secret.SecretName = "others" }))).To(MatchError(ContainSubstring(
+		"the vmbench manager mounts only volumes of the run itself (scratch, <run>-plan, <run>-shared, <run>-auth-<hash>): MPIJob " + tenant + "/demo-container-1 mounts another volume")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.Containers[0].Env[0].ValueFrom.SecretKeyRef.Name = "others" }))).To(MatchError(ContainSubstring(
+		"refers to another Secret")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) {
+		p.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "others"}}}}
+	}))).To(MatchError(ContainSubstring("refers to another Secret")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.ServiceAccountName = "deployer" }))).To(MatchError(ContainSubstring(
+		"the vmbench manager runs pods without a service account token")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.AutomountServiceAccountToken = nil }))).To(MatchError(ContainSubstring(
+		"without a service account token")))
+	vmi := func(mutate func(*kubevirtv1.VirtualMachineInstanceSpec)) *kubevirtv1.VirtualMachineInstance {
+		spec := kubevirtv1.VirtualMachineInstanceSpec{
+			Domain: kubevirtv1.DomainSpec{Devices: kubevirtv1.Devices{}},
+			Volumes: []kubevirtv1.Volume{
+				{Name: "root", VolumeSource: kubevirtv1.VolumeSource{ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "vmbench/vm-disk:test"}}},
+				{Name: "cloudinit", VolumeSource: kubevirtv1.VolumeSource{CloudInitNoCloud: &kubevirtv1.CloudInitNoCloudSource{
+					UserDataSecretRef: &corev1.LocalObjectReference{Name: "demo-vm-1-master-cloudinit-0123456789"}}}},
+			},
+		}
+		mutate(&spec)
+		return &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "demo-vm-1-master", Namespace: tenant, Labels: labels}, Spec: spec}
+	}
+	g.Expect(dryRun(vmi(func(*kubevirtv1.VirtualMachineInstanceSpec) {}))).To(Succeed(), "a VMI with its own cloud-init Secret")
+	g.Expect(dryRun(vmi(func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+		s.Volumes[1].CloudInitNoCloud.UserDataSecretRef.Name = "others"
+	}))).To(MatchError(ContainSubstring("VirtualMachineInstance " + tenant + "/demo-vm-1-master has another volume or access credentials")))
+	g.Expect(dryRun(vmi(func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+		s.Volumes = append(s.Volumes, kubevirtv1.Volume{Name: "loot", VolumeSource: kubevirtv1.VolumeSource{Secret: &kubevirtv1.SecretVolumeSource{SecretName: "others"}}})
+	}))).To(MatchError(ContainSubstring("has another volume or access credentials")))
+
 	// The release namespace is the manager's own.
 	_, err = manager.CoreV1().ConfigMaps(release).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "state", Namespace: release}},
 		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
@@ -387,6 +440,17 @@ func TestManagerRunsASuiteWithTheChartsRBAC(t *testing.T) {
 		_, err := manager.CoreV1().ConfigMaps(h.ns).List(h.ctx, metav1.ListOptions{})
 		return err
 	}, timeout, interval).Should(Succeed(), "the chart's RBAC is in force")
+	// And both policies, once a write they refuse is refused.
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().ConfigMaps(h.ns).Create(h.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager writes only objects labelled vmbench.io/suite")))
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().Secrets(h.ns).Create(h.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "probe"}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may create only its own Secrets")))
 	h.identity = serviceAccountConfig(release.Name, sa)
 	h.startManager(allKinds())
 
