@@ -144,7 +144,7 @@ func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbench
 		return "", nil, err
 	}
 	err = r.Create(ctx, owner, client.FieldOwner(FieldManager))
-	if err != nil && refusedForGood(err) && !apierrors.IsAlreadyExists(err) {
+	if err != nil && refusedForGood(err) {
 		return "", &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, oneLineString(err.Error()))}, nil
 	}
 	if err != nil {
@@ -153,7 +153,8 @@ func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbench
 	return owner.UID, nil, nil
 }
 
-// ownSecrets makes the ConfigMap of the given UID the owner of every Secret among a run's children.
+// ownSecrets makes the run's ConfigMap <run>-secrets, of UID run.SecretsOwner, the owner of every
+// Secret among the run's children.
 func ownSecrets(objs []client.Object, run platform.Run) {
 	for _, obj := range objs {
 		if _, ok := obj.(*corev1.Secret); ok {
