@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -11,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,8 +25,9 @@ import (
 // one no longer reads.
 const ReasonKeysRetired = "KeysRetired"
 
-// runAuthSecretName is the name of a run's Secret.
-func runAuthSecretName(run string) string { return run + "-auth" }
+// runAuthSecretName is the name of a run's Secret: the run's name, then a hash of the UID of the
+// ConfigMap that owns the run's Secrets (runSecretsOwner).
+func runAuthSecretName(run platform.Run) string { return platform.SecretName(run, run.Name+"-auth") }
 
 // runAuth derives a run's keys: the frame token, the host key of its nodes' sshd with the
 // known_hosts that pins it, and the SSH key pair of a VM run's master.
@@ -51,9 +52,8 @@ func (r *SuiteReconciler) frameKeysOf(suite *vmbenchv1.BenchmarkSuite, run strin
 }
 
 // runAuthSecret hands a run its keys: the launcher reads its token from it, and every runner pod
-// mounts the host key and known_hosts from it (VMs get theirs through cloud-init). It carries the run's
-// labels, so that the run's cleanup deletes it, and the suite controls it, so that it goes with the
-// suite.
+// mounts the host key and known_hosts from it (VMs get theirs through cloud-init). It carries the
+// run's labels, which the admission policy on the manager's Secrets asks for.
 func runAuthSecret(run platform.Run) *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
@@ -68,56 +68,81 @@ func runAuthSecret(run platform.Run) *corev1.Secret {
 	}
 }
 
-// applySecret writes a Secret of a run without ever reading one: it creates it, and when a Secret
-// of that name exists, it first sends a JSON patch made of tests alone, which changes nothing and
-// fails unless this suite controls the Secret; only then does it replace the data. A failed test
-// means the Secret is another suite's (an earlier suite of the same name, being deleted): a cause to
-// wait for, as for every other child. Refusals that will not heal by retrying are a cause too.
-func (r *SuiteReconciler) applySecret(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, secret *corev1.Secret) (*cause, error) {
-	if err := ctrl.SetControllerReference(suite, secret, r.Scheme); err != nil {
-		return nil, err
+// runSecretsOwner is the ConfigMap that owns a run's Secrets. The manager may create Secrets and
+// nothing else (not read, patch or delete them, which would let it read any Secret): so each run's
+// Secrets are owned by this run-scoped ConfigMap, which the suite controls and the run's cleanup
+// deletes like its other children; the garbage collector then deletes the Secrets. It holds no
+// data.
+func runSecretsOwner(suite *vmbenchv1.BenchmarkSuite, run platform.Run) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: secretsOwnerName(run), Namespace: suite.Namespace,
+			Labels: map[string]string{
+				vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run.Name, vmbenchv1.LabelPlatform: run.Platform.Name,
+			},
+			Annotations: map[string]string{
+				"vmbench.io/purpose": "owns the run's Secrets, which go with it",
+			},
+		},
+	}
+}
+
+func secretsOwnerName(run platform.Run) string { return run.Name + "-secrets" }
+
+// ensureSecretsOwner returns the UID of the ConfigMap that owns a run's Secrets, creating it when
+// missing. One that another suite controls, or that is being deleted, is a cause to wait for.
+func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run platform.Run) (types.UID, *cause, error) {
+	owner := runSecretsOwner(suite, run)
+	existing := &corev1.ConfigMap{}
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(owner), existing)
+	switch {
+	case err == nil:
+		if held := ownedHere(suite, existing, "ConfigMap"); held != nil {
+			return "", held, nil
+		}
+		return existing.UID, nil, nil
+	case !apierrors.IsNotFound(err):
+		return "", nil, fmt.Errorf("reading ConfigMap %s: %w", owner.Name, err)
+	}
+	if err := ctrl.SetControllerReference(suite, owner, r.Scheme); err != nil {
+		return "", nil, err
+	}
+	err = r.Create(ctx, owner, client.FieldOwner(FieldManager))
+	if err != nil && refusedForGood(err) {
+		return "", &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, oneLineString(err.Error()))}, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("creating ConfigMap %s: %w", owner.Name, err)
+	}
+	return owner.UID, nil, nil
+}
+
+// ownSecrets makes the run's ConfigMap <run>-secrets, of UID run.SecretsOwner, the owner of every
+// Secret among the run's children.
+func ownSecrets(objs []client.Object, run platform.Run) {
+	for _, obj := range objs {
+		if _, ok := obj.(*corev1.Secret); ok {
+			obj.SetOwnerReferences([]metav1.OwnerReference{{
+				APIVersion: "v1", Kind: "ConfigMap", Name: secretsOwnerName(run), UID: run.SecretsOwner, Controller: ptr.To(true),
+			}})
+		}
+	}
+}
+
+// createSecret creates a Secret of a run, and never reads, patches or deletes one. Its name ends
+// with a hash of its owner's UID, so a Secret of that name can only be an earlier attempt of this
+// run's start, with the same content derived from the master key: AlreadyExists is success. A
+// refusal that will not heal by retrying is a cause.
+func (r *SuiteReconciler) createSecret(ctx context.Context, secret *corev1.Secret) (*cause, error) {
+	if len(secret.OwnerReferences) == 0 {
+		return nil, fmt.Errorf("secret %s has no owner: the garbage collector could never delete it", secret.Name)
 	}
 	err := r.Create(ctx, secret, client.FieldOwner(FieldManager))
-	if apierrors.IsAlreadyExists(err) {
-		err = r.Patch(ctx, secret.DeepCopy(), jsonPatch(controlledBy(suite.UID)), client.FieldOwner(FieldManager))
-		// The API server answers a failed test with 422; the patch changes nothing, so nothing
-		// else in it can be invalid.
-		if apierrors.IsInvalid(err) {
-			return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("Secret %s exists and is not this suite's; "+
-				"vmbench waits until it is deleted, or delete it yourself", secret.Name)}, nil
-		}
-		if err == nil {
-			err = r.Patch(ctx, secret, jsonPatch(append(controlledBy(suite.UID), replaceContent(secret)...)), client.FieldOwner(FieldManager))
-		}
-	}
-	if err == nil || !refusedForGood(err) {
-		return nil, err
+	if err == nil || apierrors.IsAlreadyExists(err) || !refusedForGood(err) {
+		return nil, client.IgnoreAlreadyExists(err)
 	}
 	return &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused Secret %s: %s", secret.Name, oneLineString(err.Error()))}, nil
-}
-
-// controlledBy are JSON patch tests that pass only on an object whose controller is the suite.
-func controlledBy(suite types.UID) []map[string]any {
-	return []map[string]any{
-		{"op": "test", "path": "/metadata/ownerReferences/0/uid", "value": suite},
-		{"op": "test", "path": "/metadata/ownerReferences/0/controller", "value": true},
-	}
-}
-
-// replaceContent sets a Secret's data and labels to those given.
-func replaceContent(secret *corev1.Secret) []map[string]any {
-	return []map[string]any{
-		{"op": "add", "path": "/data", "value": secret.Data},
-		{"op": "add", "path": "/metadata/labels", "value": secret.Labels},
-	}
-}
-
-func jsonPatch(ops []map[string]any) client.Patch {
-	body, err := json.Marshal(ops)
-	if err != nil {
-		panic(err) // strings, bytes and booleans always encode
-	}
-	return client.RawPatch(types.JSONPatchType, body)
 }
 
 // markPerRunKeys records on a run's children that its runner signs with the run's own key.

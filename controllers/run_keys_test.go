@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -14,7 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/frame"
@@ -177,8 +183,10 @@ func TestRunAuthSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	run.SecretsOwner = "owner-uid"
+	run.AuthSecret = runAuthSecretName(run)
 	got := runAuthSecret(run)
-	if got.Name != "demo-vm-1-auth" || got.Namespace != "bench" || run.AuthSecret != got.Name {
+	if !strings.HasPrefix(got.Name, "demo-vm-1-auth-") || got.Namespace != "bench" || run.AuthSecret != got.Name {
 		t.Errorf("Secret %s/%s, run.AuthSecret %s", got.Namespace, got.Name, run.AuthSecret)
 	}
 	wantLabels := map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: "demo-vm-1", vmbenchv1.LabelPlatform: "vm"}
@@ -207,28 +215,117 @@ func TestRunAuthSecret(t *testing.T) {
 	}
 }
 
-func TestSecretPatches(t *testing.T) {
-	secret := &corev1.Secret{Data: map[string][]byte{"token": []byte("t")}, ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}}}
-	patch := jsonPatch(append(controlledBy("uid-1"), replaceContent(secret)...))
-	if patch.Type() != types.JSONPatchType {
-		t.Errorf("patch type %s", patch.Type())
-	}
-	body, err := patch.Data(secret)
+// uidClient is a fake client that gives every object it creates a UID, as the API server does.
+func uidClient(objs ...client.Object) client.Client {
+	n := 0
+	return fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			n++
+			obj.SetUID(types.UID(fmt.Sprintf("uid-%d", n)))
+			return c.Create(ctx, obj, opts...)
+		},
+	}).Build()
+}
+
+func TestRunSecretsAreOwnedByARunConfigMap(t *testing.T) {
+	ctx := context.Background()
+	suite := keyedSuite()
+	c := uidClient()
+	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: NewScheme(), MasterKey: testMasterKey}
+	run, err := r.platformRun(suite, plannedByName(suite, "demo-vm-1"), DefaultedBenchmarks(suite))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ops []map[string]any
-	if err := json.Unmarshal(body, &ops); err != nil {
+	owner, held, err := r.ensureSecretsOwner(ctx, suite, run)
+	if err != nil || held != nil || owner == "" {
+		t.Fatalf("ensureSecretsOwner = %q, %v, %v", owner, held, err)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "bench", Name: "demo-vm-1-secrets"}, cm); err != nil {
 		t.Fatal(err)
 	}
-	want := []map[string]any{
-		{"op": "test", "path": "/metadata/ownerReferences/0/uid", "value": "uid-1"},
-		{"op": "test", "path": "/metadata/ownerReferences/0/controller", "value": true},
-		{"op": "add", "path": "/data", "value": map[string]any{"token": "dA=="}},
-		{"op": "add", "path": "/metadata/labels", "value": map[string]any{"a": "b"}},
+	if ref := metav1.GetControllerOf(cm); ref == nil || ref.UID != suite.UID || cm.Labels[vmbenchv1.LabelRun] != "demo-vm-1" {
+		t.Errorf("the owner ConfigMap is not the run's child of the suite: controller %v, labels %v", ref, cm.Labels)
 	}
-	if diff := cmp.Diff(want, ops); diff != "" {
-		t.Errorf("patch (-want +got):\n%s", diff)
+	again, held, err := r.ensureSecretsOwner(ctx, suite, run)
+	if err != nil || held != nil || again != owner {
+		t.Errorf("a second attempt = %q, %v, %v; want the same owner %q", again, held, err, owner)
+	}
+
+	run.SecretsOwner = owner
+	run.AuthSecret = runAuthSecretName(run)
+	objs, err := platform.VMIAdapter{}.Build(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs = append([]client.Object{runAuthSecret(run)}, objs...)
+	ownSecrets(objs, run)
+	secrets, vmis := 0, 0
+	for _, obj := range objs {
+		if _, ok := obj.(*kubevirtv1.VirtualMachineInstance); ok {
+			vmis++
+		}
+		secret, ok := obj.(*corev1.Secret)
+		if !ok {
+			if len(obj.GetOwnerReferences()) != 0 {
+				t.Errorf("%T %s got the Secrets' owner", obj, obj.GetName())
+			}
+			continue
+		}
+		secrets++
+		want := []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "demo-vm-1-secrets", UID: owner, Controller: ptr.To(true)}}
+		if diff := cmp.Diff(want, secret.OwnerReferences); diff != "" {
+			t.Errorf("Secret %s owner (-want +got):\n%s", secret.Name, diff)
+		}
+		if !strings.HasSuffix(secret.Name, platform.SecretName(run, "")) || secret.Type != corev1.SecretTypeOpaque || secret.Labels[vmbenchv1.LabelSuite] != "demo" {
+			t.Errorf("Secret %s: type %s, labels %v; want an Opaque Secret with the suite label, named after its owner", secret.Name, secret.Type, secret.Labels)
+		}
+		retry := secret.DeepCopy()
+		if held, err := r.createSecret(ctx, secret); held != nil || err != nil {
+			t.Fatalf("createSecret(%s) = %v, %v", secret.Name, held, err)
+		}
+		// A second attempt finds the first one's Secret, whose name says it is this run's.
+		if held, err := r.createSecret(ctx, retry); held != nil || err != nil {
+			t.Errorf("createSecret(%s) again = %v, %v; want success", secret.Name, held, err)
+		}
+	}
+	if secrets != 1+vmis {
+		t.Errorf("%d Secrets; want the auth Secret and one cloud-init Secret for each of the %d VMs", secrets, vmis)
+	}
+	if _, err := r.createSecret(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "bench"}}); err == nil {
+		t.Error("createSecret of a Secret without an owner: no error")
+	}
+}
+
+func TestSecretNamesFollowTheOwner(t *testing.T) {
+	run := platform.Run{Name: "demo-vm-1"}
+	if got := runAuthSecretName(run); got != "demo-vm-1-auth" {
+		t.Errorf("without an owner: %s", got)
+	}
+	run.SecretsOwner = "uid-1"
+	first := runAuthSecretName(run)
+	run.SecretsOwner = "uid-2"
+	second := runAuthSecretName(run)
+	if first == second || !strings.HasPrefix(first, "demo-vm-1-auth-") || len(first) != len("demo-vm-1-auth-")+10 {
+		t.Errorf("names %s and %s; want demo-vm-1-auth-<10 hex of the owner's UID>, one per owner", first, second)
+	}
+}
+
+func TestSecretsOwnerOfAnotherSuiteHoldsTheRun(t *testing.T) {
+	ctx := context.Background()
+	suite := keyedSuite()
+	taken := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-vm-1-secrets", Namespace: "bench", UID: "cm-old",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "vmbench.io/v1alpha1", Kind: "BenchmarkSuite", Name: "demo", UID: "old-suite", Controller: ptr.To(true)}}}}
+	c := uidClient(taken)
+	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: NewScheme(), MasterKey: testMasterKey}
+	run, err := r.platformRun(suite, plannedByName(suite, "demo-vm-1"), DefaultedBenchmarks(suite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, held, err := r.ensureSecretsOwner(ctx, suite, run)
+	if err != nil || owner != "" || held == nil || held.Reason != ReasonChildOfAnotherSuite ||
+		!strings.Contains(held.Message, "ConfigMap demo-vm-1-secrets exists and is not this suite's") {
+		t.Errorf("ensureSecretsOwner = %q, %v, %v; want the run held, naming the ConfigMap", owner, held, err)
 	}
 }
 

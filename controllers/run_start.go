@@ -76,6 +76,16 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 		}
 		active.Network = string(run.VMNetwork)
 	}
+	// The ConfigMap that owns the run's Secrets comes first: their names derive from its UID.
+	owner, held, err := r.ensureSecretsOwner(ctx, suite, run)
+	if err != nil {
+		return step{}, fmt.Errorf("run %s: %w", run.Name, err)
+	}
+	if held != nil {
+		return r.waitToStart(active, run.Platform.Type, held, now, suiteEnd, startup)
+	}
+	run.SecretsOwner = owner
+	run.AuthSecret = runAuthSecretName(run)
 	objs, err := adapter.Build(run)
 	if err != nil {
 		return step{}, fmt.Errorf("building run %s: %w", run.Name, err)
@@ -83,7 +93,8 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	markPerRunKeys(objs)
 	// The run's Secret first: its pods need it, and it is the one child that the manager cannot read.
 	objs = append([]client.Object{runAuthSecret(run)}, objs...)
-	held, err := r.applyChildren(ctx, suite, objs)
+	ownSecrets(objs, run)
+	held, err = r.applyChildren(ctx, suite, objs)
 	if err != nil {
 		return step{}, fmt.Errorf("run %s: %w", run.Name, err)
 	}
@@ -127,7 +138,7 @@ func (r *SuiteReconciler) platformRun(suite *vmbenchv1.BenchmarkSuite, planned p
 	startup := r.startupLimit(planned.Platform.Type)
 	return platform.Run{
 		Suite: suite, Name: planned.Name, Platform: planned.Platform, Repetition: planned.Repetition,
-		Benchmarks: benchmarks, AuthSecret: runAuthSecretName(planned.Name), Auth: auth, Images: r.Images,
+		Benchmarks: benchmarks, Auth: auth, Images: r.Images,
 		Deadline:  runDeadline(startup, benchmarks, suite.Spec.Cluster.NodeCount()),
 		VMNetwork: r.VMNetwork, NetworkPolicy: r.NetworkPolicy,
 	}, nil

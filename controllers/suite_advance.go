@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,15 +16,11 @@ import (
 // One step of an admitted suite: clean up the runs that ended, then start, follow or collect the
 // active run (run_start.go, run_follow.go).
 
-// deleteRun deletes the children of a run whose results are in status. Its Secrets go first and by
-// label, as the manager does not cache them: children left over afterwards say that the cleanup
-// was cut short, and bring it back.
-func (r *SuiteReconciler) deleteRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string, children []client.Object) error {
-	err := r.DeleteAllOf(ctx, &corev1.Secret{}, client.InNamespace(suite.Namespace),
-		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run})
-	if err != nil {
-		return fmt.Errorf("deleting the Secrets of finished run %s: %w", run, err)
-	}
+// deleteRun deletes the children of a run whose results are in status. The run's Secrets are not
+// among them: the manager may not delete Secrets; the garbage collector deletes them with the
+// ConfigMap that owns them (runSecretsOwner), which is one of the children. Children left over
+// afterwards say that the cleanup was cut short, and bring it back.
+func (r *SuiteReconciler) deleteRun(ctx context.Context, run string, children []client.Object) error {
 	for _, obj := range children {
 		if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), run, err)
@@ -74,7 +69,7 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 			continue
 		}
 		lingering = true
-		if err := r.deleteRun(ctx, suite, run.Name, children[run.Name]); err != nil {
+		if err := r.deleteRun(ctx, run.Name, children[run.Name]); err != nil {
 			return step{}, err
 		}
 	}

@@ -138,8 +138,8 @@ func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkS
 // applyChildren applies the children of a run in order, unless an object of one of their names
 // belongs to another suite (an earlier suite of the same name whose children are still being
 // deleted, say): acting on it would adopt it. Every child but the Secrets is checked around the
-// cache before anything is applied; Secrets, which the manager may not read, are checked as they
-// are written (applySecret). A refusal that will not heal by retrying (any 4xx but conflict and
+// cache before anything is applied; Secrets, which the manager may not read, are only created, with
+// names that no other object's Secrets can have (createSecret). A refusal that will not heal by retrying (any 4xx but conflict and
 // throttling) comes back as a cause, not an error, so that it reaches the suite's status and events.
 func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, objs []client.Object) (*cause, error) {
 	for _, obj := range objs {
@@ -153,7 +153,7 @@ func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.Be
 	for _, obj := range objs {
 		kind := obj.GetObjectKind().GroupVersionKind().Kind
 		if secret, ok := obj.(*corev1.Secret); ok {
-			held, err := r.applySecret(ctx, suite, secret)
+			held, err := r.createSecret(ctx, secret)
 			if held != nil || err != nil {
 				return held, wrapApply(err, kind, obj)
 			}
@@ -190,15 +190,21 @@ func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.Bench
 	case err != nil:
 		return nil, fmt.Errorf("reading %s %s: %w", kind.Kind, obj.GetName(), err)
 	}
+	return ownedHere(suite, existing, kind.Kind), nil
+}
+
+// ownedHere says whether an existing child is another suite's, or still being deleted: a cause to
+// wait for.
+func ownedHere(suite *vmbenchv1.BenchmarkSuite, existing client.Object, kind string) *cause {
 	if owner := metav1.GetControllerOf(existing); owner == nil || owner.UID != suite.UID {
 		return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
-			"vmbench waits until it is deleted, or delete it yourself", kind.Kind, obj.GetName(), controllerOf(existing))}, nil
+			"vmbench waits until it is deleted, or delete it yourself", kind, existing.GetName(), controllerOf(existing))}
 	}
 	if existing.GetDeletionTimestamp() != nil {
 		return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
-			kind.Kind, obj.GetName())}, nil
+			kind, existing.GetName())}
 	}
-	return nil, nil
+	return nil
 }
 
 // refusedForGood reports whether an API error will come back on a retry: a 4xx that is not a

@@ -86,21 +86,24 @@ type SuiteReconciler struct {
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
 // Secrets are not among them: the manager creates a run's Secrets and never reads them back (see
-// run_keys.go); the run's cleanup deletes them by label, and garbage collection with the suite.
+// run_keys.go); the garbage collector deletes them with the run's ConfigMap that owns them.
 func childKinds() []client.ObjectList {
 	return []client.ObjectList{&corev1.ConfigMapList{}, &corev1.ServiceList{}, &corev1.PersistentVolumeClaimList{},
 		&networkingv1.NetworkPolicyList{}}
 }
 
-// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/finalizers,verbs=update
-// +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=kubevirt.io,resources=kubevirts,verbs=get;list
-// +kubebuilder:rbac:groups="",resources=configmaps;services;persistentvolumeclaims,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=create;patch;deletecollection
-// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
+// Children are written by server-side apply (patch), never by update.
+// +kubebuilder:rbac:groups="",resources=configmaps;services;persistentvolumeclaims,verbs=get;list;watch;create;patch;delete
+// Secrets: create only. Patch and deletecollection return contents, so they would read any Secret;
+// a run's Secrets are never read back, and go with the ConfigMap that owns them (run_keys.go).
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
@@ -197,7 +200,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run.
 	for _, f := range next.finished {
-		if err := r.deleteRun(ctx, suite, f.Status.Name, f.Children); err != nil {
+		if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

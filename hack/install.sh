@@ -59,6 +59,9 @@ kustomize_leftovers() {
     deployment/vmbench-manager service/vmbench-metrics serviceaccount/vmbench-manager \
     role/vmbench-leader-election rolebinding/vmbench-leader-election >/dev/null
   "${kubectl}" delete --ignore-not-found clusterrole/vmbench-manager clusterrolebinding/vmbench-manager >/dev/null
+  "${kubectl}" delete --ignore-not-found validatingadmissionpolicy/vmbench-manager-secrets \
+    validatingadmissionpolicybinding/vmbench-manager-secrets validatingadmissionpolicy/vmbench-manager-children \
+    validatingadmissionpolicybinding/vmbench-manager-children >/dev/null
 }
 
 vmbench() {

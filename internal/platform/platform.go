@@ -4,6 +4,8 @@
 package platform
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -70,7 +73,11 @@ type Run struct {
 	// its content, derived from the manager's master key for this run alone.
 	AuthSecret string
 	Auth       Auth
-	Images     Images
+	// SecretsOwner is the UID of the run's object that owns its Secrets (the garbage collector
+	// deletes them with it). Their names end with a hash of it (SecretName): a Secret of such a name
+	// can only have been made by an earlier attempt to start this run, with the same content.
+	SecretsOwner types.UID
+	Images       Images
 	// Deadline bounds the run's children: a backstop behind the runner's own per-benchmark timeouts.
 	Deadline time.Duration
 	// VMNetwork is the VM interface binding chosen for this cluster; a VM platform's own
@@ -148,6 +155,17 @@ func withRole(l map[string]string, role string) map[string]string {
 	}
 	out[vmbenchv1.LabelRole] = role
 	return out
+}
+
+// SecretName is the name of one of a run's Secrets: base, then a hash of the UID of the object that
+// owns the run's Secrets. Names that differ for every owner let the manager create its Secrets
+// without ever reading or overwriting one: an existing Secret of that name is an earlier attempt's.
+func SecretName(run Run, base string) string {
+	if run.SecretsOwner == "" {
+		return base
+	}
+	sum := sha256.Sum256([]byte(run.SecretsOwner))
+	return base + "-" + hex.EncodeToString(sum[:])[:10]
 }
 
 func objectMeta(run Run, name string) metav1.ObjectMeta {

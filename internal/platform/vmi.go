@@ -142,7 +142,7 @@ func (a VMIAdapter) Build(run Run) ([]client.Object, error) {
 		}
 		secret := &corev1.Secret{
 			TypeMeta:   metav1TypeMeta("v1", "Secret"),
-			ObjectMeta: objectMeta(run, VMIName(run.Name, node.Name)+"-cloudinit"),
+			ObjectMeta: objectMeta(run, SecretName(run, VMIName(run.Name, node.Name)+"-cloudinit")),
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{"userdata": userData},
 		}

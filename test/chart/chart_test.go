@@ -297,11 +297,14 @@ func TestMasterKeyRoleReadsOneSecret(t *testing.T) {
 	}
 }
 
-// readsSecrets reports whether a rule lets its holder get, list or watch Secrets.
+// readsSecrets reports whether a rule lets its holder do anything with Secrets but create them:
+// get, list and watch read them, and so do patch and update (the answer is the object, even for an
+// empty patch) and delete and deletecollection (the answer is the object or the list, even for a dry
+// run).
 func readsSecrets(rule rbacv1.PolicyRule) bool {
 	return (slices.Contains(rule.APIGroups, "") || slices.Contains(rule.APIGroups, "*")) &&
 		(slices.Contains(rule.Resources, "secrets") || slices.Contains(rule.Resources, "*")) &&
-		slices.ContainsFunc(rule.Verbs, func(v string) bool { return v == "get" || v == "list" || v == "watch" || v == "*" })
+		slices.ContainsFunc(rule.Verbs, func(v string) bool { return v != "create" })
 }
 
 func clusterRoles(t *testing.T, objs rendered) []*rbacv1.ClusterRole {
@@ -326,14 +329,15 @@ func roles(t *testing.T, objs rendered) []*rbacv1.Role {
 	return out
 }
 
-// Whatever the install, no rule anywhere lets the manager read Secrets but the master key's.
+// Whatever the install, no rule anywhere lets the manager do anything with Secrets but create them,
+// except get the master key by name.
 func TestNoSecretReadButTheMasterKey(t *testing.T) {
 	for _, args := range [][]string{nil, {"--set", "watchNamespaces={team-a,team-b}"}} {
 		objs := render(t, args...)
 		for _, cr := range clusterRoles(t, objs) {
 			for _, rule := range cr.Rules {
 				if readsSecrets(rule) {
-					t.Errorf("%v: ClusterRole %s reads Secrets cluster-wide: %+v", args, cr.Name, rule)
+					t.Errorf("%v: ClusterRole %s grants more than create on Secrets cluster-wide (patch and deletecollection read them too): %+v", args, cr.Name, rule)
 				}
 			}
 		}
@@ -495,7 +499,7 @@ func TestPrivilegedPlatformsPolicy(t *testing.T) {
 	}
 
 	off := render(t, "--set", "admissionPolicy.enabled=false")
-	if len(off["ValidatingAdmissionPolicy"]) != 0 || len(off["ValidatingAdmissionPolicyBinding"]) != 0 {
+	if off["ValidatingAdmissionPolicy"]["vmbench-privileged-platforms"] != nil || off["ValidatingAdmissionPolicyBinding"]["vmbench-privileged-platforms"] != nil {
 		t.Errorf("admissionPolicy.enabled=false still renders %v %v", off.names("ValidatingAdmissionPolicy"), off.names("ValidatingAdmissionPolicyBinding"))
 	}
 
@@ -519,6 +523,151 @@ func TestPrivilegedPlatformsPolicy(t *testing.T) {
 	}
 	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
 		t.Errorf("config/admission's binding differs from the chart's (-chart +config):\n%s", diff)
+	}
+}
+
+// managerPolicy checks what both policies on the manager's own requests share: on by default (the
+// value <switch>.enabled), bound with Deny everywhere, failurePolicy Fail, matched on the manager's
+// service account (following serviceAccount.name), and equal to config/admission/<file>; it returns
+// the policy as rendered with the defaults.
+func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	policyOf := func(objs rendered) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+		t.Helper()
+		policy := &admissionv1.ValidatingAdmissionPolicy{}
+		objs.get(t, "ValidatingAdmissionPolicy", name, policy)
+		binding := &admissionv1.ValidatingAdmissionPolicyBinding{}
+		objs.get(t, "ValidatingAdmissionPolicyBinding", name, binding)
+		return policy, binding
+	}
+	objs := render(t)
+	policy, binding := policyOf(objs)
+	if binding.Spec.PolicyName != policy.Name || !slices.Equal(binding.Spec.ValidationActions, []admissionv1.ValidationAction{admissionv1.Deny}) ||
+		binding.Spec.ParamRef != nil || binding.Spec.MatchResources != nil {
+		t.Errorf("%s: binding %+v, want a Deny binding of %s everywhere, without params", name, binding.Spec, policy.Name)
+	}
+	if policy.Spec.FailurePolicy == nil || *policy.Spec.FailurePolicy != admissionv1.Fail {
+		t.Errorf("%s: failurePolicy %v, want Fail", name, policy.Spec.FailurePolicy)
+	}
+	d, _ := manager(t, objs)
+	user := "system:serviceaccount:" + namespace + ":" + d.Spec.Template.Spec.ServiceAccountName
+	if conds := policy.Spec.MatchConditions; len(conds) == 0 || conds[0].Expression != "request.userInfo.username == '"+user+"'" {
+		t.Errorf("%s: match conditions %+v, want the manager's user %s first", name, conds, user)
+	}
+	custom, _ := policyOf(render(t, "--set", "serviceAccount.name=bench-bot"))
+	if got := custom.Spec.MatchConditions[0].Expression; !strings.Contains(got, "system:serviceaccount:"+namespace+":bench-bot'") {
+		t.Errorf("%s: with serviceAccount.name=bench-bot the policy matches %s", name, got)
+	}
+	off := render(t, "--set", valueSwitch+".enabled=false")
+	if off["ValidatingAdmissionPolicy"][name] != nil || off["ValidatingAdmissionPolicyBinding"][name] != nil {
+		t.Errorf("%s.enabled=false still renders %s", valueSwitch, name)
+	}
+
+	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(raw), "\n---\n")
+	if len(docs) != 2 {
+		t.Fatalf("config/admission/%s has %d documents, want the policy and its binding", file, len(docs))
+	}
+	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
+	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
+		t.Fatal(err)
+	}
+	sa := &corev1.ServiceAccount{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "service_account.yaml"), sa)
+	if sa.Namespace != namespace || sa.Name != d.Spec.Template.Spec.ServiceAccountName {
+		t.Fatalf("config/rbac's service account %s/%s is not the chart's default %s/%s: the policies cannot agree",
+			sa.Namespace, sa.Name, namespace, d.Spec.Template.Spec.ServiceAccountName)
+	}
+	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
+		t.Errorf("config/admission/%s: the policy differs from the chart's (-chart +config):\n%s", file, diff)
+	}
+	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
+		t.Errorf("config/admission/%s: the binding differs from the chart's (-chart +config):\n%s", file, diff)
+	}
+	kustomization, err := os.ReadFile(filepath.Join(root, "config", "admission", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(kustomization), "- "+file) {
+		t.Errorf("config/admission/kustomization.yaml does not list %s", file)
+	}
+	return policy
+}
+
+func validationsText(p *admissionv1.ValidatingAdmissionPolicy) string {
+	var text strings.Builder
+	for _, v := range p.Spec.Validations {
+		text.WriteString(v.Expression + "\n")
+	}
+	return text.String()
+}
+
+// The policy on the manager's own Secret requests matches every Secret operation, and refuses all
+// but create, and any Secret that is not Opaque, names a service account or lacks vmbench's labels.
+func TestManagerSecretsPolicy(t *testing.T) {
+	policy := managerPolicy(t, "vmbench-manager-secrets", "managerSecretsPolicy", "manager_secrets.yaml")
+	rules := policy.Spec.MatchConstraints.ResourceRules
+	if len(rules) != 1 || !slices.Equal(rules[0].APIGroups, []string{""}) || !slices.Equal(rules[0].Resources, []string{"secrets"}) ||
+		!slices.Equal(rules[0].Operations, []admissionv1.OperationType{admissionv1.OperationAll}) {
+		t.Errorf("the policy matches %+v, want every operation on Secrets", rules)
+	}
+	if len(policy.Spec.MatchConditions) != 1 {
+		t.Errorf("match conditions %+v, want the manager's user alone, in every namespace", policy.Spec.MatchConditions)
+	}
+	for _, want := range []string{"request.operation == 'CREATE'", "object.type == 'Opaque'", "'kubernetes.io/service-account.name' in object.metadata.annotations",
+		"'vmbench.io/suite' in object.metadata.labels", "request.namespace == '" + namespace + "'", "object.metadata.labels['app.kubernetes.io/component'] == 'master-key'"} {
+		if !strings.Contains(validationsText(policy), want) {
+			t.Errorf("the policy's validations do not contain %q", want)
+		}
+	}
+}
+
+// The policy on the manager's writes of its children's kinds, outside the release namespace: every
+// kind the ClusterRole lets it create, patch or delete, and the label on the object and the old one.
+func TestManagerChildrenPolicy(t *testing.T) {
+	policy := managerPolicy(t, "vmbench-manager-children", "managerChildrenPolicy", "manager_children.yaml")
+	matched := map[string]bool{}
+	for _, rule := range policy.Spec.MatchConstraints.ResourceRules {
+		if !slices.Equal(rule.Operations, []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete}) {
+			t.Errorf("rule %+v: want CREATE, UPDATE and DELETE", rule)
+		}
+		for _, g := range rule.APIGroups {
+			for _, r := range rule.Resources {
+				matched[g+"/"+r] = true
+			}
+		}
+	}
+	generated := &rbacv1.ClusterRole{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "role.yaml"), generated)
+	for _, rule := range generated.Rules {
+		if !slices.ContainsFunc(rule.Verbs, func(v string) bool { return v == "patch" || v == "delete" || v == "update" }) {
+			continue
+		}
+		for _, g := range rule.APIGroups {
+			for _, r := range rule.Resources {
+				// The manager's own kind and its events are not tenants' objects.
+				if g == "vmbench.io" || r == "events" {
+					continue
+				}
+				if !matched[g+"/"+r] {
+					t.Errorf("the ClusterRole lets the manager write %s/%s, which the policy does not match", g, r)
+				}
+			}
+		}
+	}
+	if conds := policy.Spec.MatchConditions; len(conds) != 2 || conds[1].Expression != "request.namespace != '"+namespace+"'" {
+		t.Errorf("match conditions %+v, want the manager's user outside the release namespace", conds)
+	}
+	for _, want := range []string{"'vmbench.io/suite' in object.metadata.labels", "'vmbench.io/suite' in oldObject.metadata.labels"} {
+		if !strings.Contains(validationsText(policy), want) {
+			t.Errorf("the policy's validations do not contain %q", want)
+		}
 	}
 }
 

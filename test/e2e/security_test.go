@@ -48,6 +48,15 @@ func TestManagerReadsNoSecretButItsMasterKey(t *testing.T) {
 		{Verb: "watch", Resource: "secrets"},
 		{Verb: "get", Resource: "secrets", Namespace: e.ns},
 		{Verb: "list", Resource: "secrets", Namespace: "vmbench-system"},
+		// patch and update answer with the Secret, delete and deletecollection (even a dry run) with
+		// the Secret or every Secret of the namespace: reads too.
+		{Verb: "patch", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "update", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "delete", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "deletecollection", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "patch", Resource: "secrets", Namespace: e.ns},
+		{Verb: "deletecollection", Resource: "secrets", Namespace: e.ns},
+		{Verb: "patch", Resource: "secrets", Namespace: "vmbench-system", Name: "vmbench-master-key"},
 		{Verb: "list", Resource: "namespaces"},
 	} {
 		e.g.Expect(e.can(user, attrs)).To(BeFalse(), "%s may %s %s in %q", user, attrs.Verb, attrs.Resource, attrs.Namespace)

@@ -18,6 +18,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // Faults a real cluster shows and the demo does not: each must be named in the suite's status within
@@ -209,24 +210,30 @@ func TestSameNameRecreationNeverAdoptsThePredecessorsChildren(t *testing.T) {
 		g.Expect(metav1.GetControllerOf(job).UID).To(Equal(old.OwnerReferences[0].UID), "never adopted")
 	}, 2*time.Second, interval).Should(Succeed())
 
+	// The run's Secret, which the manager cannot read, is named after the UID of the ConfigMap that
+	// owns it: the new suite's run makes a ConfigMap of its own, so its Secret has another name, and
+	// the old one is never written.
+	oldName := h.runSecretName("again-container-1", "again-container-1-auth")
+	oldSecret := &corev1.Secret{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: oldName}, oldSecret)).To(Succeed())
+
 	// Once the old children are gone, the new suite's run starts with children of its own.
 	h.g.Expect(k8s.Delete(h.ctx, old)).To(Succeed())
 	h.g.Expect(k8s.DeleteAllOf(h.ctx, &corev1.ConfigMap{}, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "again-container-1"})).To(Succeed())
 	h.g.Expect(k8s.Delete(h.ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "again-container-1", Namespace: h.ns}})).To(Succeed())
-	// The run's Secret, which the manager cannot read, is not adopted either: writing it tests who
-	// controls it.
-	oldSecret := &corev1.Secret{}
-	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "again-container-1-auth"}, oldSecret)).To(Succeed())
-	h.eventuallySuite("again", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonChildOfAnotherSuite), progressing(s).Message)
-		g.Expect(progressing(s).Message).To(ContainSubstring("Secret again-container-1-auth exists and is not this suite's"))
-	})
-	h.g.Consistently(func(g Gomega) {
+	h.g.Eventually(func(g Gomega) {
+		owner := &corev1.ConfigMap{}
+		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "again-container-1-secrets"}, owner)).To(Succeed())
+		g.Expect(hasOwner(owner, h.get("again"))).To(BeTrue())
 		secret := &corev1.Secret{}
-		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(oldSecret), secret)).To(Succeed())
-		g.Expect(secret.ResourceVersion).To(Equal(oldSecret.ResourceVersion), "never written")
-	}, 2*time.Second, interval).Should(Succeed())
-	h.g.Expect(k8s.Delete(h.ctx, oldSecret)).To(Succeed())
+		name := platform.SecretName(platform.Run{SecretsOwner: owner.UID}, "again-container-1-auth")
+		g.Expect(name).NotTo(Equal(oldName))
+		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, secret)).To(Succeed())
+		g.Expect(ownedBySecretsOwner(secret, "again-container-1", owner.UID)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+	unchanged := &corev1.Secret{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(oldSecret), unchanged)).To(Succeed())
+	h.g.Expect(unchanged.ResourceVersion).To(Equal(oldSecret.ResourceVersion), "the old run's Secret is never written")
 	h.g.Eventually(func(g Gomega) {
 		job := &mpiv2.MPIJob{}
 		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(old), job)).To(Succeed())

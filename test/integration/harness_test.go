@@ -21,6 +21,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
@@ -102,6 +104,9 @@ type harness struct {
 	stop  func()
 	// configure, when set, changes the reconciler before its manager starts.
 	configure func(*controllers.SuiteReconciler)
+	// identity, when set, is the rest config the manager speaks with (an impersonated service
+	// account); the test's admin config otherwise.
+	identity *rest.Config
 }
 
 func newHarness(t *testing.T) *harness {
@@ -129,7 +134,11 @@ func allKinds() map[schema.GroupVersionKind]bool {
 func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 	h.t.Helper()
 	scheme := controllers.NewScheme()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	identity := cfg
+	if h.identity != nil {
+		identity = h.identity
+	}
+	mgr, err := ctrl.NewManager(identity, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -226,8 +235,9 @@ var masterKey = platform.MasterKey(bytes.Repeat([]byte("k"), platform.MasterKeyS
 func (h *harness) token(suite, run string) []byte {
 	h.t.Helper()
 	secret := &corev1.Secret{}
+	name := h.runSecretName(run, run+"-auth")
 	h.g.Eventually(func() error {
-		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-auth"}, secret)
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, secret)
 	}, timeout, interval).Should(Succeed())
 	auth, err := masterKey.RunAuth(h.get(suite).UID, run, false)
 	h.g.Expect(err).NotTo(HaveOccurred())
@@ -408,6 +418,24 @@ func labelValue(m *dto.Metric, name string) string {
 		}
 	}
 	return ""
+}
+
+// runSecretName is the name of one of a run's Secrets (base: <run>-auth, or <vmi>-cloudinit): base
+// and a hash of the UID of the run's ConfigMap that owns its Secrets, once that exists.
+func (h *harness) runSecretName(run, base string) string {
+	h.t.Helper()
+	owner := &corev1.ConfigMap{}
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-secrets"}, owner)
+	}, timeout, interval).Should(Succeed(), "the ConfigMap that owns run %s's Secrets", run)
+	return platform.SecretName(platform.Run{SecretsOwner: owner.UID}, base)
+}
+
+// ownedBySecretsOwner reports whether a Secret is controlled by its run's ConfigMap
+// <run>-secrets, of the given UID.
+func ownedBySecretsOwner(secret *corev1.Secret, run string, owner types.UID) bool {
+	ref := metav1.GetControllerOf(secret)
+	return ref != nil && ref.Kind == "ConfigMap" && ref.Name == run+"-secrets" && ref.UID == owner
 }
 
 func hasOwner(obj client.Object, suite *vmbenchv1.BenchmarkSuite) bool {

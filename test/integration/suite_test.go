@@ -108,7 +108,14 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 	}
 	// The launcher's token comes from the run's own Secret, derived for this run alone.
 	h.g.Expect(job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec.Containers[0].Env).To(ContainElement(
-		HaveField("ValueFrom.SecretKeyRef.LocalObjectReference.Name", "demo-container-1-auth")))
+		HaveField("ValueFrom.SecretKeyRef.LocalObjectReference.Name", h.runSecretName("demo-container-1", "demo-container-1-auth"))))
+	// The run's Secrets are owned by a ConfigMap of the run, which the suite controls.
+	secretsOwner := &corev1.ConfigMap{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-secrets"}, secretsOwner)).To(Succeed())
+	h.g.Expect(hasOwner(secretsOwner, h.get("demo"))).To(BeTrue())
+	containerAuth := &corev1.Secret{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: h.runSecretName("demo-container-1", "demo-container-1-auth")}, containerAuth)).To(Succeed())
+	h.g.Expect(ownedBySecretsOwner(containerAuth, "demo-container-1", secretsOwner.UID)).To(BeTrue(), "owner %v", containerAuth.OwnerReferences)
 	h.g.Expect(job.Annotations).To(HaveKeyWithValue(vmbenchv1.AnnotationKeys, vmbenchv1.KeysPerRun))
 	h.token("demo", "demo-container-1")
 	planMap := &corev1.ConfigMap{}
@@ -137,12 +144,17 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 		g.Expect(runPhase(s, "demo-vm-1")).To(Equal(vmbenchv1.RunRunning))
 	})
 	h.g.Expect(apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1"}, &mpiv2.MPIJob{}))).To(BeTrue())
+	// The ConfigMap that owns the run's Secrets goes with the run's cleanup; the garbage collector
+	// (which envtest does not run) then deletes the Secrets.
 	h.g.Eventually(func() bool {
-		return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-container-1-auth"}, &corev1.Secret{}))
-	}, timeout, interval).Should(BeTrue(), "the run's Secret goes with the run's cleanup")
+		return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKeyFromObject(secretsOwner), &corev1.ConfigMap{}))
+	}, timeout, interval).Should(BeTrue(), "the owner of the run's Secrets goes with the run's cleanup")
 	vmAuth := &corev1.Secret{}
-	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-vm-1-auth"}, vmAuth)).To(Succeed())
-	h.g.Expect(hasOwner(vmAuth, suite)).To(BeTrue())
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: h.runSecretName("demo-vm-1", "demo-vm-1-auth")}, vmAuth)).To(Succeed())
+	vmOwner := &corev1.ConfigMap{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "demo-vm-1-secrets"}, vmOwner)).To(Succeed())
+	h.g.Expect(ownedBySecretsOwner(vmAuth, "demo-vm-1", vmOwner.UID)).To(BeTrue())
+	h.g.Expect(hasOwner(vmOwner, suite)).To(BeTrue())
 	h.g.Expect(vmAuth.Labels).To(HaveKeyWithValue(vmbenchv1.LabelRun, "demo-vm-1"))
 	h.g.Expect(vmAuth.Data).To(HaveKey(platform.AuthSSHPrivateKey), "a VM run's Secret holds its SSH keys")
 	// Raw outputs outlive the run's cleanup, outside status, owned by the suite.
@@ -240,7 +252,19 @@ func TestSuiteRunsBothPlatformsAndComparesThem(t *testing.T) {
 
 	// Whatever is left is controlled by the suite, so the garbage collector removes it with the suite;
 	// and the suite's series go with it.
-	for _, list := range []client.ObjectList{&corev1.SecretList{}, &corev1.ConfigMapList{}, &corev1.ServiceList{}} {
+	// The runs' Secrets are owned by their runs' ConfigMaps, which their cleanup deleted: the garbage
+	// collector removes them.
+	secrets := &corev1.SecretList{}
+	h.g.Expect(k8s.List(h.ctx, secrets, client.InNamespace(h.ns), client.HasLabels{vmbenchv1.LabelSuite})).To(Succeed())
+	h.g.Expect(secrets.Items).NotTo(BeEmpty())
+	for _, secret := range secrets.Items {
+		ref := metav1.GetControllerOf(&secret)
+		h.g.Expect(ref).NotTo(BeNil(), secret.Name)
+		h.g.Expect(ref.Kind).To(Equal("ConfigMap"), secret.Name)
+		h.g.Expect(apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: ref.Name}, &corev1.ConfigMap{}))).To(BeTrue(),
+			"the owner of Secret %s is gone", secret.Name)
+	}
+	for _, list := range []client.ObjectList{&corev1.ConfigMapList{}, &corev1.ServiceList{}} {
 		h.g.Expect(k8s.List(h.ctx, list, client.InNamespace(h.ns), client.HasLabels{vmbenchv1.LabelSuite})).To(Succeed())
 		h.g.Expect(meta.EachListItem(list, func(o runtime.Object) error {
 			h.g.Expect(hasOwner(o.(client.Object), suite)).To(BeTrue(), o.(client.Object).GetName())
@@ -392,7 +416,7 @@ func TestRestartOfTheControllerLosesNothingAndRunsNothingTwice(t *testing.T) {
 	master := &kubevirtv1.VirtualMachineInstance{}
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-vm-1-master"}, master)).To(Succeed())
 	auth := &corev1.Secret{}
-	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-vm-1-auth"}, auth)).To(Succeed())
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: h.runSecretName("restart-vm-1", "restart-vm-1-auth")}, auth)).To(Succeed())
 
 	// A new controller process takes over mid-run; it derives the same keys from the master key.
 	h.stopManager()

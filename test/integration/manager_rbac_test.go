@@ -1,0 +1,466 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+)
+
+// The kinds of the chart's objects that decide what the manager's service account may do.
+var managerAccessKinds = map[string]bool{
+	"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+}
+
+// renderManagerAccess renders the chart with helm (the one of hack/helm.sh) as release `release` in
+// namespace ns with the given extra arguments, and returns its RBAC objects and the manager's
+// Secret policy, exactly as rendered, with the name of the manager's service account.
+func renderManagerAccess(t *testing.T, release, ns string, args ...string) (rbac, policy []*unstructured.Unstructured, serviceAccount string) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
+	find.Stderr = &stderr
+	helm, err := find.Output()
+	if err != nil {
+		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
+	}
+	stderr.Reset()
+	render := exec.Command(strings.TrimSpace(string(helm)), append([]string{"template", release, filepath.Join(root, "charts", "vmbench"),
+		"--namespace", ns}, args...)...)
+	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	render.Stderr = &stderr
+	out, err := render.Output()
+	if err != nil {
+		t.Fatalf("helm template %v: %v\n%s", args, err, stderr.String())
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(out)))
+	for {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		switch kind := u.GetKind(); {
+		case kind == "Deployment":
+			serviceAccount, _, _ = unstructured.NestedString(u.Object, "spec", "template", "spec", "serviceAccountName")
+		case kind == "ValidatingAdmissionPolicy" || kind == "ValidatingAdmissionPolicyBinding":
+			// The chart's other policy (privileged platforms) is about tenants' suites, not the manager.
+			if strings.HasSuffix(u.GetName(), "-manager-secrets") || strings.HasSuffix(u.GetName(), "-manager-children") {
+				policy = append(policy, u)
+			}
+		case managerAccessKinds[kind]:
+			rbac = append(rbac, u)
+		}
+	}
+	if serviceAccount == "" || len(policy) != 4 {
+		t.Fatalf("the rendered chart has service account %q and %d objects of the policies on the manager's requests, want 4:\n%s",
+			serviceAccount, len(policy), out)
+	}
+	return rbac, policy, serviceAccount
+}
+
+// createAll creates objects as an admin and deletes them when the test ends.
+func createAll(t *testing.T, g *WithT, objs []*unstructured.Unstructured) {
+	t.Helper()
+	for _, obj := range objs {
+		g.Expect(k8s.Create(context.Background(), obj)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), obj) })
+	}
+}
+
+// serviceAccountConfig is a rest config that speaks as the given service account, as the manager's
+// pod would.
+func serviceAccountConfig(ns, name string) *rest.Config {
+	impersonated := rest.CopyConfig(cfg)
+	impersonated.Impersonate = rest.ImpersonationConfig{
+		UserName: fmt.Sprintf("system:serviceaccount:%s:%s", ns, name),
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}
+	return impersonated
+}
+
+// asServiceAccount is a client set that speaks as the given service account.
+func asServiceAccount(g *WithT, ns, name string) *kubernetes.Clientset {
+	cs, err := kubernetes.NewForConfig(serviceAccountConfig(ns, name))
+	g.Expect(err).NotTo(HaveOccurred())
+	return cs
+}
+
+// secretRead is the answer to one way of reading a Secret: the error, or what content came back.
+type secretRead struct {
+	err    error
+	leaked string
+}
+
+// secretReads are every way a client can get a Secret's content: the reads, and the writes whose
+// answer is the object (a patch, even an empty one) or the objects (a delete or deletecollection,
+// even a dry run, which deletes nothing).
+func secretReads(ctx context.Context, cs *kubernetes.Clientset, ns, name string) map[string]secretRead {
+	secrets := cs.CoreV1().Secrets(ns)
+	one := func(s *corev1.Secret, err error) secretRead {
+		if err != nil {
+			return secretRead{err: err}
+		}
+		return secretRead{leaked: fmt.Sprintf("Secret %s with data keys %v", s.Name, slices.Sorted(maps.Keys(s.Data)))}
+	}
+	many := func(l *corev1.SecretList, err error) secretRead {
+		if err != nil {
+			return secretRead{err: err}
+		}
+		var names []string
+		for _, s := range l.Items {
+			names = append(names, fmt.Sprintf("%s (data keys %v)", s.Name, slices.Sorted(maps.Keys(s.Data))))
+		}
+		return secretRead{leaked: fmt.Sprintf("%d Secrets: %s", len(l.Items), strings.Join(names, ", "))}
+	}
+	out := map[string]secretRead{}
+	out["get"] = one(secrets.Get(ctx, name, metav1.GetOptions{}))
+	out["list"] = many(secrets.List(ctx, metav1.ListOptions{}))
+	w, err := secrets.Watch(ctx, metav1.ListOptions{})
+	out["watch"] = secretRead{err: err, leaked: "a watch stream"}
+	if err == nil {
+		w.Stop()
+	}
+	out["empty merge patch"] = one(secrets.Patch(ctx, name, types.MergePatchType, []byte("{}"), metav1.PatchOptions{}))
+	out["empty JSON patch"] = one(secrets.Patch(ctx, name, types.JSONPatchType, []byte("[]"), metav1.PatchOptions{}))
+	err = secrets.Delete(ctx, name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+	out["dry-run delete"] = secretRead{err: err, leaked: "the delete was authorized (its answer carries the Secret)"}
+	// The typed client drops the answer of a deletecollection; ask for it raw, as an attacker would.
+	raw, err := cs.CoreV1().RESTClient().Delete().Namespace(ns).Resource("secrets").Param("dryRun", metav1.DryRunAll).DoRaw(ctx)
+	list := &corev1.SecretList{}
+	if err == nil {
+		err = json.Unmarshal(raw, list)
+	}
+	out["dry-run deletecollection"] = many(list, err)
+	return out
+}
+
+// expectNoSecretRead checks that the manager's service account gets no content of Secret ns/name by
+// any verb: each way is refused with Forbidden.
+func expectNoSecretRead(ctx context.Context, g Gomega, cs *kubernetes.Clientset, ns, name, install string) {
+	var read []string
+	reads := secretReads(ctx, cs, ns, name)
+	for _, way := range slices.Sorted(maps.Keys(reads)) {
+		r := reads[way]
+		switch {
+		case r.err == nil:
+			read = append(read, fmt.Sprintf("%s answered %s", way, r.leaked))
+		case !apierrors.IsForbidden(r.err):
+			read = append(read, fmt.Sprintf("%s: want Forbidden, got %v", way, r.err))
+		}
+	}
+	g.Expect(read).To(BeEmpty(), "%s: the manager reads Secret %s/%s", install, ns, name)
+}
+
+func labelledSecret(ns, name string, secretType corev1.SecretType, labels, annotations map[string]string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, Annotations: annotations},
+		Type:       secretType,
+		Data:       map[string][]byte{"token": []byte("t")},
+	}
+}
+
+// The chart's exact RBAC and its policy on the manager's Secret requests, enforced by a real
+// kube-apiserver, for the cluster-wide and the namespaced install: the manager's service account
+// reads no Secret but its master key by any verb (get, list, watch, an empty patch, a dry-run delete
+// or deletecollection), in its own namespace, in a namespace it serves and in one it does not; it
+// may create a run's Opaque, labelled Secret where it serves suites, and never a Secret that would
+// be filled with a service-account token.
+func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
+	for _, install := range []struct {
+		name       string
+		namespaced bool
+	}{{"cluster-wide", false}, {"namespaced", true}} {
+		t.Run(install.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			newNamespace := func(prefix string) string {
+				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+				g.Expect(k8s.Create(ctx, ns)).To(Succeed())
+				t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+				return ns.Name
+			}
+			release := newNamespace("vmbench-system-")
+			served := newNamespace("team-a-")
+			other := newNamespace("team-b-")
+			var args []string
+			if install.namespaced {
+				args = []string{"--set", "watchNamespaces={" + served + "}"}
+			}
+			rbac, policy, sa := renderManagerAccess(t, "rbac-"+install.name, release, args...)
+			prefix := "rbac-" + install.name + "-vmbench"
+			masterKey := prefix + "-master-key"
+
+			// Secrets that others made, in every namespace; the master key in the release namespace.
+			for _, ns := range []string{release, served, other} {
+				g.Expect(k8s.Create(ctx, labelledSecret(ns, "others", corev1.SecretTypeOpaque, map[string]string{"team": "x"}, nil))).To(Succeed())
+			}
+			g.Expect(k8s.Create(ctx, labelledSecret(release, masterKey, corev1.SecretTypeOpaque,
+				map[string]string{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "master-key"}, nil))).To(Succeed())
+
+			createAll(t, g, rbac)
+			manager := asServiceAccount(g, release, sa)
+			// RBAC is enforced once the authorizer's cache has the new bindings.
+			g.Eventually(func() error {
+				_, err := manager.CoreV1().Secrets(release).Get(ctx, masterKey, metav1.GetOptions{})
+				return err
+			}, timeout, interval).Should(Succeed(), "the manager gets its master key by name")
+
+			// RBAC alone (no policy yet) refuses every read path, the master key's included but for
+			// its get.
+			for _, ns := range []string{release, served, other} {
+				expectNoSecretRead(ctx, g, manager, ns, "others", install.name+", RBAC alone")
+			}
+			for way, r := range secretReads(ctx, manager, release, masterKey) {
+				if way != "get" {
+					g.Expect(apierrors.IsForbidden(r.err)).To(BeTrue(), "%s of the master key: want Forbidden, got %v", way, r.err)
+				}
+			}
+
+			createAll(t, g, policy)
+			secrets := manager.CoreV1().Secrets(served)
+			run := func(name string) map[string]string {
+				return map[string]string{vmbenchv1.LabelSuite: "demo", vmbenchv1.LabelRun: name}
+			}
+			// A new policy takes a moment to be enforced: a token Secret is refused once it is.
+			token := labelledSecret(served, "demo-container-1-auth-token", corev1.SecretTypeServiceAccountToken, run("demo-container-1"),
+				map[string]string{corev1.ServiceAccountNameKey: "default"})
+			g.Eventually(func() error {
+				_, err := secrets.Create(ctx, token, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				return err
+			}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may create only Opaque Secrets")))
+			_, err := secrets.Create(ctx, token, metav1.CreateOptions{})
+			g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a service-account-token Secret: %v", err)
+			_, err = secrets.Create(ctx, labelledSecret(served, "demo-container-1-auth-annotated", corev1.SecretTypeOpaque, run("demo-container-1"),
+				map[string]string{corev1.ServiceAccountNameKey: "default"}), metav1.CreateOptions{})
+			g.Expect(err).To(MatchError(ContainSubstring("carries the annotation kubernetes.io/service-account.name")))
+			_, err = secrets.Create(ctx, labelledSecret(served, "unlabelled", corev1.SecretTypeOpaque, nil, nil), metav1.CreateOptions{})
+			g.Expect(err).To(MatchError(ContainSubstring("has neither the label vmbench.io/suite")))
+
+			// What vmbench makes: a run's Opaque, labelled Secret where it serves suites.
+			_, err = secrets.Create(ctx, labelledSecret(served, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque, run("demo-container-1"), nil),
+				metav1.CreateOptions{})
+			g.Expect(err).NotTo(HaveOccurred(), "a run's Secret")
+			_, err = manager.CoreV1().Secrets(release).Create(ctx, labelledSecret(release, "fresh-key", corev1.SecretTypeOpaque,
+				map[string]string{"app.kubernetes.io/component": "master-key"}, nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			g.Expect(err).NotTo(HaveOccurred(), "the master key, on the first start")
+			if install.namespaced {
+				_, err = manager.CoreV1().Secrets(other).Create(ctx, labelledSecret(other, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque,
+					run("demo-container-1"), nil), metav1.CreateOptions{})
+				g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a Secret in a namespace the namespaced install does not serve: %v", err)
+			}
+
+			// With the policy too, nothing is read, not even the Secret the manager just made.
+			for _, ns := range []string{release, served, other} {
+				expectNoSecretRead(ctx, g, manager, ns, "others", install.name)
+			}
+			expectNoSecretRead(ctx, g, manager, served, "demo-container-1-auth-0123456789", install.name+", its own run Secret")
+
+			// Should the RBAC ever be widened, the policy still refuses every Secret operation of the
+			// manager but create.
+			widened := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "widened", Namespace: served},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"patch", "update", "delete", "deletecollection"}}}}
+			binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "widened", Namespace: served},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "widened"},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: release}}}
+			g.Expect(k8s.Create(ctx, widened)).To(Succeed())
+			g.Expect(k8s.Create(ctx, binding)).To(Succeed())
+			g.Eventually(func() error {
+				_, err := secrets.Patch(ctx, "others", types.MergePatchType, []byte("{}"), metav1.PatchOptions{})
+				return err
+			}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may only create Secrets: UPDATE of Secret " + served + "/others is refused")))
+			err = secrets.Delete(ctx, "others", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager may only create Secrets: DELETE of Secret " + served + "/others is refused")))
+			expectNoSecretRead(ctx, g, manager, served, "others", install.name+", RBAC widened, with the policy")
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: served, Name: "others"}, &corev1.Secret{})).To(Succeed(), "nothing was deleted")
+		})
+	}
+}
+
+// The policy on the manager's writes, enforced by a real kube-apiserver with the chart's RBAC: in a
+// tenant's namespace the manager creates, patches and deletes its own labelled ConfigMaps and
+// NetworkPolicies, and cannot create an unlabelled one, patch (even to add the label) or delete one
+// that is not vmbench's; in the release namespace the policy does not apply.
+func TestManagerWritesOnlyVmbenchObjects(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	newNamespace := func(prefix string) string {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+		g.Expect(k8s.Create(ctx, ns)).To(Succeed())
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+		return ns.Name
+	}
+	release := newNamespace("vmbench-system-")
+	tenant := newNamespace("team-a-")
+	rbac, policy, sa := renderManagerAccess(t, "writes", release)
+	createAll(t, g, rbac)
+	createAll(t, g, policy)
+	manager := asServiceAccount(g, release, sa)
+	configMaps := manager.CoreV1().ConfigMaps(tenant)
+
+	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "aws-auth", Namespace: tenant}, Data: map[string]string{"k": "v"}}
+	g.Expect(k8s.Create(ctx, theirs)).To(Succeed())
+	isolate := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "isolate", Namespace: tenant},
+		Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}}}
+	g.Expect(k8s.Create(ctx, isolate)).To(Succeed())
+
+	// A new policy takes a moment to be enforced: probe with a dry run.
+	g.Eventually(func() error {
+		_, err := configMaps.Patch(ctx, "aws-auth", types.MergePatchType, []byte(`{"data":{"k":"mine"}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}, timeout, interval).Should(HaveOccurred())
+	_, err := configMaps.Patch(ctx, "aws-auth", types.MergePatchType, []byte(`{"data":{"k":"mine"}}`), metav1.PatchOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring(
+		"the vmbench manager changes and deletes only objects labelled vmbench.io/suite: UPDATE of ConfigMap " + tenant + "/aws-auth, which is not a vmbench object, is refused")))
+	_, err = configMaps.Patch(ctx, "aws-auth", types.MergePatchType, []byte(`{"metadata":{"labels":{"vmbench.io/suite":"x"}}}`), metav1.PatchOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring("which is not a vmbench object, is refused")), "adding the label")
+	g.Expect(configMaps.Delete(ctx, "aws-auth", metav1.DeleteOptions{})).To(MatchError(ContainSubstring("DELETE of ConfigMap " + tenant + "/aws-auth")))
+	g.Expect(manager.NetworkingV1().NetworkPolicies(tenant).Delete(ctx, "isolate", metav1.DeleteOptions{})).To(
+		MatchError(ContainSubstring("DELETE of NetworkPolicy " + tenant + "/isolate")))
+	_, err = configMaps.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled", Namespace: tenant}}, metav1.CreateOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager writes only objects labelled vmbench.io/suite: CREATE of ConfigMap " + tenant + "/unlabelled")))
+	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(theirs), theirs)).To(Succeed())
+	g.Expect(theirs.Data).To(Equal(map[string]string{"k": "v"}), "the tenant's ConfigMap is unchanged")
+
+	// vmbench's own objects.
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-plan", Namespace: tenant,
+		Labels: map[string]string{vmbenchv1.LabelSuite: "demo"}}}
+	_, err = configMaps.Create(ctx, mine, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = configMaps.Patch(ctx, mine.Name, types.MergePatchType, []byte(`{"data":{"plan.json":"{}"}}`), metav1.PatchOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = configMaps.Patch(ctx, mine.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"vmbench.io/suite":null}}}`), metav1.PatchOptions{})
+	g.Expect(err).To(MatchError(ContainSubstring("without the label is refused")), "removing the label")
+	g.Expect(configMaps.Delete(ctx, mine.Name, metav1.DeleteOptions{})).To(Succeed())
+
+	// Workloads that would reach a Secret or a service account that is not the run's are refused.
+	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: controllers.NewScheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	labels := map[string]string{vmbenchv1.LabelSuite: "demo"}
+	mpiJob := func(mutate func(*corev1.PodSpec)) *mpiv2.MPIJob {
+		spec := corev1.PodSpec{
+			AutomountServiceAccountToken: ptr.To(false),
+			Containers: []corev1.Container{{Name: "runner", Image: "vmbench/runner:test", Env: []corev1.EnvVar{{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "demo-container-1-auth-0123456789"}, Key: "token"}}}}}},
+			Volumes: []corev1.Volume{{Name: "ssh-host", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "demo-container-1-auth-0123456789"}}}},
+		}
+		mutate(&spec)
+		return &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1", Namespace: tenant, Labels: labels},
+			Spec: mpiv2.MPIJobSpec{MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{
+				mpiv2.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1), Template: corev1.PodTemplateSpec{Spec: spec}}}}}
+	}
+	dryRun := func(obj client.Object) error { return writer.Create(ctx, obj, client.DryRunAll) }
+	g.Expect(dryRun(mpiJob(func(*corev1.PodSpec) {}))).To(Succeed(), "an MPIJob with the run's own Secret")
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.Volumes[0].Secret.SecretName = "others" }))).To(MatchError(ContainSubstring(
+		"the vmbench manager mounts only volumes of the run itself (scratch, <run>-plan, <run>-shared, <run>-auth-<hash>): MPIJob " + tenant + "/demo-container-1 mounts another volume")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.Containers[0].Env[0].ValueFrom.SecretKeyRef.Name = "others" }))).To(MatchError(ContainSubstring(
+		"refers to another Secret")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) {
+		p.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "others"}}}}
+	}))).To(MatchError(ContainSubstring("refers to another Secret")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.ServiceAccountName = "deployer" }))).To(MatchError(ContainSubstring(
+		"the vmbench manager runs pods without a service account token")))
+	g.Expect(dryRun(mpiJob(func(p *corev1.PodSpec) { p.AutomountServiceAccountToken = nil }))).To(MatchError(ContainSubstring(
+		"without a service account token")))
+	vmi := func(mutate func(*kubevirtv1.VirtualMachineInstanceSpec)) *kubevirtv1.VirtualMachineInstance {
+		spec := kubevirtv1.VirtualMachineInstanceSpec{
+			Domain: kubevirtv1.DomainSpec{Devices: kubevirtv1.Devices{}},
+			Volumes: []kubevirtv1.Volume{
+				{Name: "root", VolumeSource: kubevirtv1.VolumeSource{ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "vmbench/vm-disk:test"}}},
+				{Name: "cloudinit", VolumeSource: kubevirtv1.VolumeSource{CloudInitNoCloud: &kubevirtv1.CloudInitNoCloudSource{
+					UserDataSecretRef: &corev1.LocalObjectReference{Name: "demo-vm-1-master-cloudinit-0123456789"}}}},
+			},
+		}
+		mutate(&spec)
+		return &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "demo-vm-1-master", Namespace: tenant, Labels: labels}, Spec: spec}
+	}
+	g.Expect(dryRun(vmi(func(*kubevirtv1.VirtualMachineInstanceSpec) {}))).To(Succeed(), "a VMI with its own cloud-init Secret")
+	g.Expect(dryRun(vmi(func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+		s.Volumes[1].CloudInitNoCloud.UserDataSecretRef.Name = "others"
+	}))).To(MatchError(ContainSubstring("VirtualMachineInstance " + tenant + "/demo-vm-1-master has another volume or access credentials")))
+	g.Expect(dryRun(vmi(func(s *kubevirtv1.VirtualMachineInstanceSpec) {
+		s.Volumes = append(s.Volumes, kubevirtv1.Volume{Name: "loot", VolumeSource: kubevirtv1.VolumeSource{Secret: &kubevirtv1.SecretVolumeSource{SecretName: "others"}}})
+	}))).To(MatchError(ContainSubstring("has another volume or access credentials")))
+
+	// The release namespace is the manager's own.
+	_, err = manager.CoreV1().ConfigMaps(release).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "state", Namespace: release}},
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	g.Expect(err).NotTo(HaveOccurred())
+}
+
+// The controller itself, speaking as the chart's service account with the chart's exact RBAC and
+// both policies on its requests, runs a suite of a container and a VM run to the end: every verb
+// it uses is granted and nothing it writes is refused.
+func TestManagerRunsASuiteWithTheChartsRBAC(t *testing.T) {
+	h := newHarness(t)
+	release := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-system-"}}
+	h.g.Expect(k8s.Create(h.ctx, release)).To(Succeed())
+	rbac, policy, sa := renderManagerAccess(t, "runs", release.Name)
+	createAll(t, h.g, rbac)
+	createAll(t, h.g, policy)
+	manager := asServiceAccount(h.g, release.Name, sa)
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().ConfigMaps(h.ns).List(h.ctx, metav1.ListOptions{})
+		return err
+	}, timeout, interval).Should(Succeed(), "the chart's RBAC is in force")
+	// And both policies, once a write they refuse is refused.
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().ConfigMaps(h.ns).Create(h.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager writes only objects labelled vmbench.io/suite")))
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().Secrets(h.ns).Create(h.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "probe"}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may create only its own Secrets")))
+	h.identity = serviceAccountConfig(release.Name, sa)
+	h.startManager(allKinds())
+
+	h.g.Expect(k8s.Create(h.ctx, h.suite("chart", 1, demoBenchmarks()...))).To(Succeed())
+	h.finishContainerRun("chart", "chart-container-1", 1)
+	h.eventuallySuite("chart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "chart-vm-1")).To(Equal(vmbenchv1.RunRunning), fmt.Sprint(s.Status.Runs))
+	})
+	h.finishVMRun("chart", "chart-vm-1", 0.8, "kvm")
+	h.eventuallySuite("chart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete), fmt.Sprint(s.Status.Conditions))
+	})
+}
