@@ -61,7 +61,7 @@ func (o Options) Validate() error {
 	if o.DetailRetention < 0 {
 		return fmt.Errorf("--metrics-detail-retention=%s: use 0 (detail only while a suite runs) or a positive duration", o.DetailRetention)
 	}
-	return nil
+	return CheckCertDir(o.CertDir)
 }
 
 var (
