@@ -128,7 +128,7 @@ type suiteSeries struct {
 	ended time.Time
 	// summaries are the series of vmbench report's summaries, built again only when the inputs
 	// of the report (reportInputs) change: for the largest suite the report takes a second of CPU.
-	summaries     []pending
+	summaries     [][]pending
 	summariesFrom [sha256.Size]byte
 }
 
@@ -181,7 +181,7 @@ func (c *suiteCollector) record(s *vmbenchv1.BenchmarkSuite) {
 	key := suiteKey(s.Namespace, s.Name)
 	had := c.suites[key]
 	inputs := reportInputs(s)
-	var summaries []pending
+	var summaries [][]pending
 	if had != nil && had.summariesFrom == inputs {
 		summaries = had.summaries
 	} else {
@@ -262,7 +262,7 @@ func (p pending) key() string { return p.desc.String() + "\x00" + strings.Join(p
 
 // buildSeries lays out a suite's series within maxSeries: the summary first, then the detail metric
 // by metric in status order, so that a suite past the cap keeps whole rows of its first benchmarks.
-func buildSeries(s *vmbenchv1.BenchmarkSuite, summaries []pending, maxSeries int) *suiteSeries {
+func buildSeries(s *vmbenchv1.BenchmarkSuite, summaries [][]pending, maxSeries int) *suiteSeries {
 	ns, name := labelValue(s.Namespace), labelValue(s.Name)
 	baseline := labelValue(s.Spec.Baseline)
 	b := &budget{left: maxSeries - 1, seen: map[string]bool{}} // one for vmbench_suite_series_dropped
@@ -293,8 +293,8 @@ func buildSeries(s *vmbenchv1.BenchmarkSuite, summaries []pending, maxSeries int
 			}
 		}
 	}
-	if len(summaries) > 0 {
-		add(&out.summary, summaries...)
+	for _, group := range summaries {
+		add(&out.summary, group...)
 	}
 
 	ratios := map[string]vmbenchv1.RatioValue{}
@@ -359,29 +359,31 @@ func reportInputs(s *vmbenchv1.BenchmarkSuite) [sha256.Size]byte {
 
 // reportSummaries are the series of vmbench report's summaries: per platform and group (each
 // benchmark, each resource, overall) the geometric mean of the ratios with its interval, and the
-// count of metrics per verdict. A suite without results to compare has none.
-func reportSummaries(s *vmbenchv1.BenchmarkSuite) []pending {
+// count of metrics per verdict, one slice per group. A suite without results to compare has none.
+func reportSummaries(s *vmbenchv1.BenchmarkSuite) [][]pending {
 	rep, err := report.Build(s)
 	if err != nil {
 		return nil
 	}
 	ns, name, baseline := labelValue(s.Namespace), labelValue(s.Name), labelValue(s.Spec.Baseline)
-	var out []pending
+	var out [][]pending
 	for _, ps := range rep.Summaries {
 		for _, g := range ps.Groups() {
 			l := []string{ns, name, labelValue(ps.Platform), baseline, strconv.FormatBool(ps.Emulated), g.Kind, labelValue(g.Name)}
 			with := func(verdict string) []string { return append(l[:len(l):len(l)], verdict) }
-			out = append(out,
-				pending{summaryVerdictsDesc, float64(g.Counts.Slower), with(report.Slower)},
-				pending{summaryVerdictsDesc, float64(g.Counts.Equivalent), with(report.Equivalent)},
-				pending{summaryVerdictsDesc, float64(g.Counts.Faster), with(report.Faster)},
-				pending{summaryVerdictsDesc, float64(g.Counts.Inconclusive), with(report.Inconclusive)})
+			group := []pending{
+				{summaryVerdictsDesc, float64(g.Counts.Slower), with(report.Slower)},
+				{summaryVerdictsDesc, float64(g.Counts.Equivalent), with(report.Equivalent)},
+				{summaryVerdictsDesc, float64(g.Counts.Faster), with(report.Faster)},
+				{summaryVerdictsDesc, float64(g.Counts.Inconclusive), with(report.Inconclusive)},
+			}
 			if g.Ratio != nil {
-				out = append(out, pending{summaryRatioDesc, *g.Ratio, l})
+				group = append(group, pending{summaryRatioDesc, *g.Ratio, l})
 			}
 			if g.Low != nil && g.High != nil {
-				out = append(out, pending{summaryLowDesc, *g.Low, l}, pending{summaryHighDesc, *g.High, l})
+				group = append(group, pending{summaryLowDesc, *g.Low, l}, pending{summaryHighDesc, *g.High, l})
 			}
+			out = append(out, group)
 		}
 	}
 	return out

@@ -16,15 +16,18 @@ import (
 
 // worstCaseSuite fills every list of the status to its CRD limit: 12 benchmarks on 4 platforms
 // (48 results of 48 metrics), 36 ratio lists of 48 ratios, 120 runs with launcher overheads, and
-// the longest names the CRD allows.
+// the longest names the CRD allows. Its benchmarks' types measure all four resources, so that the
+// summary has every group.
 func worstCaseSuite(ns, name string, phase vmbenchv1.SuitePhase) *vmbenchv1.BenchmarkSuite {
 	s := &vmbenchv1.BenchmarkSuite{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec:       vmbenchv1.BenchmarkSuiteSpec{Baseline: "platform0000"},
 		Status:     vmbenchv1.BenchmarkSuiteStatus{Phase: phase},
 	}
+	types := []vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkSysbenchMemory, vmbenchv1.BenchmarkFio, vmbenchv1.BenchmarkIperf3}
 	for b := range 12 {
 		bench := fmt.Sprintf("benchmark-%014d", b)
+		s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: bench, Type: types[b%len(types)]})
 		for p := range 4 {
 			platform := fmt.Sprintf("platform%04d", p)
 			r := vmbenchv1.BenchmarkResult{Benchmark: bench, Platform: platform, Emulated: p == 3}
