@@ -175,11 +175,13 @@ func (c *suiteCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
+// record builds the suite's series outside the lock, so that a scrape does not wait for the
+// report; the reconciles of one suite never run at once.
 func (c *suiteCollector) record(s *vmbenchv1.BenchmarkSuite) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	key := suiteKey(s.Namespace, s.Name)
-	had := c.suites[key]
+	c.mu.RLock()
+	had, opts := c.suites[key], c.opts
+	c.mu.RUnlock()
 	inputs := reportInputs(s)
 	var summaries [][]pending
 	if had != nil && had.summariesFrom == inputs {
@@ -187,8 +189,11 @@ func (c *suiteCollector) record(s *vmbenchv1.BenchmarkSuite) {
 	} else {
 		summaries = reportSummaries(s)
 	}
-	next := buildSeries(s, summaries, c.opts.MaxSeriesPerSuite)
+	next := buildSeries(s, summaries, opts.MaxSeriesPerSuite)
 	next.summaries, next.summariesFrom = summaries, inputs
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
 	case s.Status.Phase != vmbenchv1.SuiteComplete && s.Status.Phase != vmbenchv1.SuiteFailed:
 	case s.Status.CompletionTime != nil:
