@@ -194,12 +194,14 @@ func (c *suiteCollector) record(s *vmbenchv1.BenchmarkSuite) {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The retention counts on the exporter's own clock from when it saw the suite end; a suite
+	// first seen ended (after a restart of the manager) ended at its completion time.
 	switch {
 	case s.Status.Phase != vmbenchv1.SuiteComplete && s.Status.Phase != vmbenchv1.SuiteFailed:
-	case s.Status.CompletionTime != nil:
-		next.ended = s.Status.CompletionTime.Time
 	case had != nil && !had.ended.IsZero():
 		next.ended = had.ended
+	case had == nil && s.Status.CompletionTime != nil:
+		next.ended = s.Status.CompletionTime.Time
 	default:
 		next.ended = c.now()
 	}

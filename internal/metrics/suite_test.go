@@ -159,8 +159,9 @@ func TestWorstCaseSuiteStaysUnderTheCap(t *testing.T) {
 
 	// Once it ended and the retention passed, the summary alone.
 	ended := worstCaseSuite(ns, name, vmbenchv1.SuiteComplete)
-	ended.Status.CompletionTime = &metav1.Time{Time: now.Add(-DefaultDetailRetention - time.Second)}
+	ended.Status.CompletionTime = &metav1.Time{Time: now}
 	RecordSuite(ended)
+	now = now.Add(DefaultDetailRetention)
 	after, by := suiteSeriesCount(t, ns, name)
 	t.Logf("worst-case suite, defaults, ended past the retention: %d series: %v", after, by)
 	if after != summary {
@@ -206,14 +207,31 @@ func TestDetailWhileRunningAndForTheRetention(t *testing.T) {
 		t.Error("past the retention the summary is gone")
 	}
 
-	// A failed suite without a completion time ends when first seen so.
+	// The retention counts from when the exporter saw the suite end, whatever the completion time
+	// says (the controller's clock is another); later records do not move it.
+	ForgetSuite(ns, name)
+	RecordSuite(measuredSuite(ns, name, vmbenchv1.SuiteRunning))
 	failed := measuredSuite(ns, name, vmbenchv1.SuiteFailed)
+	failed.Status.CompletionTime = &metav1.Time{Time: now.Add(-100 * time.Hour)}
 	RecordSuite(failed)
 	now = now.Add(30 * time.Minute)
 	RecordSuite(failed)
-	now = now.Add(31 * time.Minute)
+	if got := detail(); got != 40 {
+		t.Errorf("30 minutes after it was seen failed: %d detail series, want 40", got)
+	}
+	now = now.Add(30 * time.Minute)
 	if got := detail(); got != 0 {
-		t.Errorf("61 minutes after it was first seen failed: %d detail series, want 0", got)
+		t.Errorf("60 minutes after it was seen failed: %d detail series, want 0", got)
+	}
+
+	// A suite first seen ended (the manager restarted) ended at its completion time: no detail
+	// comes back for a suite that ended long ago.
+	ForgetSuite(ns, name)
+	long := measuredSuite(ns, name, vmbenchv1.SuiteComplete)
+	long.Status.CompletionTime = &metav1.Time{Time: now.Add(-2 * time.Hour)}
+	RecordSuite(long)
+	if got := detail(); got != 0 {
+		t.Errorf("first seen 2 hours after it ended: %d detail series, want 0", got)
 	}
 
 	// --metrics-detail keeps them for the suite's life.
