@@ -56,6 +56,7 @@ type options struct {
 	masterKeySecret         string
 	watchNamespaces         string
 	metricsSecure           bool
+	metricsOpts             metrics.Options
 	maxActiveRuns           int
 }
 
@@ -65,6 +66,17 @@ func parseFlags() options {
 	flag.BoolVar(&o.metricsSecure, "metrics-secure", true,
 		"Serve metrics over HTTPS to clients whose bearer token may get the non-resource URL /metrics (checked with TokenReview and SubjectAccessReview); "+
 			"false serves plain HTTP to anyone who reaches the port.")
+	o.metricsOpts = metrics.DefaultOptions()
+	flag.StringVar(&o.metricsOpts.CertDir, "metrics-cert-dir", "",
+		"Directory with tls.crt and tls.key (a mounted kubernetes.io/tls Secret) that the secure metrics endpoint serves, reloaded when they change; "+
+			"empty for a self-signed certificate, which scrapers cannot verify.")
+	flag.BoolVar(&o.metricsOpts.Detail, "metrics-detail", false,
+		"Export every suite's per-metric series (vmbench_result_*) for the suite's whole life; by default only while it runs and for "+
+			"--metrics-detail-retention after it ends, while its summary series stay.")
+	flag.DurationVar(&o.metricsOpts.DetailRetention, "metrics-detail-retention", metrics.DefaultDetailRetention,
+		"How long a suite's per-metric series stay after it ended (without --metrics-detail).")
+	flag.IntVar(&o.metricsOpts.MaxSeriesPerSuite, "metrics-max-series-per-suite", metrics.DefaultMaxSeriesPerSuite,
+		"Most series one suite exports; the metrics past it are dropped and counted in vmbench_metric_series_dropped_total.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
 	flag.StringVar(&o.runnerImage, "runner-image", "vmbench/runner:dev", "Image of MPIJob launchers and workers.")
@@ -119,6 +131,9 @@ func (o options) validate() error {
 	if _, err := o.namespaces(); err != nil {
 		return err
 	}
+	if err := o.metricsOpts.Validate(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -162,6 +177,7 @@ func run() error {
 		return err
 	}
 	metrics.Register(ctrlmetrics.Registry)
+	metrics.Configure(o.metricsOpts)
 	return mgr.Start(ctx)
 }
 
@@ -227,7 +243,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		MapperProvider:         func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return mapper, nil },
-		Metrics:                metrics.ServerOptions(o.metricsAddr, o.metricsSecure),
+		Metrics:                metrics.ServerOptions(o.metricsAddr, o.metricsSecure, o.metricsOpts.CertDir),
 		HealthProbeBindAddress: o.probeAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "vmbench.io",

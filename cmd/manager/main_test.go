@@ -7,10 +7,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/vmbench/vmbench/internal/metrics"
 )
 
 func validOptions() options {
-	return options{pullPolicy: "IfNotPresent", vmNetwork: "auto", emulation: "allow", masterKeySecret: "vmbench-system/vmbench-master-key"}
+	return options{pullPolicy: "IfNotPresent", vmNetwork: "auto", emulation: "allow", masterKeySecret: "vmbench-system/vmbench-master-key",
+		metricsOpts: metrics.DefaultOptions()}
 }
 
 func TestMasterKeySecretFlag(t *testing.T) {
@@ -66,5 +69,13 @@ func TestMaxActiveRunsFlag(t *testing.T) {
 	o.maxActiveRuns = -1
 	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--max-active-runs") {
 		t.Errorf("--max-active-runs=-1: %v, want a refusal naming the flag", err)
+	}
+}
+
+func TestMetricsCertDirFlag(t *testing.T) {
+	o := validOptions()
+	o.metricsOpts.CertDir = t.TempDir()
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--metrics-cert-dir") {
+		t.Errorf("validate() with a cert dir without a certificate = %v, want an error naming --metrics-cert-dir", err)
 	}
 }

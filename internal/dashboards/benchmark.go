@@ -26,11 +26,11 @@ func Benchmark() (dashboard.Dashboard, error) {
 		WithVariable(labelVariable(VarMetric, "Metric",
 			`vmbench_result_value{namespace="$namespace", suite="$suite", benchmark="$benchmark"}`)).
 		WithPanel(emulationPanel(1, pos(0, 0, 8, 6), metricSelector)).
-		WithPanel(samplesPanel(2, pos(8, 0, 8, 6), samples)).
+		WithPanel(samplesPanel(2, pos(8, 0, 8, 6), latest(samples))).
 		WithPanel(ratioPanel(3, pos(16, 0, 8, 6))).
-		WithPanel(statsTablePanel(4, pos(0, 6, 12, 9), mean, stddev, samples)).
+		WithPanel(statsTablePanel(4, pos(0, 6, 12, 9), latest(mean), latest(stddev), latest(samples))).
 		WithPanel(overheadPanel(5, pos(12, 6, 12, 9), "Overhead against the baseline",
-			`vmbench_result_overhead_percent{`+metricSelector+`}`,
+			latest(`vmbench_result_overhead_percent{`+metricSelector+`}`),
 			"{{platform}} vs {{baseline}} | emulated={{emulated}}")).
 		WithPanel(meanStddevPanel(6, pos(0, 15, 24, 10), mean, stddev)).
 		Build()
@@ -62,7 +62,7 @@ func ratioPanel(id uint32, at dashboard.GridPos) *stat.PanelBuilder {
 			"is better depends on the metric's direction (HigherIsBetter or LowerIsBetter); the overhead panel accounts "+
 			"for it. Purple: emulated VMs (TCG), not VM overhead.").
 		Datasource(datasource()).
-		WithTarget(instant("A", `vmbench_result_ratio{`+metricSelector+`}`,
+		WithTarget(instant("A", latest(`vmbench_result_ratio{`+metricSelector+`}`),
 			"{{platform}} / {{baseline}} | emulated={{emulated}}")).
 		ColorScheme(dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdFixed).FixedColor("blue")).
 		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{fixedColor(emulatedColor)}).

@@ -280,6 +280,14 @@ func tableQuery(refID, expr string) *prometheus.DataqueryBuilder {
 	return instant(refID, expr, "").Format(prometheus.PromQueryFormatTable)
 }
 
+// latest is the last value of each of expr's series within the dashboard's time range, for instant
+// panels of a suite's per-metric series: the manager exports those only while the suite runs and
+// for a retention after it ends (--metrics-detail-retention), so that at "now" a finished suite
+// may have none while Prometheus still holds them.
+func latest(expr string) string {
+	return "last_over_time(" + expr + "[$__range])"
+}
+
 // rangeQuery is a query over the dashboard's time range, for time series panels.
 func rangeQuery(refID, expr, legend string) *prometheus.DataqueryBuilder {
 	return prometheus.NewDataqueryBuilder().RefId(refID).Expr(expr).Range().
@@ -324,8 +332,8 @@ const emulatedColor = "purple"
 // emulationPanel counts the selected value series that come from emulated VMs: red with a
 // warning from one on, green at zero, no value when the selection has no results at all.
 func emulationPanel(id uint32, at dashboard.GridPos, selector string) *stat.PanelBuilder {
-	expr := fmt.Sprintf(`count(vmbench_result_value{%s, emulated="true"}) or (0 * count(vmbench_result_value{%s}))`,
-		selector, selector)
+	expr := fmt.Sprintf(`count(%s) or (0 * count(%s))`,
+		latest(`vmbench_result_value{`+selector+`, emulated="true"}`), latest(`vmbench_result_value{`+selector+`}`))
 	red := "red"
 	green := "green"
 	return newStat().

@@ -105,7 +105,7 @@ func TestExportedMetrics(t *testing.T) {
 	// The sample recording must reach every collector, or the name checks below would be too strict.
 	for _, name := range []string{"vmbench_result_value", "vmbench_result_stddev", "vmbench_result_samples",
 		"vmbench_result_ratio", "vmbench_result_overhead_percent", "vmbench_suite_phase", "vmbench_runs_total",
-		"vmbench_benchmark_failures_total", "vmbench_node_ready_seconds_bucket"} {
+		"vmbench_benchmark_failures_total", "vmbench_node_ready_seconds_bucket", "vmbench_summary_ratio"} {
 		if exported[name] == nil {
 			t.Errorf("internal/metrics exported no %s: %v", name, exported)
 		}
@@ -444,14 +444,14 @@ func TestOverviewPanels(t *testing.T) {
 		selected = append(selected, checkQuery(t, "overview", q, "", nil)...)
 	}
 	for _, want := range []string{"vmbench_result_value", "vmbench_result_overhead_percent", "vmbench_suite_phase",
-		"vmbench_runs_total", "vmbench_benchmark_failures_total"} {
+		"vmbench_runs_total", "vmbench_benchmark_failures_total", "vmbench_summary_ratio"} {
 		if !slices.Contains(selected, want) {
 			t.Errorf("the overview does not show %s", want)
 		}
 	}
 	for _, p := range Panels(d) {
 		for _, q := range Targets(p) {
-			if strings.HasPrefix(q.Expr, "vmbench_result_overhead_percent") &&
+			if strings.Contains(q.Expr, "vmbench_result_overhead_percent") &&
 				(p.FieldConfig == nil || p.FieldConfig.Defaults.Thresholds == nil) {
 				t.Errorf("overhead panel %q has no thresholds", str(p.Title))
 			}
@@ -519,5 +519,41 @@ func TestGenerated(t *testing.T) {
 	sort.Strings(extra)
 	if len(extra) > 0 {
 		t.Errorf("charts/vmbench/dashboards holds %v, which no board generates: delete them and run `make dashboards`", extra)
+	}
+}
+
+// A finished suite's per-metric series leave the endpoint after the retention, while Prometheus
+// keeps them: an instant panel that read them at "now" would go blank. Every instant query of them
+// takes the last value within the board's time range instead.
+func TestInstantPanelsOutliveTheDetailRetention(t *testing.T) {
+	for file, d := range boards(t) {
+		for _, p := range Panels(d) {
+			for _, q := range Targets(p) {
+				if q.Instant == nil || !*q.Instant {
+					continue
+				}
+				parsed, err := parser.ParseExpr(Expand(q.Expr, nil))
+				if err != nil {
+					t.Errorf("%s: %q: %v", file, q.Expr, err)
+					continue
+				}
+				parser.Inspect(parsed, func(node parser.Node, path []parser.Node) error {
+					vs, ok := node.(*parser.VectorSelector)
+					if !ok || !slices.Contains(resultSeries, vs.Name) {
+						return nil
+					}
+					within := false
+					for _, n := range path {
+						if c, ok := n.(*parser.Call); ok && c.Func.Name == "last_over_time" {
+							within = true
+						}
+					}
+					if !within {
+						t.Errorf("%s: panel %q reads %s at the instant, not its last value in the range: %s", file, str(p.Title), vs.Name, q.Expr)
+					}
+					return nil
+				})
+			}
+		}
 	}
 }

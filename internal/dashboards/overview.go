@@ -14,8 +14,8 @@ import (
 const suiteSelector = `namespace="$namespace", suite="$suite"`
 
 // Overview is the suite overview: every benchmark's mean on every platform side by side, the
-// overhead of each platform against the baseline, the suite's phase, the emulation warning, and
-// the operator-wide run, failure and node readiness counters.
+// overhead of each platform against the baseline, the suite's phase, the emulation warning, the
+// operator-wide run, failure and node readiness counters, and vmbench report's summary.
 func Overview() (dashboard.Dashboard, error) {
 	return newBoard("vmbench-overview", "vmbench / Suite overview",
 		"One BenchmarkSuite: containers and KubeVirt VMs side by side, and the overhead of each platform against the baseline.",
@@ -28,9 +28,10 @@ func Overview() (dashboard.Dashboard, error) {
 		WithPanel(failuresPanel(4, pos(18, 0, 6, 6))).
 		WithPanel(sideBySidePanel(5, pos(0, 6, 24, 10))).
 		WithPanel(overheadPanel(6, pos(0, 16, 16, 12), "Overhead against the baseline, per benchmark and metric",
-			`vmbench_result_overhead_percent{`+suiteSelector+`}`,
+			latest(`vmbench_result_overhead_percent{`+suiteSelector+`}`),
 			"{{benchmark}} | {{metric}} | {{platform}} vs {{baseline}} | emulated={{emulated}}")).
 		WithPanel(nodeReadyPanel(7, pos(16, 16, 8, 12))).
+		WithPanel(summaryPanel(8, pos(0, 28, 24, 10))).
 		Build()
 }
 
@@ -100,8 +101,8 @@ func failuresPanel(id uint32, at dashboard.GridPos) *stat.PanelBuilder {
 // column (platform and whether it was emulated), so that a grouping-to-matrix transformation puts
 // the platforms next to each other.
 var sideBySideExpr = fmt.Sprintf(
-	`label_join(label_join(vmbench_result_value{%s}, "row", " | ", "benchmark", "metric", "unit", "direction"), `+
-		`"column", " emulated=", "platform", "emulated")`, suiteSelector)
+	`label_join(label_join(%s, "row", " | ", "benchmark", "metric", "unit", "direction"), `+
+		`"column", " emulated=", "platform", "emulated")`, latest(`vmbench_result_value{`+suiteSelector+`}`))
 
 func sideBySidePanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 	return newTable().
@@ -165,5 +166,31 @@ func nodeReadyPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
 		Orientation(common.VizOrientationHorizontal).
 		DisplayMode(common.BarGaugeDisplayModeBasic).
 		NamePlacement(common.BarGaugeNamePlacementTop).
+		ReduceOptions(lastValue())
+}
+
+// summaryPanel shows vmbench report's summary per platform: the geometric mean of each benchmark's
+// ratios and of all of them. Its series stay as long as the suite, unlike the per-metric ones.
+func summaryPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
+	return bargauge.NewPanelBuilder().
+		Id(id).
+		GridPos(at).
+		Title("Speed against the baseline, per benchmark and overall (geometric mean)").
+		Description("vmbench_summary_ratio: the geometric mean of a platform's ratios to the baseline in the higher-is-better "+
+			"sense, per benchmark and over all benchmarks, as vmbench report's summary; below 1 the platform is slower. "+
+			"Red below 0.7, yellow below 0.95. Purple bars (emulated=true) come from VMs under QEMU software emulation (TCG): "+
+			"they measure the emulator, not VM overhead.").
+		Datasource(datasource()).
+		WithTarget(instant("A", latest(`vmbench_summary_ratio{`+suiteSelector+`, kind=~"benchmark|overall"}`),
+			"{{group}} | {{platform}} vs {{baseline}} | emulated={{emulated}}")).
+		Decimals(3).
+		Min(0).
+		Thresholds(thresholds("red", step{0.7, "yellow"}, step{0.95, "green"})).
+		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{fixedColor(emulatedColor)}).
+		Orientation(common.VizOrientationHorizontal).
+		DisplayMode(common.BarGaugeDisplayModeBasic).
+		ValueMode(common.BarGaugeValueModeText).
+		NamePlacement(common.BarGaugeNamePlacementTop).
+		ShowUnfilled(true).
 		ReduceOptions(lastValue())
 }

@@ -792,7 +792,7 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--runner-image=vmbench/runner:dev", "--vm-disk-image=vmbench/vm-disk:dev", "--image-pull-policy=IfNotPresent",
 		"--vm-network=auto", "--emulation=allow", "--container-startup=10m", "--vm-startup=20m", "--leader-elect",
 		"--network-policy=true", "--master-key-secret=vmbench-system/vmbench-master-key", "--metrics-secure=true",
-		"--max-active-runs=1",
+		"--max-active-runs=1", "--metrics-detail=false", "--metrics-detail-retention=1h", "--metrics-max-series-per-suite=2000",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("defaults: no %s in %v", want, c.Args)
@@ -806,11 +806,12 @@ func TestValuesBecomeManagerFlags(t *testing.T) {
 		"--set", "runnerImage=registry.example/runner:1", "--set", "vmDiskImage=registry.example/disk:1",
 		"--set", "imagePullPolicy=Always", "--set", "vmNetwork=passt", "--set", "emulation=forbid",
 		"--set", "containerStartup=5m", "--set", "vmStartup=1h30m", "--set", "image.tag=v1", "--set", "image.pullPolicy=Always",
-		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel", "--set", "metrics.secure=false", "--set", "maxActiveRuns=3"))
+		"--set", "networkPolicy=false", "--set", "extraArgs[0]=--zap-devel", "--set", "metrics.secure=false", "--set", "maxActiveRuns=3",
+		"--set", "metrics.detail=true", "--set", "metrics.detailRetention=30m", "--set", "metrics.maxSeriesPerSuite=5000"))
 	for _, want := range []string{
 		"--metrics-secure=false", "--runner-image=registry.example/runner:1", "--vm-disk-image=registry.example/disk:1", "--image-pull-policy=Always",
 		"--vm-network=passt", "--emulation=forbid", "--container-startup=5m", "--vm-startup=1h30m", "--zap-devel",
-		"--network-policy=false", "--max-active-runs=3",
+		"--network-policy=false", "--max-active-runs=3", "--metrics-detail=true", "--metrics-detail-retention=30m", "--metrics-max-series-per-suite=5000",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("set: no %s in %v", want, c.Args)
@@ -949,40 +950,51 @@ func TestMetricsServiceSelectsTheManager(t *testing.T) {
 	}
 }
 
+// serviceMonitor is the part of a monitoring.coreos.com/v1 ServiceMonitor the chart renders.
+type serviceMonitor struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Metadata   map[string]any `json:"metadata"`
+	Spec       struct {
+		NamespaceSelector struct {
+			MatchNames []string `json:"matchNames"`
+		} `json:"namespaceSelector"`
+		Selector struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"selector"`
+		Endpoints []struct {
+			Port            string `json:"port"`
+			Path            string `json:"path"`
+			Interval        string `json:"interval"`
+			ScrapeTimeout   string `json:"scrapeTimeout"`
+			HonorLabels     bool   `json:"honorLabels"`
+			Scheme          string `json:"scheme"`
+			BearerTokenFile string `json:"bearerTokenFile"`
+			TLSConfig       *struct {
+				InsecureSkipVerify bool   `json:"insecureSkipVerify"`
+				ServerName         string `json:"serverName"`
+				CA                 *struct {
+					Secret *struct {
+						Name string `json:"name"`
+						Key  string `json:"key"`
+					} `json:"secret"`
+				} `json:"ca"`
+			} `json:"tlsConfig"`
+		} `json:"endpoints"`
+	} `json:"spec"`
+}
+
 func TestServiceMonitorIsOptional(t *testing.T) {
 	if objs := render(t); len(objs["ServiceMonitor"]) != 0 {
 		t.Fatalf("a ServiceMonitor by default: %v (clusters without the Prometheus Operator lack its CRD)", objs.names("ServiceMonitor"))
 	}
-	objs := render(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.labels.release=kps")
+	objs := render(t, "--set", "metrics.serviceMonitor.enabled=true", "--set", "metrics.serviceMonitor.labels.release=kps",
+		"--set", "metrics.serviceMonitor.insecureSkipVerify=true")
 	doc, ok := objs["ServiceMonitor"]["vmbench"]
 	if !ok {
 		t.Fatalf("no ServiceMonitor vmbench: %v", objs.names("ServiceMonitor"))
 	}
-	var sm struct {
-		APIVersion string         `json:"apiVersion"`
-		Kind       string         `json:"kind"`
-		Metadata   map[string]any `json:"metadata"`
-		Spec       struct {
-			NamespaceSelector struct {
-				MatchNames []string `json:"matchNames"`
-			} `json:"namespaceSelector"`
-			Selector struct {
-				MatchLabels map[string]string `json:"matchLabels"`
-			} `json:"selector"`
-			Endpoints []struct {
-				Port            string `json:"port"`
-				Path            string `json:"path"`
-				Interval        string `json:"interval"`
-				ScrapeTimeout   string `json:"scrapeTimeout"`
-				HonorLabels     bool   `json:"honorLabels"`
-				Scheme          string `json:"scheme"`
-				BearerTokenFile string `json:"bearerTokenFile"`
-				TLSConfig       *struct {
-					InsecureSkipVerify bool `json:"insecureSkipVerify"`
-				} `json:"tlsConfig"`
-			} `json:"endpoints"`
-		} `json:"spec"`
-	}
+	var sm serviceMonitor
 	if err := yaml.UnmarshalStrict(doc, &sm); err != nil {
 		t.Fatal(err)
 	}
@@ -1010,7 +1022,8 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 	if !sm.Spec.Endpoints[0].HonorLabels {
 		t.Error("honorLabels is not true")
 	}
-	// Secure metrics by default: HTTPS with the scraper's own token, which the manager reviews.
+	// Secure metrics by default: HTTPS with the scraper's own token, which the manager reviews; the
+	// self-signed certificate unverified only because insecureSkipVerify says so.
 	if e := sm.Spec.Endpoints[0]; e.Scheme != "https" || e.BearerTokenFile != "/var/run/secrets/kubernetes.io/serviceaccount/token" ||
 		e.TLSConfig == nil || !e.TLSConfig.InsecureSkipVerify {
 		t.Errorf("endpoint %+v, want https with the service account token (the manager's certificate is self-signed)", e)
@@ -1022,6 +1035,96 @@ func TestServiceMonitorIsOptional(t *testing.T) {
 	}
 	if e := sm.Spec.Endpoints[0]; e.Scheme == "https" || e.BearerTokenFile != "" {
 		t.Errorf("metrics.secure=false: endpoint %+v still asks for https or a token", e)
+	}
+}
+
+// The ServiceMonitor verifies the manager's certificate whenever the chart knows one, and is not
+// rendered with an unverified scrape unless the admin asks for it.
+func TestServiceMonitorVerifiesTheCertificate(t *testing.T) {
+	_, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", "metrics.serviceMonitor.enabled=true")
+	if err == nil || !strings.Contains(stderr, "metrics.tls.secretName") || !strings.Contains(stderr, "metrics.serviceMonitor.insecureSkipVerify=true") {
+		t.Errorf("a ServiceMonitor over the self-signed certificate renders without insecureSkipVerify, or the refusal says no way out: %v\n%s", err, stderr)
+	}
+	_, stderr, err = helm(t, "template", release, "charts/vmbench", "--namespace", namespace,
+		"--set", "metrics.tls.secretName=metrics-tls", "--set", "metrics.secure=false")
+	if err == nil || !strings.Contains(stderr, "metrics.secure") {
+		t.Errorf("metrics.tls with plain HTTP renders, or the refusal does not name metrics.secure: %v\n%s", err, stderr)
+	}
+
+	const serverName = "vmbench-metrics." + namespace + ".svc"
+	for _, tc := range []struct {
+		name                    string
+		set                     []string
+		secret, caSecret, caKey string
+		certificates, issuers   []string
+	}{
+		{name: "a Secret of the admin's", set: []string{"metrics.tls.secretName=metrics-tls"},
+			secret: "metrics-tls", caSecret: "metrics-tls", caKey: "ca.crt"},
+		{name: "its CA elsewhere", set: []string{"metrics.tls.secretName=metrics-tls", "metrics.tls.caSecretName=corp-ca", "metrics.tls.caKey=root.pem"},
+			secret: "metrics-tls", caSecret: "corp-ca", caKey: "root.pem"},
+		{name: "cert-manager with a CA of the release", set: []string{"metrics.tls.certManager.enabled=true"},
+			secret: "vmbench-metrics-tls", caSecret: "vmbench-metrics-tls", caKey: "ca.crt",
+			certificates: []string{"vmbench-metrics", "vmbench-metrics-ca"}, issuers: []string{"vmbench-metrics-ca", "vmbench-metrics-selfsigned"}},
+		{name: "cert-manager with the cluster's issuer",
+			set:    []string{"metrics.tls.certManager.enabled=true", "metrics.tls.certManager.issuerRef.kind=ClusterIssuer", "metrics.tls.certManager.issuerRef.name=corp"},
+			secret: "vmbench-metrics-tls", caSecret: "vmbench-metrics-tls", caKey: "ca.crt", certificates: []string{"vmbench-metrics"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"--set", "metrics.serviceMonitor.enabled=true"}
+			for _, s := range tc.set {
+				args = append(args, "--set", s)
+			}
+			objs := render(t, args...)
+			var sm serviceMonitor
+			if err := yaml.UnmarshalStrict(objs["ServiceMonitor"]["vmbench"], &sm); err != nil {
+				t.Fatal(err)
+			}
+			e := sm.Spec.Endpoints[0]
+			if e.Scheme != "https" || e.TLSConfig == nil || e.TLSConfig.InsecureSkipVerify || e.TLSConfig.ServerName != serverName ||
+				e.TLSConfig.CA == nil || e.TLSConfig.CA.Secret == nil || e.TLSConfig.CA.Secret.Name != tc.caSecret || e.TLSConfig.CA.Secret.Key != tc.caKey {
+				t.Errorf("endpoint %+v, tlsConfig %+v: want https verifying %s with key %s of Secret %s, no insecureSkipVerify",
+					e, e.TLSConfig, serverName, tc.caKey, tc.caSecret)
+			}
+			d, c := manager(t, objs)
+			if !slices.Contains(c.Args, "--metrics-cert-dir=/etc/vmbench/metrics-tls") {
+				t.Errorf("no --metrics-cert-dir in %v", c.Args)
+			}
+			if len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/etc/vmbench/metrics-tls" || !c.VolumeMounts[0].ReadOnly {
+				t.Errorf("volume mounts %+v, want the certificate read-only at /etc/vmbench/metrics-tls", c.VolumeMounts)
+			}
+			if v := d.Spec.Template.Spec.Volumes; len(v) != 1 || v[0].Name != c.VolumeMounts[0].Name || v[0].Secret == nil || v[0].Secret.SecretName != tc.secret {
+				t.Errorf("volumes %+v, want Secret %s", v, tc.secret)
+			}
+			if got := objs.names("Certificate"); !slices.Equal(got, tc.certificates) {
+				t.Errorf("Certificates %v, want %v", got, tc.certificates)
+			}
+			if got := objs.names("Issuer"); !slices.Equal(got, tc.issuers) {
+				t.Errorf("Issuers %v, want %v", got, tc.issuers)
+			}
+			if doc, ok := objs["Certificate"]["vmbench-metrics"]; ok {
+				var cert struct {
+					Spec struct {
+						SecretName string            `json:"secretName"`
+						DNSNames   []string          `json:"dnsNames"`
+						IssuerRef  map[string]string `json:"issuerRef"`
+					} `json:"spec"`
+				}
+				if err := yaml.Unmarshal(doc, &cert); err != nil {
+					t.Fatal(err)
+				}
+				if cert.Spec.SecretName != tc.secret || !slices.Contains(cert.Spec.DNSNames, serverName) || cert.Spec.IssuerRef["name"] == "" {
+					t.Errorf("Certificate %+v: want Secret %s for %s from an issuer", cert.Spec, tc.secret, serverName)
+				}
+			}
+		})
+	}
+
+	// Without a certificate, the manager serves a self-signed one and mounts nothing.
+	d, c := manager(t, render(t))
+	if len(c.VolumeMounts) != 0 || len(d.Spec.Template.Spec.Volumes) != 0 || slices.ContainsFunc(c.Args, func(a string) bool {
+		return strings.HasPrefix(a, "--metrics-cert-dir")
+	}) {
+		t.Errorf("defaults mount a certificate: %v %+v", c.Args, c.VolumeMounts)
 	}
 }
 
@@ -1098,6 +1201,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"allowedRuntimeClasses={Kata_1}", "allowedRuntimeClasses"},
 		{"admissionPolicy.enabled=maybe", "enabled"},
 		{"metrics.secure=maybe", "secure"},
+		{"metrics.maxSeriesPerSuite=100", "maxSeriesPerSuite"},
+		{"metrics.detailRetention=soon", "detailRetention"},
+		{"metrics.tls.certManager.issuerRef.kind=Vault", "kind"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, stderr, err := helm(t, "template", release, "charts/vmbench", "--namespace", namespace, "--set", tc.set)

@@ -40,7 +40,7 @@ func TestSecureMetricsNeedAnAllowedToken(t *testing.T) {
 	addr := freeAddr(t)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 controllers.NewScheme(),
-		Metrics:                metrics.ServerOptions(addr, true),
+		Metrics:                metrics.ServerOptions(addr, true, ""),
 		HealthProbeBindAddress: "0",
 	})
 	h.g.Expect(err).NotTo(HaveOccurred())

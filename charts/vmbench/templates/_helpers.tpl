@@ -70,3 +70,18 @@ or the local vmbench/<name> that hack/images builds. */}}
 {{- define "vmbench.masterKeySecret" -}}
 {{- printf "%s-master-key" (include "vmbench.fullname" .) -}}
 {{- end -}}
+
+{{/* The kubernetes.io/tls Secret the metrics are served with: metrics.tls.secretName, else
+<fullname>-metrics-tls when cert-manager issues it, else none (a self-signed certificate). */}}
+{{- define "vmbench.metricsTLSSecret" -}}
+{{- if .Values.metrics.tls.secretName -}}
+{{- .Values.metrics.tls.secretName -}}
+{{- else if .Values.metrics.tls.certManager.enabled -}}
+{{- printf "%s-metrics-tls" (include "vmbench.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The name scrapers verify the metrics certificate for: the metrics Service's. */}}
+{{- define "vmbench.metricsServerName" -}}
+{{- printf "%s-metrics.%s.svc" (include "vmbench.fullname" .) .Release.Namespace -}}
+{{- end -}}
