@@ -23,10 +23,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/metrics"
@@ -73,12 +75,24 @@ type SuiteReconciler struct {
 	// MaxActiveRuns is how many suites may run at once across the namespaces the manager runs;
 	// the others wait in line (queue_policy.go). 0 or less: no limit.
 	MaxActiveRuns int
+	// MaxActiveRunsPerNamespace is how many of those one namespace may hold; 0 or less: no limit.
+	MaxActiveRunsPerNamespace int
+	// MaxSuiteDuration caps every suite's spec.timeout, counted from its admission; 0: no cap.
+	MaxSuiteDuration time.Duration
+	// QueueNamespace is the manager's own namespace, where the run queue's Leases are
+	// (queue_lease.go).
+	QueueNamespace string
 	// Namespaces are the namespaces the manager runs suites in, as its cache is restricted to them;
 	// empty for every namespace. The queue's uncached reads stay within them.
 	Namespaces []string
 
 	// admissionMu serializes admissions to the run queue.
 	admissionMu sync.Mutex
+	// book is the run queue's Leases, loaded under bookOnce; wake brings the suites in line back
+	// when a slot is released.
+	book     *slotBook
+	bookOnce sync.Mutex
+	wake     chan event.GenericEvent
 }
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
@@ -119,12 +133,12 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Get(ctx, req.NamespacedName, suite); err != nil {
 		if apierrors.IsNotFound(err) {
 			metrics.ForgetSuite(req.Namespace, req.Name)
-			return ctrl.Result{}, nil
+			return r.releaseAfter(ctx, req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
 	}
 	if !suite.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.releaseAfter(ctx, req.NamespacedName, suite)
 	}
 	orig := suite.DeepCopy()
 	now := r.Clock.Now()
@@ -147,7 +161,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		case queue.Wait != nil:
 			// The watch on the suites ahead brings this one back (queueChanged).
 			state.Waiting = &cause{Reason: vmbenchv1.ReasonWaitingForRun, Message: queue.Wait.message()}
-		case queue.Admitted && r.MaxActiveRuns > 0:
+		case queue.Admitted:
 			// The admission is in status before any child exists, so that children never run
 			// outside a slot; the watch event of this write brings the suite back to start its run.
 		default:
@@ -163,7 +177,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		// not reached gets its next repetition's runs instead of ending.
 		precision = applyPrecision(suite)
 	}
-	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation)
+	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation, suite.Spec, r.MaxSuiteDuration)
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
 	st.Headline = headline(suite.Spec, st.Ratios)
@@ -193,8 +207,26 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, err
 		}
 	}
+	if suiteEnded(suite) {
+		// Its slot goes once its pods and VMs are gone (queue_lease.go).
+		return r.releaseAfter(ctx, req.NamespacedName, suite)
+	}
 	return next.result, nil
 }
+
+// releaseAfter releases the run slot of a suite that ended, is being deleted or is gone, once its
+// pods and VMs are gone; until then their deletion events bring it back, and a poll in case one
+// was missed.
+func (r *SuiteReconciler) releaseAfter(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (ctrl.Result, error) {
+	held, err := r.releaseSlots(ctx, key, suite)
+	if err != nil || !held {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: drainPoll}, nil
+}
+
+// drainPoll is how often a suite whose pods or VMs are being removed is looked at again.
+const drainPoll = 15 * time.Second
 
 // SetupWithManager registers the owner index and the watches. Child kinds whose API is missing are
 // not watched, so that vmbench starts on a cluster without KubeVirt or the MPI Operator.
@@ -225,6 +257,12 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	}
 	// A suite that is admitted, moves on, ends or is deleted moves the suites in line.
 	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.queueRequests), builder.WithPredicates(queueChanged()))
+	// A slot released once the last pods and VMs of a suite are gone moves the suites in line too.
+	if r.QueueNamespace == "" {
+		return fmt.Errorf("the run queue needs the manager's namespace for its Leases (QueueNamespace)")
+	}
+	r.wake = make(chan event.GenericEvent, 64)
+	b = b.WatchesRawSource(source.Channel(r.wake, handler.EnqueueRequestsFromMapFunc(r.queueRequests)))
 	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
 	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
 	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))
