@@ -288,6 +288,11 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	if l, ok := book.get(suite.UID); ok && !l.Requeued {
 		suite.Status.StartTime = &metav1.Time{Time: l.Admitted}
 		return queueDecision{}, nil
+	} else if ok {
+		// Requeued: its Lease goes once the stopped run's pods and VMs are gone.
+		if _, err := r.releaseIfGone(ctx, book, l); err != nil {
+			return queueDecision{}, err
+		}
 	}
 	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
 	suite.Status.StartTime = nil
@@ -319,13 +324,16 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 		r.admissionMu.Unlock()
 		return queueDecision{Stale: true}, nil
 	}
-	if _, ok := book.get(suite.UID); ok {
-		// Its own earlier Lease, requeued, is still draining; or an admission that the cache
-		// had not seen: the reconcile comes back.
+	a := r.decide(ctx, book, fresh, current)
+	if l, ok := book.get(suite.UID); ok && l.Requeued && a.Admit {
+		// Its own Lease from before it was requeued still holds a slot for the pods and VMs of
+		// its stopped run; their deletion brings it back.
+		a = admission{Position: 1, Limits: r.limits(), Taken: max(r.MaxActiveRuns, 1), Draining: 1}
+	} else if ok && !l.Requeued {
+		// An admission that the cache had not seen: the reconcile comes back.
 		r.admissionMu.Unlock()
 		return queueDecision{Stale: true}, nil
 	}
-	a := r.decide(ctx, book, fresh, current)
 	if !a.Admit {
 		r.admissionMu.Unlock()
 		return queueDecision{Wait: &a}, nil

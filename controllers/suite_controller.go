@@ -149,7 +149,24 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	state := suiteState{Generation: suite.Generation, Now: now, InvalidSpec: validateSpec(suite, benchmarks)}
 	var next step
 	var queue queueDecision
-	if state.InvalidSpec == nil {
+	// An admin's end or requeue (queue_admin.go), acted on once: the annotation goes after the
+	// status write.
+	action, endNow := suite.Annotations[AnnotationQueue], false
+	if state.InvalidSpec == nil && !suiteEnded(suite) {
+		switch action {
+		case QueueEnd:
+			// It waits for no slot and starts nothing; its slot goes with its pods and VMs.
+			if err := r.stopActiveRun(ctx, suite); err != nil {
+				return ctrl.Result{}, err
+			}
+			endNow = endRuns(st, metav1.Time{Time: now})
+		case QueueRequeue:
+			if err := r.requeue(ctx, suite); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	if state.InvalidSpec == nil && !endNow {
 		var err error
 		if queue, err = r.admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
@@ -195,6 +212,11 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 				return ctrl.Result{Requeue: true}, nil
 			}
 			return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
+		}
+	}
+	if action == QueueEnd || action == QueueRequeue {
+		if err := r.forgetQueueAnnotation(ctx, suite); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	r.emitTransitions(orig, suite, next)

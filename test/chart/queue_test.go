@@ -38,8 +38,8 @@ func TestQueueValuesBecomeManagerFlags(t *testing.T) {
 }
 
 // The queue's Leases: a Role in the release namespace, the same as config/rbac's, in the
-// cluster-wide and the namespaced install alike; leases only, and no update (the manager never
-// changes a Lease it created).
+// cluster-wide and the namespaced install alike; leases only, no watch (they are read around the
+// cache) and no update (patch marks one requeued).
 func TestQueueRoleIsNamespacedLeases(t *testing.T) {
 	var want rbacv1.Role
 	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "queue_role.yaml"))
@@ -51,7 +51,7 @@ func TestQueueRoleIsNamespacedLeases(t *testing.T) {
 		t.Fatalf("config/rbac/queue_role.yaml does not start with the Role (%v)", err)
 	}
 	if diff := cmp.Diff([]rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"},
-		Verbs: []string{"get", "list", "create", "delete"}}}, want.Rules); diff != "" {
+		Verbs: []string{"get", "list", "create", "patch", "delete"}}}, want.Rules); diff != "" {
 		t.Errorf("config/rbac queue rules (-want +got):\n%s", diff)
 	}
 	for _, args := range [][]string{nil, {"--set", "watchNamespaces={team-a,team-b}"}, {"--set", "leaderElection=false"}} {
