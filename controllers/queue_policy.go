@@ -268,6 +268,8 @@ type queueDecision struct {
 	Admitted bool
 	// Stale is set when the API server holds a newer suite than the cache gave this reconcile.
 	Stale bool
+	// Idle is set for a suite without a Lease whose runs all ended: it neither waits nor starts.
+	Idle bool
 	// release lets the next admission go once this reconcile's status write is done.
 	release func()
 }
@@ -293,6 +295,11 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 		if _, err := r.releaseIfGone(ctx, book, l); err != nil {
 			return queueDecision{}, err
 		}
+	}
+	if len(suite.Status.Runs) > 0 && activeRun(&suite.Status) == nil {
+		// Every run ended (the suite's slot is released, or goes with its pods): there is nothing
+		// to start, and the start time stays as the record of its admission.
+		return queueDecision{Idle: true}, nil
 	}
 	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
 	suite.Status.StartTime = nil

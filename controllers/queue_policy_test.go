@@ -579,3 +579,24 @@ func TestQueueChangedPassesWhatMovesTheLine(t *testing.T) {
 		t.Error("a new suite goes to the back of the line and moves no one")
 	}
 }
+
+// A suite whose runs all ended needs no slot: without a Lease it keeps the start time of its
+// admission as a record, and is not put in line. A suite with a run to start gets no such pass from
+// its status: its phase says nothing to the queue.
+func TestAnEndedSuiteKeepsItsStartTimeAndWaitsForNothing(t *testing.T) {
+	done := queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
+	forged := queued("a", "forged", 1, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunPending))
+	holder := queued("b", "holder", 0)
+	r, c := queueReconciler(&done, &forged, &holder)
+	if d, _ := admitNow(t, r, c, key("b", "holder")); !d.Admitted {
+		t.Fatalf("holder: %+v, want admitted", d)
+	}
+	d, s := admitNow(t, r, c, key("a", "done"))
+	if !d.Idle || d.Wait != nil || s.Status.StartTime == nil {
+		t.Errorf("done: %+v (start %v), want idle with its start time", d, s.Status.StartTime)
+	}
+	d, s = admitNow(t, r, c, key("a", "forged"))
+	if d.Wait == nil || s.Status.StartTime != nil {
+		t.Errorf("forged: %+v (start %v), want a wait without a start time", d, s.Status.StartTime)
+	}
+}

@@ -178,6 +178,8 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		case queue.Wait != nil:
 			// The watch on the suites ahead brings this one back (queueChanged).
 			state.Waiting = &cause{Reason: vmbenchv1.ReasonWaitingForRun, Message: queue.Wait.message()}
+		case queue.Idle && st.StartTime == nil:
+			// Ended before it was admitted: nothing of it ever ran.
 		case queue.Admitted:
 			// The admission is in status before any child exists, so that children never run
 			// outside a slot; the watch event of this write brings the suite back to start its run.
@@ -253,9 +255,11 @@ const drainPoll = 15 * time.Second
 // SetupWithManager registers the owner index and the watches. Child kinds whose API is missing are
 // not watched, so that vmbench starts on a cluster without KubeVirt or the MPI Operator.
 func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
-	// Only spec changes of the suite itself matter: the controller requeues after its own status writes.
+	// Only spec changes of the suite itself matter: the controller requeues after its own status writes;
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// and its annotations, among them an admin's vmbench.io/queue (queue_admin.go).
+		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{}))).
 		Named("benchmarksuite")
 	if err := r.MasterKey.Validate(); err != nil {
 		return err
