@@ -287,10 +287,12 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	if err != nil {
 		return queueDecision{}, err
 	}
-	if l, ok := book.get(suite.UID); ok && !l.Requeued {
+	l, held := book.get(suite.UID)
+	if held && !l.Requeued {
 		suite.Status.StartTime = &metav1.Time{Time: l.Admitted}
 		return queueDecision{}, nil
-	} else if ok {
+	}
+	if held {
 		// Requeued: its Lease goes once the stopped run's pods and VMs are gone.
 		if _, err := r.releaseIfGone(ctx, book, l); err != nil {
 			return queueDecision{}, err
@@ -385,8 +387,8 @@ func (r *SuiteReconciler) decide(ctx context.Context, book *slotBook, suites []v
 		}
 		holders = append(holders, slotHolder{Key: l.Key, Draining: draining})
 	}
-	self2 := queueSuite{Key: client.ObjectKeyFromObject(self), Created: self.CreationTimestamp}
-	return decideAdmission(waiting, holders, book.turns(), self2, r.limits())
+	me := queueSuite{Key: client.ObjectKeyFromObject(self), Created: self.CreationTimestamp}
+	return decideAdmission(waiting, holders, book.turns(), me, r.limits())
 }
 
 // suiteOfLease reads the suite a Lease admits around the cache; nil when it is gone. On an error it
@@ -451,6 +453,8 @@ func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec 
 		}
 	case invalidSpec != nil:
 		c.Reason, c.Message = vmbenchv1.ReasonInvalidSpec, "the spec is invalid, so the suite does not wait for a run slot"
+	case endedByAnnotation(st):
+		c.Reason, c.Message = ReasonEndedByAdmin, "the suite was ended by the annotation "+AnnotationQueue+"="+QueueEnd+" before it was admitted"
 	default:
 		// Not reached: a valid suite is either waiting or admitted.
 		c.Reason, c.Message = vmbenchv1.ReasonPending, "not admitted yet"

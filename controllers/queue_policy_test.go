@@ -296,10 +296,15 @@ func TestSetQueued(t *testing.T) {
 			"the suite ends at 2026-11-25T10:00:00Z at the latest: spec.timeout 720h0m0s is above the cluster's maximum suite duration 24h0m0s " +
 				"(the manager's --max-suite-duration, Helm value maxSuiteDuration), so the maximum applies; set spec.timeout to 24h0m0s or less", 0},
 		{"invalid spec", nil, nil, errors.New("bad"), long, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "does not wait", 0},
+		{"ended before its admission", nil, nil, nil, long, metav1.ConditionFalse, ReasonEndedByAdmin,
+			"ended by the annotation vmbench.io/queue=end before it was admitted", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{StartTime: tt.start, QueuePosition: 7}
+			if tt.wantReason == ReasonEndedByAdmin {
+				st.Runs = []vmbenchv1.RunStatus{{Name: "x-container-1", Phase: vmbenchv1.RunFailed, Message: endedMessage}}
+			}
 			setQueued(st, tt.wait, tt.invalid, 3, tt.spec, 24*time.Hour)
 			c := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionQueued)
 			if c == nil || c.Status != tt.wantStatus || c.Reason != tt.wantReason || !strings.Contains(c.Message, tt.wantMessage) || c.ObservedGeneration != 3 {
