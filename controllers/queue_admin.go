@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,14 +61,8 @@ func (r *SuiteReconciler) requeue(ctx context.Context, suite *vmbenchv1.Benchmar
 		return err
 	}
 	if l, ok := book.get(suite.UID); ok && !l.Requeued {
-		lease := &coordinationv1.Lease{}
-		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.QueueNamespace, Name: l.Name}, lease); err != nil {
-			return fmt.Errorf("reading the run queue's Lease %s/%s to requeue the suite: %w", r.QueueNamespace, l.Name, err)
-		}
-		patch := client.MergeFrom(lease.DeepCopy())
-		lease.Annotations[AnnotationSlotRequeued] = "true"
-		if err := r.Patch(ctx, lease, patch); err != nil {
-			return fmt.Errorf("marking the run queue's Lease %s/%s requeued: %w", r.QueueNamespace, l.Name, err)
+		if err := r.annotateLease(ctx, l, AnnotationSlotRequeued, "true"); err != nil {
+			return fmt.Errorf("requeueing the suite: %w", err)
 		}
 		l.Requeued = true
 		book.put(l)

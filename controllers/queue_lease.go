@@ -17,6 +17,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -40,6 +41,9 @@ const (
 	// AnnotationSlotRequeued marks a Lease whose suite was requeued: it holds the slot until the
 	// suite's pods and VMs are gone, and admits the suite no more.
 	AnnotationSlotRequeued = "vmbench.io/requeued"
+	// AnnotationSlotDraining is when the manager first saw the Lease's suite ended (or requeued or
+	// deleted) with pods or VMs left, in RFC 3339.
+	AnnotationSlotDraining = "vmbench.io/draining-since"
 )
 
 // slotLeaseName is the name of the Lease that admits the suite with that UID.
@@ -54,6 +58,8 @@ type slotLease struct {
 	UID      types.UID
 	Admitted time.Time
 	Requeued bool
+	// DrainingSince is when the manager first saw its pods and VMs outlive the suite's slot.
+	DrainingSince time.Time
 }
 
 // slotBook is the manager's copy of the queue's Leases, and each namespace's last turn.
@@ -161,6 +167,9 @@ func parseSlotLease(l *coordinationv1.Lease) (slotLease, bool) {
 	if s.Key.Namespace == "" || s.Key.Name == "" || s.UID == "" || l.Name != slotLeaseName(s.UID) {
 		return slotLease{}, false
 	}
+	if t, err := time.Parse(time.RFC3339, a[AnnotationSlotDraining]); err == nil {
+		s.DrainingSince = t
+	}
 	switch {
 	case l.Spec.AcquireTime != nil:
 		s.Admitted = l.Spec.AcquireTime.Time
@@ -236,11 +245,28 @@ func (r *SuiteReconciler) occupied(ctx context.Context, key types.NamespacedName
 	return false, nil
 }
 
-// releaseIfGone deletes a draining Lease once its suite's pods and VMs are gone.
+// drainLimit bounds how long the pods and VMs of a suite that ended may hold its slot: KubeVirt and
+// the kubelet remove them within their grace periods, and a pod that a tenant labelled with the
+// suite's name, or one stuck on a finalizer, must not hold the cluster's slot for ever.
+const drainLimit = 15 * time.Minute
+
+// releaseIfGone deletes a draining Lease once its suite's pods and VMs are gone, or drainLimit
+// after the manager first saw it draining (recorded in the Lease, so that a restart keeps it).
 func (r *SuiteReconciler) releaseIfGone(ctx context.Context, book *slotBook, l slotLease) (bool, error) {
 	busy, err := r.occupied(ctx, l.Key)
-	if err != nil || busy {
+	if err != nil {
 		return false, err
+	}
+	if busy {
+		now := r.now()
+		if l.DrainingSince.IsZero() {
+			return false, r.markDraining(ctx, book, l, now)
+		}
+		if now.Sub(l.DrainingSince) < drainLimit {
+			return false, nil
+		}
+		log.FromContext(ctx).Info("releasing a run slot whose suite's pods or VMs are still there after the drain limit: "+
+			"delete them, or remove their finalizers", "suite", l.Key, "drainingSince", l.DrainingSince, "limit", drainLimit)
 	}
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.Name, Namespace: r.QueueNamespace}}
 	if err := r.Delete(ctx, lease); client.IgnoreNotFound(err) != nil {
@@ -277,4 +303,39 @@ func (r *SuiteReconciler) releaseSlots(ctx context.Context, key types.Namespaced
 		}
 	}
 	return held, nil
+}
+
+// markDraining records in the Lease when its suite's pods and VMs were first seen outliving it.
+func (r *SuiteReconciler) markDraining(ctx context.Context, book *slotBook, l slotLease, now time.Time) error {
+	if err := r.annotateLease(ctx, l, AnnotationSlotDraining, now.UTC().Format(time.RFC3339)); err != nil {
+		return err
+	}
+	l.DrainingSince = now.UTC().Truncate(time.Second)
+	book.put(l)
+	return nil
+}
+
+// annotateLease sets one annotation of a queue Lease.
+func (r *SuiteReconciler) annotateLease(ctx context.Context, l slotLease, key, value string) error {
+	lease := &coordinationv1.Lease{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.QueueNamespace, Name: l.Name}, lease); err != nil {
+		return fmt.Errorf("reading the run queue's Lease %s/%s: %w", r.QueueNamespace, l.Name, err)
+	}
+	patch := client.MergeFrom(lease.DeepCopy())
+	if lease.Annotations == nil {
+		lease.Annotations = map[string]string{}
+	}
+	lease.Annotations[key] = value
+	if err := r.Patch(ctx, lease, patch); err != nil {
+		return fmt.Errorf("annotating the run queue's Lease %s/%s with %s: %w", r.QueueNamespace, l.Name, key, err)
+	}
+	return nil
+}
+
+// now is the reconciler's clock, or the wall clock where it has none.
+func (r *SuiteReconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
 }

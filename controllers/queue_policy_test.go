@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -603,5 +604,37 @@ func TestAnEndedSuiteKeepsItsStartTimeAndWaitsForNothing(t *testing.T) {
 	d, s = admitNow(t, r, c, key("a", "forged"))
 	if d.Wait == nil || s.Status.StartTime != nil {
 		t.Errorf("forged: %+v (start %v), want a wait without a start time", d, s.Status.StartTime)
+	}
+}
+
+// A pod that never goes (a tenant's pod carrying the suite's label, a stuck finalizer) holds the
+// slot of a suite that ended for drainLimit at most, counted from when the manager first saw it
+// draining, which the Lease records so that a restarted manager keeps the count.
+func TestADrainingSlotIsReleasedAfterTheDrainLimit(t *testing.T) {
+	ctx := context.Background()
+	clock := clocktesting.NewFakePassiveClock(queueEpoch)
+	done, next := queued("a", "done", 0), queued("b", "next", 5)
+	stuck := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "forever", Labels: map[string]string{vmbenchv1.LabelSuite: "done"}}}
+	r, c := queueReconciler(&done, &next, stuck)
+	r.Clock = clock
+	if d, _ := admitNow(t, r, c, key("a", "done")); !d.Admitted {
+		t.Fatalf("done: %+v, want admitted", d)
+	}
+	s := getSuite(t, c, key("a", "done"))
+	s.Status.Phase = vmbenchv1.SuiteComplete
+	if err := c.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || !held {
+		t.Fatalf("releaseSlots = %v, %v, want held", held, err)
+	}
+	clock.SetTime(queueEpoch.Add(drainLimit - time.Second))
+	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS, Clock: clock}
+	if d, _ := admitNow(t, restarted, c, key("b", "next")); d.Wait == nil {
+		t.Fatalf("next before the drain limit: %+v, want a wait", d)
+	}
+	clock.SetTime(queueEpoch.Add(drainLimit))
+	if d, _ := admitNow(t, restarted, c, key("b", "next")); !d.Admitted {
+		t.Fatalf("next at the drain limit: %+v, want admitted", d)
 	}
 }
