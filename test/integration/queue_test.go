@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
 )
 
 func queued(s *vmbenchv1.BenchmarkSuite) *metav1.Condition {
@@ -288,4 +289,38 @@ func TestQueueAnnotationRequeuesAndEnds(t *testing.T) {
 		return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "long-container-1"}, &mpiv2.MPIJob{}))
 	}, timeout, interval).Should(BeTrue(), "the ended run's MPIJob is not deleted")
 	h.mpiJob("next-container-1")
+}
+
+// The admin's maximum suite duration caps spec.timeout from the admission on, even a timeout raised
+// after the start; the Queued condition says so when the suite is admitted.
+func TestMaxSuiteDurationCapsTheTimeoutEvenRaisedLater(t *testing.T) {
+	h := newHarness(t)
+	h.configure = func(r *controllers.SuiteReconciler) {
+		r.MaxSuiteDuration = time.Hour
+		r.ContainerStartup = 24 * time.Hour
+	}
+	h.startManager(allKinds())
+	suite := h.quickSuite("long")
+	suite.Spec.Timeout = vmbenchv1.DurationOf(30 * time.Minute)
+	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+	h.mpiJob("long-container-1")
+	h.g.Expect(queued(h.get("long")).Message).To(HavePrefix("admitted at "))
+
+	h.g.Eventually(func() error {
+		s := h.get("long")
+		s.Spec.Timeout = vmbenchv1.DurationOf(720 * time.Hour)
+		return k8s.Update(h.ctx, s)
+	}, timeout, interval).Should(Succeed())
+	s := h.eventuallySuite("long", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(queued(s).Message).To(ContainSubstring("spec.timeout 720h0m0s is above the cluster's maximum suite duration 1h0m0s " +
+			"(the manager's --max-suite-duration, Helm value maxSuiteDuration), so the maximum applies"))
+	})
+	h.g.Expect(queued(s).Message).To(ContainSubstring("the suite ends at " + s.Status.StartTime.Add(time.Hour).UTC().Format(time.RFC3339)))
+
+	h.clock.Step(61 * time.Minute)
+	h.poke("long-container-1")
+	s = h.eventuallySuite("long", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
+	})
+	h.g.Expect(meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed).Reason).To(Equal(vmbenchv1.ReasonSuiteTimeout))
 }
