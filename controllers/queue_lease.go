@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -226,12 +227,16 @@ func (r *SuiteReconciler) takeSlot(ctx context.Context, book *slotBook, suite *v
 }
 
 // occupied says whether pods or VMIs of the suite are still in the cluster (from the cache, by
-// label): the launcher and the workers of its MPIJobs, its VMIs and their virt-launcher pods. A pod
-// being deleted still occupies its node.
+// label): the launcher and the workers of its MPIJobs, its VMIs and their virt-launcher pods, and
+// its MPIJobs, which make pods (a run whose MPIJob exists and whose pods do not yet is not over). A
+// pod being deleted still occupies its node.
 func (r *SuiteReconciler) occupied(ctx context.Context, key types.NamespacedName) (bool, error) {
 	lists := []client.ObjectList{&corev1.PodList{}}
 	if r.Available[kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")] {
 		lists = append(lists, &kubevirtv1.VirtualMachineInstanceList{})
+	}
+	if r.Available[mpiv2.SchemeGroupVersion.WithKind("MPIJob")] {
+		lists = append(lists, &mpiv2.MPIJobList{})
 	}
 	for _, list := range lists {
 		if err := r.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{vmbenchv1.LabelSuite: key.Name},

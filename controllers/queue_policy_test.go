@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -409,13 +410,14 @@ func TestASlotIsFreeOnlyWhenTheRunsPodsAndVMsAreGone(t *testing.T) {
 		{"a terminating worker pod", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-worker-0", Labels: labels,
 			DeletionTimestamp: &metav1.Time{Time: queueEpoch}, Finalizers: []string{"example.com/keep"}}}},
 		{"a VMI", &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-vm-1-node01", Labels: labels}}},
+		{"an MPIJob whose pods are not made yet", &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-container-1", Labels: labels}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			done, next := queued("a", "done", 0), queued("b", "next", 5)
 			// Created with the fake cluster, as it refuses to create an object being deleted.
 			r, c := queueReconciler(&done, &next, tt.obj)
-			r.Available = map[schema.GroupVersionKind]bool{vmiKind: true}
+			r.Available = map[schema.GroupVersionKind]bool{vmiKind: true, mpiv2.SchemeGroupVersion.WithKind("MPIJob"): true}
 			if d, _ := admitNow(t, r, c, key("a", "done")); !d.Admitted {
 				t.Fatalf("done: %+v, want admitted", d)
 			}

@@ -48,11 +48,13 @@ func (h *harness) expectWaiting(name string, position int32, holder string) {
 }
 
 // collectGarbage plays the garbage collector, which envtest does not run: it deletes the pods of a
-// suite's runs, whose MPIJobs and VMIs the manager deleted.
+// suite's runs, whose MPIJobs and VMIs the manager deleted, and the MPIJobs of a deleted suite.
 func (h *harness) collectGarbage(suite string) {
 	h.t.Helper()
 	h.g.Expect(k8s.DeleteAllOf(h.ctx, &corev1.Pod{}, client.InNamespace(h.ns),
 		client.MatchingLabels{vmbenchv1.LabelSuite: suite}, client.GracePeriodSeconds(0))).To(Succeed())
+	h.g.Expect(k8s.DeleteAllOf(h.ctx, &mpiv2.MPIJob{}, client.InNamespace(h.ns),
+		client.MatchingLabels{vmbenchv1.LabelSuite: suite})).To(Succeed())
 }
 
 // Two suites created at once run one after the other, in creation order: the second waits in line
@@ -105,7 +107,7 @@ func TestSuitesCreatedAtOnceRunOneAfterTheOther(t *testing.T) {
 	h.g.Expect(second.Status.StartTime.Time).To(BeTemporally("==", admittedAt.Add(time.Minute)))
 }
 
-// Deleting the running suite admits the next one at once (it has no pod left); the others move up.
+// Deleting the running suite admits the next one once its MPIJob is gone; the others move up.
 // Admissions are Leases, read again by a restarted manager, so the line survives it.
 func TestDeletedSuiteFreesItsSlotAndTheLineSurvivesARestart(t *testing.T) {
 	h := newHarness(t)
@@ -128,8 +130,13 @@ func TestDeletedSuiteFreesItsSlotAndTheLineSurvivesARestart(t *testing.T) {
 	}, 2*time.Second, interval).Should(Succeed())
 	h.expectWaiting("b", 1, "a")
 
-	// envtest runs no garbage collector: a's children stay, but a no longer holds the slot.
+	// envtest runs no garbage collector: a's MPIJob stays, and holds the slot until it is gone.
 	h.g.Expect(k8s.Delete(h.ctx, h.get("a"))).To(Succeed())
+	h.g.Consistently(func(g Gomega) {
+		err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "b-container-1"}, &mpiv2.MPIJob{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "b started beside a's MPIJob: %v", err)
+	}, 2*time.Second, interval).Should(Succeed())
+	h.collectGarbage("a")
 	h.mpiJob("b-container-1")
 	h.expectWaiting("c", 1, "b")
 	h.finishContainerRun("b", "b-container-1", 1)
