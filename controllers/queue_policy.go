@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,33 +24,37 @@ import (
 
 // Two suites that run at once share nodes and corrupt each other's figures. So the cluster runs at
 // most MaxActiveRuns suites at a time (--max-active-runs, 1 unless suites are placed on disjoint node
-// pools), and the others wait in creation order.
+// pools), one namespace at most MaxActiveRunsPerNamespace of them, and the others wait in line.
 //
-// The queue is derived from the suites' status alone, never kept in memory, so that it survives a
-// restart of the manager. A suite holds a slot from the moment it is admitted, which is written to
-// status.startTime before any of its children is created, until it is Complete or Failed or being
-// deleted: children whose own status write was lost still sit behind an admission that is in status.
+// The truth of the queue is kept where tenants cannot write it: a suite is admitted while a Lease
+// of the manager's own namespace names it (queue_lease.go). Its status.startTime is a mirror for
+// users, written from the Lease on every reconcile; a tenant who writes it gets nothing. A slot is
+// held by a Lease, from the suite's admission until the suite ended (or was deleted or requeued)
+// AND the pods and VMs of its runs are gone from the cluster, so that runs of two suites never
+// overlap.
+//
+// The line is fair across namespaces: the namespaces take turns (round-robin), a namespace whose
+// suite was admitted last goes behind the namespaces that have waited longer, and within a namespace
+// suites go in creation order. The turns are kept in memory and seeded from the Leases at start.
 //
 // Races: every reconcile first decides from the cache, which may lag. A "wait" from a lagging cache
 // only delays the suite until the watch below brings it back. An "admit" is decided again against
-// the API server (an uncached list, which etcd serves linearizably) while admissionMu is held, and the
-// admission's status write happens before the mutex is released, with optimistic concurrency. Only
-// the leader reconciles, so every admission of the cluster passes through that one mutex: two
-// workers can never both take the last slot, even when each one's cache misses the other's suite.
+// the API server (uncached lists of the suites and of the Leases) while admissionMu is held, and the
+// Lease is created before the mutex is released. Only the leader reconciles, so every admission of
+// the cluster passes through that one mutex: two workers can never both take the last slot.
 
-// queueSuite is what the queue needs to know of one suite.
+// queueSuite is a suite in line.
 type queueSuite struct {
 	Key     types.NamespacedName
 	Created metav1.Time
-	// Run is the holder's current run, for the waiting suites' message.
-	Run string
 }
 
-func (s queueSuite) String() string {
-	if s.Run == "" {
-		return s.Key.String()
-	}
-	return fmt.Sprintf("%s (run %s)", s.Key, s.Run)
+// slotHolder is a suite that holds a run slot: its Lease exists.
+type slotHolder struct {
+	Key types.NamespacedName
+	// Draining is set when the suite ended, was deleted or requeued, and its pods or VMs are still
+	// in the cluster.
+	Draining bool
 }
 
 // suiteEnded says whether a suite is Complete or Failed.
@@ -57,16 +62,24 @@ func suiteEnded(s *vmbenchv1.BenchmarkSuite) bool {
 	return s.Status.Phase == vmbenchv1.SuiteComplete || s.Status.Phase == vmbenchv1.SuiteFailed
 }
 
-// holdsSlot says whether a suite takes one of the cluster's run slots: admitted, not ended, not being
-// deleted.
-func holdsSlot(s *vmbenchv1.BenchmarkSuite) bool {
+// looksAdmitted says whether a suite's status says it holds a slot. Status is no truth of the queue
+// (the Leases are); this only decides which changes of a suite wake the others in line.
+func looksAdmitted(s *vmbenchv1.BenchmarkSuite) bool {
 	return s.DeletionTimestamp.IsZero() && s.Status.StartTime != nil && !suiteEnded(s)
 }
 
-// waitsForSlot says whether a suite is in line: not admitted yet, not ended (a suite whose spec is
-// invalid is Failed and waits for nothing), not being deleted.
-func waitsForSlot(s *vmbenchv1.BenchmarkSuite) bool {
-	return s.DeletionTimestamp.IsZero() && s.Status.StartTime == nil && !suiteEnded(s)
+// inLine says whether a suite may wait for a slot: not ended (a suite whose spec is invalid is
+// Failed and waits for nothing), not being deleted.
+func inLine(s *vmbenchv1.BenchmarkSuite) bool {
+	return s.DeletionTimestamp.IsZero() && !suiteEnded(s)
+}
+
+// queueLimits are the admin's limits on the queue.
+type queueLimits struct {
+	// Slots is how many suites may hold a slot at once; 0 or less: no limit.
+	Slots int
+	// PerNamespace is how many of them one namespace may hold; 0 or less: no limit.
+	PerNamespace int
 }
 
 // admission is the queue's verdict on one waiting suite.
@@ -74,49 +87,100 @@ type admission struct {
 	Admit bool
 	// Position is the suite's place among those that must wait, from 1; 0 when admitted.
 	Position int
-	// Slots is the number of run slots; Running the suites that hold them; Ahead the suites in line
-	// before this one.
-	Slots   int
-	Running []queueSuite
-	Ahead   []queueSuite
+	Limits   queueLimits
+	// Taken is the number of slots held; Draining how many of them are held by suites that ended
+	// and whose pods or VMs are still being removed.
+	Taken, Draining int
+	// Own lists the suites of the waiting suite's own namespace that hold a slot; OwnAhead those of
+	// its namespace ahead of it in line; Ahead counts every suite ahead of it.
+	Own, OwnAhead []string
+	Ahead         int
+	// NamespaceFull is set when the suite's namespace holds all the slots one namespace may hold.
+	NamespaceFull bool
 }
 
-// decideAdmission decides whether the waiting suite self may take a slot now. Suites wait in order
-// of creation (creationTimestamp, then namespace and name, as timestamps have whole seconds); the
-// first ones take the slots that the suites holding one leave free. self counts as waiting, whether
-// the list has it (in any state) or not (a cache that has not seen it yet). slots <= 0: no limit.
-func decideAdmission(suites []vmbenchv1.BenchmarkSuite, self *vmbenchv1.BenchmarkSuite, slots int) admission {
-	if slots <= 0 {
-		return admission{Admit: true}
+// lineOrder puts the waiting suites in the order in which they take slots: the namespaces take turns,
+// one suite each per round, the namespace whose last admission is oldest (or that never had one)
+// first, ties broken by the creation of its oldest waiting suite, then by name; within a namespace
+// suites go in order of creation (then name, as timestamps have whole seconds).
+func lineOrder(waiting []queueSuite, lastTurn map[string]time.Time) []queueSuite {
+	byNS := map[string][]queueSuite{}
+	for _, q := range waiting {
+		byNS[q.Key.Namespace] = append(byNS[q.Key.Namespace], q)
 	}
-	a := admission{Slots: slots}
-	me := client.ObjectKeyFromObject(self)
-	waiting := []queueSuite{{Key: me, Created: self.CreationTimestamp}}
-	for i := range suites {
-		s := &suites[i]
-		q := queueSuite{Key: client.ObjectKeyFromObject(s), Created: s.CreationTimestamp}
-		switch {
-		case q.Key == me:
-		case holdsSlot(s):
-			if run := activeRun(&s.Status); run != nil {
-				q.Run = run.Name
+	namespaces := make([]string, 0, len(byNS))
+	for ns, qs := range byNS {
+		sort.Slice(qs, func(i, j int) bool { return queuedBefore(qs[i], qs[j]) })
+		namespaces = append(namespaces, ns)
+	}
+	sort.Slice(namespaces, func(i, j int) bool {
+		a, b := namespaces[i], namespaces[j]
+		if ta, tb := lastTurn[a], lastTurn[b]; !ta.Equal(tb) {
+			return ta.Before(tb)
+		}
+		if oa, ob := byNS[a][0].Created, byNS[b][0].Created; !oa.Equal(&ob) {
+			return oa.Before(&ob)
+		}
+		return a < b
+	})
+	out := make([]queueSuite, 0, len(waiting))
+	for round := 0; len(out) < len(waiting); round++ {
+		for _, ns := range namespaces {
+			if round < len(byNS[ns]) {
+				out = append(out, byNS[ns][round])
 			}
-			a.Running = append(a.Running, q)
-		case waitsForSlot(s):
-			waiting = append(waiting, q)
 		}
 	}
-	sort.Slice(a.Running, func(i, j int) bool { return queuedBefore(a.Running[i], a.Running[j]) })
-	sort.Slice(waiting, func(i, j int) bool { return queuedBefore(waiting[i], waiting[j]) })
-	free := max(slots-len(a.Running), 0)
-	i := slices.IndexFunc(waiting, func(q queueSuite) bool { return q.Key == me })
-	a.Ahead = waiting[:i]
-	if i < free {
-		a.Admit = true
-		return a
+	return out
+}
+
+// decideAdmission decides whether the waiting suite self may take a slot now. The suites in line
+// (lineOrder) take the slots that the holders leave free, skipping a suite whose namespace holds
+// its share already. self counts as waiting whether the list has it or not (a cache that has not
+// seen it yet).
+func decideAdmission(waiting []queueSuite, holders []slotHolder, lastTurn map[string]time.Time, self queueSuite,
+	limits queueLimits) admission {
+	a := admission{Limits: limits, Taken: len(holders)}
+	held := map[string]int{}
+	for _, h := range holders {
+		held[h.Key.Namespace]++
+		if h.Draining {
+			a.Draining++
+		}
+		if h.Key.Namespace == self.Key.Namespace {
+			a.Own = append(a.Own, h.Key.Name)
+		}
 	}
-	a.Position = i - free + 1
-	return a
+	slices.Sort(a.Own)
+	line := []queueSuite{self}
+	for _, q := range waiting {
+		if q.Key != self.Key {
+			line = append(line, q)
+		}
+	}
+	free := limits.Slots - len(holders)
+	for _, q := range lineOrder(line, lastTurn) {
+		nsFull := limits.PerNamespace > 0 && held[q.Key.Namespace] >= limits.PerNamespace
+		admit := !nsFull && (limits.Slots <= 0 || free > 0)
+		if q.Key == self.Key {
+			if admit {
+				return admission{Admit: true, Limits: limits}
+			}
+			a.NamespaceFull = nsFull
+			a.Position = a.Ahead + 1
+			return a
+		}
+		if admit {
+			free--
+			held[q.Key.Namespace]++
+			continue
+		}
+		a.Ahead++
+		if q.Key.Namespace == self.Key.Namespace {
+			a.OwnAhead = append(a.OwnAhead, q.Key.Name)
+		}
+	}
+	return a // Not reached: self is in the line.
 }
 
 func queuedBefore(a, b queueSuite) bool {
@@ -129,31 +193,44 @@ func queuedBefore(a, b queueSuite) bool {
 	return a.Key.Name < b.Key.Name
 }
 
-// message says where a waiting suite stands and what to do if it must go first.
+// message says where a waiting suite stands and what to do if it must go first. It names suites of
+// the waiting suite's own namespace only: other tenants' namespaces and suites are counted.
 func (a admission) message() string {
-	running := "none (a suite ahead is being admitted)"
-	if len(a.Running) > 0 {
-		running = listSuites(a.Running)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in line for a run slot", ordinal(a.Position))
+	if a.NamespaceFull {
+		fmt.Fprintf(&b, "; this namespace holds %d of the %d slots one namespace may hold (the manager's --max-active-runs-per-namespace, Helm value maxActiveRunsPerNamespace)",
+			len(a.Own), a.Limits.PerNamespace)
 	}
-	msg := fmt.Sprintf("%s in line for a run slot; running now (%d of %d slots): %s", ordinal(a.Position), len(a.Running), a.Slots, running)
-	if len(a.Ahead) > 0 {
-		msg += "; ahead in line: " + listSuites(a.Ahead)
+	if a.Limits.Slots > 0 {
+		fmt.Fprintf(&b, "; %d of %d slots of the cluster are taken", a.Taken, a.Limits.Slots)
+	} else {
+		fmt.Fprintf(&b, "; %d slots are taken", a.Taken)
 	}
-	return msg + ". Time in line does not count against spec.timeout. To run this suite sooner, delete the suites running or ahead of it, " +
-		"or raise the manager's --max-active-runs (Helm value maxActiveRuns) if suites are placed on disjoint nodes"
+	if len(a.Own) > 0 {
+		fmt.Fprintf(&b, " (by this namespace: %s)", listNames(a.Own))
+	}
+	if a.Draining > 0 {
+		fmt.Fprintf(&b, "; %d of them held by suites that ended and whose pods or VMs are still being removed, so that no run starts beside them", a.Draining)
+	}
+	if a.Ahead > 0 {
+		fmt.Fprintf(&b, "; %d suites ahead in line", a.Ahead)
+		if len(a.OwnAhead) > 0 {
+			fmt.Fprintf(&b, " (of this namespace: %s)", listNames(a.OwnAhead))
+		}
+	}
+	b.WriteString(". Namespaces take turns; time in line does not count against spec.timeout. To run this suite sooner, " +
+		"delete or end this namespace's suites that run or wait ahead of it, or ask the cluster's admin (see the manager's " +
+		"--max-active-runs and --max-active-runs-per-namespace, Helm values maxActiveRuns and maxActiveRunsPerNamespace)")
+	return b.String()
 }
 
-// listSuites names the first three suites and counts the rest.
-func listSuites(qs []queueSuite) string {
-	names := make([]string, 0, 3)
-	for i, q := range qs {
-		if i == 3 {
-			names = append(names, fmt.Sprintf("and %d more", len(qs)-3))
-			break
-		}
-		names = append(names, q.String())
+// listNames names the first three and counts the rest.
+func listNames(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
 }
 
 // ordinal writes 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st.
@@ -172,15 +249,27 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
+// effectiveTimeout is the suite's spec.timeout, capped by the admin's maximum suite duration
+// (0: no maximum). It is computed on every reconcile, so a spec.timeout raised after admission is
+// capped too.
+func effectiveTimeout(spec vmbenchv1.BenchmarkSuiteSpec, maxDuration time.Duration) time.Duration {
+	t := spec.SuiteTimeout()
+	if maxDuration > 0 && t > maxDuration {
+		return maxDuration
+	}
+	return t
+}
+
 // queueDecision is what the queue decided for one reconcile.
 type queueDecision struct {
 	// Wait is set while the suite waits for a slot.
 	Wait *admission
-	// Admitted is set when this reconcile admitted the suite (status.startTime is set): with a limit,
-	// nothing else may happen before that status is written.
+	// Admitted is set when this reconcile admitted the suite (its Lease was created).
 	Admitted bool
 	// Stale is set when the API server holds a newer suite than the cache gave this reconcile.
 	Stale bool
+	// Idle is set for a suite without a Lease whose runs all ended: it neither waits nor starts.
+	Idle bool
 	// release lets the next admission go once this reconcile's status write is done.
 	release func()
 }
@@ -191,35 +280,52 @@ func (d queueDecision) done() {
 	}
 }
 
-// admit decides whether a suite may start its runs: it was admitted before, or it takes a free slot
-// now, or it waits. See the top of this file for how two reconciles never take one slot.
+// admit decides whether a suite may start its runs: its Lease exists, or it takes a free slot now
+// (its Lease is created), or it waits. status.startTime is written from the Lease either way.
 func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
-	if suite.Status.StartTime != nil {
+	book, err := r.slotBook(ctx)
+	if err != nil {
+		return queueDecision{}, err
+	}
+	l, held := book.get(suite.UID)
+	if held && !l.Requeued {
+		suite.Status.StartTime = &metav1.Time{Time: l.Admitted}
 		return queueDecision{}, nil
 	}
-	if r.MaxActiveRuns <= 0 {
-		suite.Status.StartTime = &metav1.Time{Time: now}
-		return queueDecision{Admitted: true}, nil
+	if held {
+		// Requeued: its Lease goes once the stopped run's pods and VMs are gone.
+		if _, err := r.releaseIfGone(ctx, book, l); err != nil {
+			return queueDecision{}, err
+		}
 	}
-	key := client.ObjectKeyFromObject(suite)
+	if len(suite.Status.Runs) > 0 && activeRun(&suite.Status) == nil {
+		// Every run ended (the suite's slot is released, or goes with its pods): there is nothing
+		// to start, and the start time stays as the record of its admission.
+		return queueDecision{Idle: true}, nil
+	}
+	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
+	suite.Status.StartTime = nil
 	cached := &vmbenchv1.BenchmarkSuiteList{}
 	// Read only: the cache's own objects are not copied.
 	if err := r.List(ctx, cached, client.UnsafeDisableDeepCopy); err != nil {
 		return queueDecision{}, fmt.Errorf("listing suites for the run queue: %w", err)
 	}
-	if a := decideAdmission(cached.Items, suite, r.MaxActiveRuns); !a.Admit {
+	if a := r.decide(ctx, book, cached.Items, suite); !a.Admit {
 		return queueDecision{Wait: &a}, nil
 	}
 
 	r.admissionMu.Lock()
 	fresh, err := r.freshSuites(ctx)
+	if err == nil {
+		err = book.reload(ctx, r.APIReader, r.QueueNamespace)
+	}
 	if err != nil {
 		r.admissionMu.Unlock()
 		return queueDecision{}, err
 	}
 	var current *vmbenchv1.BenchmarkSuite
 	for i := range fresh {
-		if client.ObjectKeyFromObject(&fresh[i]) == key {
+		if fresh[i].UID == suite.UID {
 			current = &fresh[i]
 		}
 	}
@@ -227,13 +333,83 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 		r.admissionMu.Unlock()
 		return queueDecision{Stale: true}, nil
 	}
-	a := decideAdmission(fresh, current, r.MaxActiveRuns)
+	a := r.decide(ctx, book, fresh, current)
+	if l, ok := book.get(suite.UID); ok && l.Requeued && a.Admit {
+		// Its own Lease from before it was requeued still holds a slot for the pods and VMs of
+		// its stopped run; their deletion brings it back.
+		a = admission{Position: 1, Limits: r.limits(), Taken: max(r.MaxActiveRuns, 1), Draining: 1}
+	} else if ok && !l.Requeued {
+		// An admission that the cache had not seen: the reconcile comes back.
+		r.admissionMu.Unlock()
+		return queueDecision{Stale: true}, nil
+	}
 	if !a.Admit {
 		r.admissionMu.Unlock()
 		return queueDecision{Wait: &a}, nil
 	}
-	suite.Status.StartTime = &metav1.Time{Time: now}
+	if err := r.takeSlot(ctx, book, suite, now); err != nil {
+		r.admissionMu.Unlock()
+		return queueDecision{}, err
+	}
+	suite.Status.StartTime = &metav1.Time{Time: book.mustGet(suite.UID).Admitted}
 	return queueDecision{Admitted: true, release: r.admissionMu.Unlock}, nil
+}
+
+// decide gathers the line and the holders from the suites and the Leases, and decides for self.
+// A draining holder whose pods and VMs are gone is released on the way.
+func (r *SuiteReconciler) decide(ctx context.Context, book *slotBook, suites []vmbenchv1.BenchmarkSuite,
+	self *vmbenchv1.BenchmarkSuite) admission {
+	byUID := make(map[types.UID]*vmbenchv1.BenchmarkSuite, len(suites))
+	var waiting []queueSuite
+	for i := range suites {
+		s := &suites[i]
+		byUID[s.UID] = s
+		if l, ok := book.get(s.UID); inLine(s) && (!ok || l.Requeued) {
+			waiting = append(waiting, queueSuite{Key: client.ObjectKeyFromObject(s), Created: s.CreationTimestamp})
+		}
+	}
+	var holders []slotHolder
+	for _, l := range book.all() {
+		s := byUID[l.UID]
+		if s == nil {
+			// Gone, or a cache that has not seen it yet: the API server says which.
+			s = r.suiteOfLease(ctx, l)
+		}
+		draining := l.Requeued || s == nil || !inLine(s)
+		if draining {
+			released, err := r.releaseIfGone(ctx, book, l)
+			if err != nil {
+				log.FromContext(ctx).Error(err, "releasing a run slot", "lease", l.Name)
+			}
+			if released {
+				continue
+			}
+		}
+		holders = append(holders, slotHolder{Key: l.Key, Draining: draining})
+	}
+	me := queueSuite{Key: client.ObjectKeyFromObject(self), Created: self.CreationTimestamp}
+	return decideAdmission(waiting, holders, book.turns(), me, r.limits())
+}
+
+// suiteOfLease reads the suite a Lease admits around the cache; nil when it is gone. On an error it
+// is taken as present, so that no slot is released on a guess.
+func (r *SuiteReconciler) suiteOfLease(ctx context.Context, l slotLease) *vmbenchv1.BenchmarkSuite {
+	s := &vmbenchv1.BenchmarkSuite{}
+	err := r.APIReader.Get(ctx, l.Key, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		log.FromContext(ctx).Error(err, "reading the suite of a run slot", "lease", l.Name)
+		return &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: l.Key.Namespace, Name: l.Key.Name, UID: l.UID}}
+	case s.UID != l.UID:
+		return nil
+	}
+	return s
+}
+
+func (r *SuiteReconciler) limits() queueLimits {
+	return queueLimits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace}
 }
 
 // freshSuites lists the suites of the namespaces the manager runs, around the cache.
@@ -257,7 +433,8 @@ func (r *SuiteReconciler) freshSuites(ctx context.Context) ([]vmbenchv1.Benchmar
 }
 
 // setQueued sets the Queued condition and the queue position, on every reconcile.
-func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec error, generation int64) {
+func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec error, generation int64, spec vmbenchv1.BenchmarkSuiteSpec,
+	maxDuration time.Duration) {
 	c := metav1.Condition{Type: vmbenchv1.ConditionQueued, Status: metav1.ConditionFalse, ObservedGeneration: generation}
 	st.QueuePosition = 0
 	switch {
@@ -267,8 +444,17 @@ func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec 
 	case st.StartTime != nil:
 		c.Reason = vmbenchv1.ReasonAdmitted
 		c.Message = fmt.Sprintf("admitted at %s; spec.timeout counts from then", st.StartTime.UTC().Format(time.RFC3339))
+		if timeout := effectiveTimeout(spec, maxDuration); timeout < spec.SuiteTimeout() {
+			c.Message = fmt.Sprintf("admitted at %s; the suite ends at %s at the latest: spec.timeout %s is above the cluster's maximum suite duration %s "+
+				"(the manager's --max-suite-duration, Helm value maxSuiteDuration), so the maximum applies; set spec.timeout to %s or less, "+
+				"or split the suite, or ask the cluster's admin",
+				st.StartTime.UTC().Format(time.RFC3339), after(st.StartTime.Time, timeout).UTC().Format(time.RFC3339),
+				spec.SuiteTimeout(), maxDuration, maxDuration)
+		}
 	case invalidSpec != nil:
 		c.Reason, c.Message = vmbenchv1.ReasonInvalidSpec, "the spec is invalid, so the suite does not wait for a run slot"
+	case endedByAnnotation(st):
+		c.Reason, c.Message = ReasonEndedByAdmin, "the suite was ended by the annotation "+AnnotationQueue+"="+QueueEnd+" before it was admitted"
 	default:
 		// Not reached: a valid suite is either waiting or admitted.
 		c.Reason, c.Message = vmbenchv1.ReasonPending, "not admitted yet"
@@ -277,7 +463,8 @@ func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec 
 }
 
 // emitQueueTransitions records an event when a suite starts to wait and when it is admitted, after
-// the status write succeeded.
+// the status write succeeded. The messages are the Queued condition's, which name no other
+// namespace's suites.
 func (r *SuiteReconciler) emitQueueTransitions(orig, suite *vmbenchv1.BenchmarkSuite) {
 	if r.Recorder == nil {
 		return
@@ -298,25 +485,25 @@ func (r *SuiteReconciler) emitQueueTransitions(orig, suite *vmbenchv1.BenchmarkS
 // queueState sums up what of a suite matters to the others' places in line.
 func queueState(s *vmbenchv1.BenchmarkSuite) string {
 	switch {
-	case holdsSlot(s):
+	case looksAdmitted(s):
 		if run := activeRun(&s.Status); run != nil {
 			return "running " + run.Name
 		}
 		return "running"
-	case waitsForSlot(s):
+	case inLine(s):
 		return "waiting"
 	}
 	return "out"
 }
 
 // queueChanged passes the changes of a suite that move the others in line: it is admitted, moves to
-// its next run, ends, is deleted or stops waiting. A new suite goes to the back of the line, behind
-// everyone already in it.
+// its next run, ends, is deleted or stops waiting. A new suite goes to the back of its namespace's
+// line, behind everyone of its namespace already in it.
 func queueChanged() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return false },
 		DeleteFunc:  func(event.DeleteEvent) bool { return true },
-		GenericFunc: func(event.GenericEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return true },
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			old, okOld := e.ObjectOld.(*vmbenchv1.BenchmarkSuite)
 			updated, okNew := e.ObjectNew.(*vmbenchv1.BenchmarkSuite)
@@ -325,31 +512,21 @@ func queueChanged() predicate.Funcs {
 	}
 }
 
-// queueRequests maps a change of one suite to the suites in line and to the suite itself (the watch
-// event of its own admission brings it back to start its run). A suite that ended or is being
-// deleted after it was admitted frees a slot: only the first suites in line can take it, and the
-// rest move when one of them is admitted. Any other change (an admission, another run, a suite
-// that leaves the line) changes every waiting suite's place or message.
+// queueRequests maps a change of one suite (or a released slot) to the suite itself and to every
+// suite in line, whose place or message may have changed.
 func (r *SuiteReconciler) queueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
-	reqs := []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
+	self := client.ObjectKeyFromObject(obj)
+	reqs := []reconcile.Request{{NamespacedName: self}}
 	list := &vmbenchv1.BenchmarkSuiteList{}
 	if err := r.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		// The suites in line come back with the next change of any suite; this one is logged.
 		log.FromContext(ctx).Error(err, "listing the suites in line")
 		return reqs
 	}
-	var waiting []queueSuite
 	for i := range list.Items {
-		if s := &list.Items[i]; waitsForSlot(s) && client.ObjectKeyFromObject(s) != reqs[0].NamespacedName {
-			waiting = append(waiting, queueSuite{Key: client.ObjectKeyFromObject(s), Created: s.CreationTimestamp})
+		if s := &list.Items[i]; inLine(s) && !looksAdmitted(s) && client.ObjectKeyFromObject(s) != self {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(s)})
 		}
-	}
-	if s, ok := obj.(*vmbenchv1.BenchmarkSuite); ok && r.MaxActiveRuns > 0 && s.Status.StartTime != nil && !holdsSlot(s) {
-		sort.Slice(waiting, func(i, j int) bool { return queuedBefore(waiting[i], waiting[j]) })
-		waiting = waiting[:min(len(waiting), r.MaxActiveRuns)]
-	}
-	for _, q := range waiting {
-		reqs = append(reqs, reconcile.Request{NamespacedName: q.Key})
 	}
 	return reqs
 }

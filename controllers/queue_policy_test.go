@@ -9,14 +9,19 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -27,6 +32,7 @@ var queueEpoch = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 func queued(ns, name string, sec int, opts ...func(*vmbenchv1.BenchmarkSuite)) vmbenchv1.BenchmarkSuite {
 	s := vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{
 		Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(queueEpoch.Add(time.Duration(sec) * time.Second)),
+		UID: types.UID("uid-" + ns + "-" + name),
 	}}
 	for _, o := range opts {
 		o(&s)
@@ -56,119 +62,142 @@ func key(ns, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
-// selfIn is the suite of the list with that key, or a suite that the list does not have yet, the
-// youngest.
-func selfIn(suites []vmbenchv1.BenchmarkSuite, k types.NamespacedName) *vmbenchv1.BenchmarkSuite {
-	for i := range suites {
-		if suites[i].Namespace == k.Namespace && suites[i].Name == k.Name {
-			return &suites[i]
-		}
-	}
-	s := queued(k.Namespace, k.Name, 1000)
-	return &s
-}
-
-func keysOf(qs []queueSuite) []string {
+func keys(qs []queueSuite) []string {
 	out := []string{}
 	for _, q := range qs {
-		out = append(out, q.String())
+		out = append(out, q.Key.String())
 	}
 	return out
 }
 
-func TestDecideAdmission(t *testing.T) {
-	running := admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning)
+func waitingAt(ns, name string, sec int) queueSuite {
+	return queueSuite{Key: key(ns, name), Created: metav1.NewTime(queueEpoch.Add(time.Duration(sec) * time.Second))}
+}
+
+// The namespaces take turns: one team's twenty suites do not starve the others, and a namespace that
+// just had a turn goes behind those that have waited longer.
+func TestLineOrderTakesTurnsByNamespace(t *testing.T) {
 	tests := []struct {
-		name         string
-		suites       []vmbenchv1.BenchmarkSuite
-		self         types.NamespacedName
-		slots        int
-		wantAdmit    bool
-		wantPosition int
-		wantRunning  []string
-		wantAhead    []string
+		name     string
+		waiting  []queueSuite
+		lastTurn map[string]time.Time
+		want     []string
 	}{
 		{
-			name:   "alone on an idle cluster",
-			suites: []vmbenchv1.BenchmarkSuite{queued("a", "x", 0)},
-			self:   key("a", "x"), slots: 1, wantAdmit: true, wantRunning: []string{}, wantAhead: []string{},
+			name: "one namespace: creation order, then name",
+			waiting: []queueSuite{waitingAt("a", "late", 20), waitingAt("a", "y", 10), waitingAt("a", "x", 10),
+				waitingAt("a", "first", 5)},
+			want: []string{"a/first", "a/x", "a/y", "a/late"},
 		},
 		{
-			name:   "not yet in the list it decides on (a lagging cache): decided as if it were",
-			suites: []vmbenchv1.BenchmarkSuite{queued("a", "y", 5, running)},
-			self:   key("a", "x"), slots: 1, wantPosition: 1, wantRunning: []string{"a/y (run y-container-1)"}, wantAhead: []string{},
+			name: "a team that created many suites first does not go first with all of them",
+			waiting: []queueSuite{waitingAt("big", "s1", 0), waitingAt("big", "s2", 1), waitingAt("big", "s3", 2),
+				waitingAt("small", "t1", 10), waitingAt("other", "u1", 11), waitingAt("small", "t2", 12)},
+			want: []string{"big/s1", "small/t1", "other/u1", "big/s2", "small/t2", "big/s3"},
 		},
 		{
-			name:   "behind a running suite of another namespace",
-			suites: []vmbenchv1.BenchmarkSuite{queued("b", "old", 0, running), queued("a", "x", 10)},
-			self:   key("a", "x"), slots: 1, wantPosition: 1, wantRunning: []string{"b/old (run old-container-1)"}, wantAhead: []string{},
+			name:     "the namespace whose suite was admitted last goes behind the others",
+			waiting:  []queueSuite{waitingAt("big", "s2", 1), waitingAt("small", "t1", 10)},
+			lastTurn: map[string]time.Time{"big": queueEpoch.Add(time.Hour)},
+			want:     []string{"small/t1", "big/s2"},
 		},
 		{
-			name: "creation order, then namespace, then name",
-			suites: []vmbenchv1.BenchmarkSuite{
-				queued("a", "run", 0, running), queued("b", "late", 20), queued("b", "y", 10), queued("b", "x", 10), queued("a", "z", 10),
-				queued("b", "w", 10), queued("a", "first", 5),
-			},
-			self: key("b", "x"), slots: 1, wantPosition: 4,
-			wantRunning: []string{"a/run (run run-container-1)"}, wantAhead: []string{"a/first", "a/z", "b/w"},
-		},
-		{
-			name:   "a free slot goes to the oldest waiting suite, not to a younger one",
-			suites: []vmbenchv1.BenchmarkSuite{queued("a", "older", 0), queued("a", "x", 1)},
-			self:   key("a", "x"), slots: 1, wantPosition: 1, wantRunning: []string{}, wantAhead: []string{"a/older"},
-		},
-		{
-			name:   "two slots: the second oldest is admitted beside the oldest",
-			suites: []vmbenchv1.BenchmarkSuite{queued("a", "older", 0), queued("a", "x", 1), queued("a", "young", 2)},
-			self:   key("a", "x"), slots: 2, wantAdmit: true, wantRunning: []string{}, wantAhead: []string{"a/older"},
-		},
-		{
-			name:   "two slots, both taken",
-			suites: []vmbenchv1.BenchmarkSuite{queued("a", "p", 0, running), queued("a", "q", 1, running), queued("a", "x", 2)},
-			self:   key("a", "x"), slots: 2, wantPosition: 1,
-			wantRunning: []string{"a/p (run p-container-1)", "a/q (run q-container-1)"}, wantAhead: []string{},
-		},
-		{
-			name: "admitted but not started, or with a status from before the queue, still holds its slot",
-			suites: []vmbenchv1.BenchmarkSuite{
-				queued("a", "p", 0, admitted(vmbenchv1.SuitePending, vmbenchv1.RunPending)),
-				queued("a", "q", 1, admitted("", vmbenchv1.RunRunning)), queued("a", "x", 2),
-			},
-			self: key("a", "x"), slots: 2, wantPosition: 1,
-			wantRunning: []string{"a/p (run p-container-1)", "a/q (run q-container-1)"}, wantAhead: []string{},
-		},
-		{
-			name: "ended, deleted and invalid suites hold no slot and are not in line",
-			suites: []vmbenchv1.BenchmarkSuite{
-				queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded)),
-				queued("a", "failed", 1, admitted(vmbenchv1.SuiteFailed, vmbenchv1.RunFailed)),
-				queued("a", "gone", 2, running, deleting),
-				queued("a", "invalid", 3, withPhase(vmbenchv1.SuiteFailed)),
-				queued("a", "leaving", 4, deleting),
-				queued("a", "x", 5),
-			},
-			self: key("a", "x"), slots: 1, wantAdmit: true, wantRunning: []string{}, wantAhead: []string{},
-		},
-		{
-			name:   "no limit",
-			suites: []vmbenchv1.BenchmarkSuite{queued("a", "p", 0, running), queued("a", "x", 1)},
-			self:   key("a", "x"), slots: 0, wantAdmit: true,
+			name:     "the oldest last turn first; a namespace that never had one before both",
+			waiting:  []queueSuite{waitingAt("a", "x", 0), waitingAt("b", "y", 0), waitingAt("c", "z", 50)},
+			lastTurn: map[string]time.Time{"a": queueEpoch.Add(2 * time.Hour), "b": queueEpoch.Add(time.Hour)},
+			want:     []string{"c/z", "b/y", "a/x"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := decideAdmission(tt.suites, selfIn(tt.suites, tt.self), tt.slots)
-			if got.Admit != tt.wantAdmit || got.Position != tt.wantPosition {
-				t.Errorf("admit %v at position %d, want admit %v at position %d", got.Admit, got.Position, tt.wantAdmit, tt.wantPosition)
+			if diff := cmp.Diff(tt.want, keys(lineOrder(tt.waiting, tt.lastTurn))); diff != "" {
+				t.Errorf("order (-want +got):\n%s", diff)
 			}
-			if tt.slots <= 0 {
+		})
+	}
+}
+
+func TestDecideAdmission(t *testing.T) {
+	holder := func(ns, name string) slotHolder { return slotHolder{Key: key(ns, name)} }
+	tests := []struct {
+		name          string
+		waiting       []queueSuite
+		holders       []slotHolder
+		lastTurn      map[string]time.Time
+		self          queueSuite
+		limits        queueLimits
+		wantAdmit     bool
+		wantPosition  int
+		wantNSFull    bool
+		wantDraining  int
+		wantOwnAhead  []string
+		wantOwnHolder []string
+	}{
+		{
+			name: "alone on an idle cluster", self: waitingAt("a", "x", 0), limits: queueLimits{Slots: 1, PerNamespace: 1},
+			wantAdmit: true,
+		},
+		{
+			name: "not yet in the list it decides on (a lagging cache): decided as if it were",
+			self: waitingAt("a", "x", 0), holders: []slotHolder{holder("b", "y")}, limits: queueLimits{Slots: 1},
+			wantPosition: 1,
+		},
+		{
+			name:    "a free slot goes to the first in line, not to a younger suite of the same namespace",
+			waiting: []queueSuite{waitingAt("a", "older", 0), waitingAt("a", "x", 1)}, self: waitingAt("a", "x", 1),
+			limits: queueLimits{Slots: 1}, wantPosition: 1,
+		},
+		{
+			name:    "two slots: the second in line is admitted beside the first",
+			waiting: []queueSuite{waitingAt("a", "older", 0), waitingAt("b", "x", 1), waitingAt("a", "young", 2)},
+			self:    waitingAt("b", "x", 1), limits: queueLimits{Slots: 2}, wantAdmit: true,
+		},
+		{
+			name:    "per-namespace share: a free slot goes past a namespace that holds its share",
+			waiting: []queueSuite{waitingAt("a", "second", 0), waitingAt("b", "x", 1)}, holders: []slotHolder{holder("a", "first")},
+			self: waitingAt("b", "x", 1), limits: queueLimits{Slots: 2, PerNamespace: 1}, wantAdmit: true,
+		},
+		{
+			name:    "per-namespace share: the namespace's next suite waits though a slot is free",
+			waiting: []queueSuite{waitingAt("a", "x", 0)}, holders: []slotHolder{holder("a", "first")},
+			self: waitingAt("a", "x", 0), limits: queueLimits{Slots: 2, PerNamespace: 1},
+			wantPosition: 1, wantNSFull: true, wantOwnHolder: []string{"first"},
+		},
+		{
+			name:    "no global limit, but a namespace share",
+			holders: []slotHolder{holder("a", "p"), holder("a", "q")},
+			self:    waitingAt("a", "x", 0), limits: queueLimits{PerNamespace: 2},
+			wantPosition: 1, wantNSFull: true, wantOwnHolder: []string{"p", "q"},
+		},
+		{
+			name:    "a suite that ended holds its slot while its pods or VMs are being removed",
+			holders: []slotHolder{{Key: key("b", "done"), Draining: true}}, self: waitingAt("a", "x", 0),
+			limits: queueLimits{Slots: 1}, wantPosition: 1, wantDraining: 1,
+		},
+		{
+			name:    "round-robin: the namespace that had the last turn waits behind a younger suite of another",
+			waiting: []queueSuite{waitingAt("a", "x", 0), waitingAt("b", "y", 100)}, self: waitingAt("a", "x", 0),
+			lastTurn: map[string]time.Time{"a": queueEpoch}, limits: queueLimits{Slots: 1}, wantPosition: 1,
+		},
+		{
+			name: "no limit", holders: []slotHolder{holder("a", "p")}, self: waitingAt("a", "x", 0), wantAdmit: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decideAdmission(tt.waiting, tt.holders, tt.lastTurn, tt.self, tt.limits)
+			if got.Admit != tt.wantAdmit || got.Position != tt.wantPosition || got.NamespaceFull != tt.wantNSFull || got.Draining != tt.wantDraining {
+				t.Errorf("got admit %v at position %d (namespace full %v, draining %d), want admit %v at %d (%v, %d)", got.Admit, got.Position,
+					got.NamespaceFull, got.Draining, tt.wantAdmit, tt.wantPosition, tt.wantNSFull, tt.wantDraining)
+			}
+			if got.Admit {
 				return
 			}
-			if diff := cmp.Diff(tt.wantRunning, keysOf(got.Running)); diff != "" {
-				t.Errorf("running (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantOwnAhead, got.OwnAhead); diff != "" {
+				t.Errorf("own ahead (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantAhead, keysOf(got.Ahead)); diff != "" {
-				t.Errorf("ahead (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantOwnHolder, got.Own); diff != "" {
+				t.Errorf("own holders (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -177,15 +206,13 @@ func TestDecideAdmission(t *testing.T) {
 // Whatever the order of the list, one suite at most is admitted per free slot: every suite in line
 // decides on the same order.
 func TestEveryOrderAdmitsTheSameSuite(t *testing.T) {
-	suites := []vmbenchv1.BenchmarkSuite{
-		queued("b", "a", 3), queued("a", "b", 3), queued("a", "a", 3), queued("c", "old", 1), queued("a", "young", 9),
-	}
-	for shift := range suites {
-		list := append(append([]vmbenchv1.BenchmarkSuite{}, suites[shift:]...), suites[:shift]...)
+	line := []queueSuite{waitingAt("b", "a", 3), waitingAt("a", "b", 3), waitingAt("a", "a", 3), waitingAt("c", "old", 1), waitingAt("a", "young", 9)}
+	for shift := range line {
+		list := append(append([]queueSuite{}, line[shift:]...), line[:shift]...)
 		var admittedKeys []string
 		for _, s := range list {
-			if decideAdmission(list, &s, 1).Admit {
-				admittedKeys = append(admittedKeys, s.Namespace+"/"+s.Name)
+			if decideAdmission(list, nil, nil, s, queueLimits{Slots: 1, PerNamespace: 1}).Admit {
+				admittedKeys = append(admittedKeys, s.Key.String())
 			}
 		}
 		if diff := cmp.Diff([]string{"c/old"}, admittedKeys); diff != "" {
@@ -194,25 +221,50 @@ func TestEveryOrderAdmitsTheSameSuite(t *testing.T) {
 	}
 }
 
-func TestQueueMessageNamesThePlaceTheRunAndTheWayOut(t *testing.T) {
-	a := decideAdmission([]vmbenchv1.BenchmarkSuite{
-		queued("team", "big", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning)),
-		queued("team", "w1", 1), queued("team", "w2", 2), queued("team", "w3", 3), queued("team", "w4", 4), queued("team", "x", 5),
-	}, selfIn(nil, key("team", "x")), 1)
+// The message names the place, the suites of the waiting suite's own namespace and the way out; it
+// never names another namespace or its suites and runs.
+func TestQueueMessageNamesNoOtherTenant(t *testing.T) {
+	line := []queueSuite{waitingAt("other", "secret-a", 0), waitingAt("team", "w1", 1), waitingAt("team", "w2", 2),
+		waitingAt("team", "w3", 3), waitingAt("team", "w4", 4), waitingAt("other", "secret-b", 5), waitingAt("team", "x", 6)}
+	holders := []slotHolder{{Key: key("other", "secret-holder")}, {Key: key("team", "mine")}, {Key: key("gone", "secret-done"), Draining: true}}
+	a := decideAdmission(line, holders, nil, waitingAt("team", "x", 6), queueLimits{Slots: 3, PerNamespace: 2})
 	msg := a.message()
 	for _, want := range []string{
-		"5th in line", "running now (1 of 1 slots): team/big (run big-container-1)",
-		"ahead in line: team/w1, team/w2, team/w3, and 1 more", "does not count against spec.timeout",
-		"delete the suites running or ahead of it", "--max-active-runs",
+		"7th in line", "3 of 3 slots of the cluster are taken (by this namespace: mine)",
+		"1 of them held by suites that ended and whose pods or VMs are still being removed",
+		"6 suites ahead in line (of this namespace: w1, w2, w3 and 1 more)", "does not count against spec.timeout",
+		"--max-active-runs-per-namespace",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
-	line := []vmbenchv1.BenchmarkSuite{queued("a", "older", 0), queued("a", "x", 1)}
-	idle := decideAdmission(line, selfIn(line, key("a", "x")), 1)
-	if msg := idle.message(); !strings.Contains(msg, "1st in line") || !strings.Contains(msg, "none (a suite ahead is being admitted)") {
-		t.Errorf("message %q", msg)
+	for _, secret := range []string{"other", "secret", "gone"} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("message %q names another namespace's %q", msg, secret)
+		}
+	}
+	full := decideAdmission(nil, []slotHolder{{Key: key("team", "mine")}}, nil, waitingAt("team", "x", 6), queueLimits{Slots: 3, PerNamespace: 1})
+	if msg := full.message(); !strings.Contains(msg, "this namespace holds 1 of the 1 slots one namespace may hold") {
+		t.Errorf("message %q does not say that the namespace holds its share", msg)
+	}
+}
+
+func TestEffectiveTimeout(t *testing.T) {
+	spec := func(d time.Duration) vmbenchv1.BenchmarkSuiteSpec {
+		return vmbenchv1.BenchmarkSuiteSpec{Timeout: ptr.To(vmbenchv1.Duration(d.String()))}
+	}
+	for _, tt := range []struct {
+		timeout, max, want time.Duration
+	}{
+		{720 * time.Hour, 24 * time.Hour, 24 * time.Hour},
+		{2 * time.Hour, 24 * time.Hour, 2 * time.Hour},
+		{720 * time.Hour, 0, 720 * time.Hour},
+		{24 * time.Hour, 24 * time.Hour, 24 * time.Hour},
+	} {
+		if got := effectiveTimeout(spec(tt.timeout), tt.max); got != tt.want {
+			t.Errorf("timeout %s, maximum %s: %s, want %s", tt.timeout, tt.max, got, tt.want)
+		}
 	}
 }
 
@@ -226,25 +278,36 @@ func TestOrdinal(t *testing.T) {
 }
 
 func TestSetQueued(t *testing.T) {
-	wait := &admission{Position: 2, Slots: 1, Running: []queueSuite{{Key: key("a", "p"), Run: "p-vm-1"}}}
+	wait := &admission{Position: 2, Limits: queueLimits{Slots: 1}, Taken: 1}
+	long := vmbenchv1.BenchmarkSuiteSpec{Timeout: ptr.To(vmbenchv1.Duration("720h"))}
 	tests := []struct {
 		name         string
 		start        *metav1.Time
 		wait         *admission
 		invalid      error
+		spec         vmbenchv1.BenchmarkSuiteSpec
 		wantStatus   metav1.ConditionStatus
 		wantReason   string
 		wantMessage  string
 		wantPosition int32
 	}{
-		{"waiting", nil, wait, nil, metav1.ConditionTrue, vmbenchv1.ReasonWaitingForRun, "2nd in line", 2},
-		{"admitted", &metav1.Time{Time: queueEpoch}, nil, nil, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted, "admitted at 2026-11-24T10:00:00Z", 0},
-		{"invalid spec", nil, nil, errors.New("bad"), metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "does not wait", 0},
+		{"waiting", nil, wait, nil, long, metav1.ConditionTrue, vmbenchv1.ReasonWaitingForRun, "2nd in line", 2},
+		{"admitted", &metav1.Time{Time: queueEpoch}, nil, nil, vmbenchv1.BenchmarkSuiteSpec{}, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted,
+			"admitted at 2026-11-24T10:00:00Z; spec.timeout counts from then", 0},
+		{"admitted with a timeout above the maximum", &metav1.Time{Time: queueEpoch}, nil, nil, long, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted,
+			"the suite ends at 2026-11-25T10:00:00Z at the latest: spec.timeout 720h0m0s is above the cluster's maximum suite duration 24h0m0s " +
+				"(the manager's --max-suite-duration, Helm value maxSuiteDuration), so the maximum applies; set spec.timeout to 24h0m0s or less", 0},
+		{"invalid spec", nil, nil, errors.New("bad"), long, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "does not wait", 0},
+		{"ended before its admission", nil, nil, nil, long, metav1.ConditionFalse, ReasonEndedByAdmin,
+			"ended by the annotation vmbench.io/queue=end before it was admitted", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{StartTime: tt.start, QueuePosition: 7}
-			setQueued(st, tt.wait, tt.invalid, 3)
+			if tt.wantReason == ReasonEndedByAdmin {
+				st.Runs = []vmbenchv1.RunStatus{{Name: "x-container-1", Phase: vmbenchv1.RunFailed, Message: endedMessage}}
+			}
+			setQueued(st, tt.wait, tt.invalid, 3, tt.spec, 24*time.Hour)
 			c := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionQueued)
 			if c == nil || c.Status != tt.wantStatus || c.Reason != tt.wantReason || !strings.Contains(c.Message, tt.wantMessage) || c.ObservedGeneration != 3 {
 				t.Errorf("condition %+v, want %s %s containing %q", c, tt.wantStatus, tt.wantReason, tt.wantMessage)
@@ -253,6 +316,234 @@ func TestSetQueued(t *testing.T) {
 				t.Errorf("queue position %d, want %d", st.QueuePosition, tt.wantPosition)
 			}
 		})
+	}
+}
+
+const queueNS = "vmbench-system"
+
+// queueReconciler is a reconciler on a fake cluster with one slot and one per namespace.
+func queueReconciler(objs ...client.Object) (*SuiteReconciler, client.Client) {
+	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
+	return &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}, c
+}
+
+func getSuite(t *testing.T, c client.Client, k types.NamespacedName) *vmbenchv1.BenchmarkSuite {
+	t.Helper()
+	s := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(context.Background(), k, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func admitNow(t *testing.T, r *SuiteReconciler, c client.Client, k types.NamespacedName) (queueDecision, *vmbenchv1.BenchmarkSuite) {
+	t.Helper()
+	s := getSuite(t, c, k)
+	d, err := r.admit(context.Background(), s, queueEpoch.Add(time.Hour))
+	d.done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, s
+}
+
+func slotLeases(t *testing.T, c client.Client) []string {
+	t.Helper()
+	list := &coordinationv1.LeaseList{}
+	if err := c.List(context.Background(), list, client.InNamespace(queueNS)); err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, l := range list.Items {
+		out = append(out, l.Annotations[AnnotationSlotNamespace]+"/"+l.Annotations[AnnotationSlotName])
+	}
+	return out
+}
+
+// The Lease is the truth of admission: a start time written into status by a tenant admits nothing,
+// and is taken out again.
+func TestAStartTimeInStatusAdmitsNothing(t *testing.T) {
+	holder := queued("a", "holder", 0)
+	forged := queued("b", "forged", 5)
+	forged.Status.StartTime = &metav1.Time{Time: queueEpoch}
+	r, c := queueReconciler(&holder, &forged)
+	if d, _ := admitNow(t, r, c, key("a", "holder")); !d.Admitted {
+		t.Fatalf("holder: %+v, want admitted", d)
+	}
+	d, s := admitNow(t, r, c, key("b", "forged"))
+	if d.Admitted || d.Wait == nil || d.Wait.Position != 1 || s.Status.StartTime != nil {
+		t.Fatalf("forged: %+v (start %v), want a wait at position 1 and no start time", d, s.Status.StartTime)
+	}
+	if diff := cmp.Diff([]string{"a/holder"}, slotLeases(t, c)); diff != "" {
+		t.Errorf("leases (-want +got):\n%s", diff)
+	}
+}
+
+// A restarted manager reads the Leases again: the admitted suite stays admitted with its admission
+// time, and the next one still waits.
+func TestAdmissionsSurviveARestart(t *testing.T) {
+	first, second := queued("a", "first", 0), queued("b", "second", 5)
+	r, c := queueReconciler(&first, &second)
+	if d, _ := admitNow(t, r, c, key("a", "first")); !d.Admitted {
+		t.Fatalf("first: %+v, want admitted", d)
+	}
+	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}
+	d, s := admitNow(t, restarted, c, key("a", "first"))
+	if d.Admitted || d.Wait != nil || s.Status.StartTime == nil || !s.Status.StartTime.Time.Equal(queueEpoch.Add(time.Hour)) {
+		t.Fatalf("first after the restart: %+v (start %v), want admitted before, at %s", d, s.Status.StartTime, queueEpoch.Add(time.Hour))
+	}
+	if d, _ := admitNow(t, restarted, c, key("b", "second")); d.Wait == nil {
+		t.Fatalf("second after the restart: %+v, want a wait", d)
+	}
+}
+
+// A suite that ended keeps its slot while a pod or a VMI of its runs is still in the cluster, being
+// deleted or not; the next suite is admitted only once they are gone.
+func TestASlotIsFreeOnlyWhenTheRunsPodsAndVMsAreGone(t *testing.T) {
+	vmiKind := kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")
+	labels := map[string]string{vmbenchv1.LabelSuite: "done"}
+	for _, tt := range []struct {
+		name string
+		obj  client.Object
+	}{
+		{"a launcher pod", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-launcher", Labels: labels}}},
+		{"a terminating worker pod", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-worker-0", Labels: labels,
+			DeletionTimestamp: &metav1.Time{Time: queueEpoch}, Finalizers: []string{"example.com/keep"}}}},
+		{"a VMI", &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-vm-1-node01", Labels: labels}}},
+		{"an MPIJob whose pods are not made yet", &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-container-1", Labels: labels}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			done, next := queued("a", "done", 0), queued("b", "next", 5)
+			// Created with the fake cluster, as it refuses to create an object being deleted.
+			r, c := queueReconciler(&done, &next, tt.obj)
+			r.Available = map[schema.GroupVersionKind]bool{vmiKind: true, mpiv2.SchemeGroupVersion.WithKind("MPIJob"): true}
+			if d, _ := admitNow(t, r, c, key("a", "done")); !d.Admitted {
+				t.Fatalf("done: %+v, want admitted", d)
+			}
+			s := getSuite(t, c, key("a", "done"))
+			s.Status.Phase = vmbenchv1.SuiteComplete
+			if err := c.Update(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+			if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || !held {
+				t.Fatalf("releaseSlots = %v, %v, want the slot held", held, err)
+			}
+			d, _ := admitNow(t, r, c, key("b", "next"))
+			if d.Wait == nil || d.Wait.Draining != 1 || !strings.Contains(d.Wait.message(), "still being removed") {
+				t.Fatalf("next: %+v, want a wait for the pods and VMs being removed", d)
+			}
+			if strings.Contains(d.Wait.message(), "done") {
+				t.Errorf("the message %q names the other namespace's suite", d.Wait.message())
+			}
+			if tt.obj.GetDeletionTimestamp() != nil {
+				tt.obj.SetFinalizers(nil)
+				if err := c.Update(ctx, tt.obj); client.IgnoreNotFound(err) != nil {
+					t.Fatal(err)
+				}
+			} else if err := c.Delete(ctx, tt.obj); err != nil {
+				t.Fatal(err)
+			}
+			if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || held {
+				t.Fatalf("releaseSlots = %v, %v, want the slot released", held, err)
+			}
+			if d, _ := admitNow(t, r, c, key("b", "next")); !d.Admitted {
+				t.Fatalf("next: %+v, want admitted once the pods and VMs are gone", d)
+			}
+			if diff := cmp.Diff([]string{"b/next"}, slotLeases(t, c)); diff != "" {
+				t.Errorf("leases (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The Lease of a deleted suite is released, by the suite's own last reconcile or, should that have
+// been missed (a manager that was down), when the next suite looks at the line.
+func TestADeletedSuiteReleasesItsSlot(t *testing.T) {
+	ctx := context.Background()
+	gone, next := queued("a", "gone", 0), queued("b", "next", 5)
+	r, c := queueReconciler(&gone, &next)
+	if d, _ := admitNow(t, r, c, key("a", "gone")); !d.Admitted {
+		t.Fatalf("gone: %+v, want admitted", d)
+	}
+	if err := c.Delete(ctx, getSuite(t, c, key("a", "gone"))); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := r.releaseSlots(ctx, key("a", "gone"), nil); err != nil || held {
+		t.Fatalf("releaseSlots = %v, %v, want released", held, err)
+	}
+	if diff := cmp.Diff([]string{}, slotLeases(t, c)); diff != "" {
+		t.Errorf("leases (-want +got):\n%s", diff)
+	}
+
+	// Missed: a restarted manager finds the Lease of a suite that no longer exists.
+	again, later := queued("a", "again", 6), queued("b", "later", 9)
+	r, c = queueReconciler(&again, &later)
+	if d, _ := admitNow(t, r, c, key("a", "again")); !d.Admitted {
+		t.Fatalf("again: %+v, want admitted", d)
+	}
+	if err := c.Delete(ctx, getSuite(t, c, key("a", "again"))); err != nil {
+		t.Fatal(err)
+	}
+	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}
+	if d, _ := admitNow(t, restarted, c, key("b", "later")); !d.Admitted {
+		t.Fatalf("later: %+v, want admitted past the Lease of a deleted suite", d.Wait)
+	}
+}
+
+// A cache that lags (here: it has not seen suite "old", first in line) lets a suite through to the
+// admission, where the uncached list keeps it waiting.
+func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
+	ctx := context.Background()
+	old := queued("a", "old", 0)
+	self := queued("a", "x", 5)
+	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(self.DeepCopy()).Build()
+	apiServer := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(old.DeepCopy(), self.DeepCopy()).Build()
+	r := &SuiteReconciler{Client: cache, APIReader: apiServer, MaxActiveRuns: 1, Namespaces: []string{"a"}, QueueNamespace: queueNS}
+
+	suite := getSuite(t, cache, key("a", "x"))
+	d, err := r.admit(ctx, suite, queueEpoch)
+	d.done()
+	if err != nil || d.Admitted || d.Wait == nil || d.Wait.Position != 1 || suite.Status.StartTime != nil {
+		t.Fatalf("admit = %+v, %v (start %v), want a wait at position 1 behind a/old", d, err, suite.Status.StartTime)
+	}
+
+	// A cache older than the API server's suite: the reconcile comes back rather than decide on it.
+	if err := apiServer.Delete(ctx, old.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	newer := suite.DeepCopy()
+	newer.Labels = map[string]string{"touched": "yes"}
+	if err := apiServer.Update(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	d, err = r.admit(ctx, suite, queueEpoch)
+	d.done()
+	if err != nil || !d.Stale || d.Admitted {
+		t.Fatalf("admit = %+v, %v, want stale", d, err)
+	}
+}
+
+// Any change that moves the line brings back the suite itself and every suite in line.
+func TestQueueRequests(t *testing.T) {
+	ctx := context.Background()
+	line := []vmbenchv1.BenchmarkSuite{queued("a", "w2", 2), queued("a", "w1", 1), queued("b", "w3", 3)}
+	done := queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
+	holder := queued("a", "holder", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
+	invalid := queued("a", "invalid", 0, withPhase(vmbenchv1.SuiteFailed))
+	objs := []client.Object{done.DeepCopy(), holder.DeepCopy(), invalid.DeepCopy()}
+	for i := range line {
+		objs = append(objs, line[i].DeepCopy())
+	}
+	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
+	r := &SuiteReconciler{Client: c, MaxActiveRuns: 1}
+	got := []string{}
+	for _, req := range r.queueRequests(ctx, &done) {
+		got = append(got, req.String())
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"a/done", "a/w1", "a/w2", "b/w3"}, got); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
 
@@ -297,126 +588,55 @@ func TestQueueChangedPassesWhatMovesTheLine(t *testing.T) {
 	}
 }
 
-// A cache that lags (here: it has not seen suite "old", which holds the slot) lets a suite through to
-// the admission, where the uncached list keeps it waiting.
-func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
-	ctx := context.Background()
-	old := queued("a", "old", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
-	self := queued("a", "x", 5)
-	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(self.DeepCopy()).Build()
-	apiServer := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(old.DeepCopy(), self.DeepCopy()).Build()
-	r := &SuiteReconciler{Client: cache, APIReader: apiServer, MaxActiveRuns: 1, Namespaces: []string{"a"}}
-
-	suite := &vmbenchv1.BenchmarkSuite{}
-	if err := cache.Get(ctx, key("a", "x"), suite); err != nil {
-		t.Fatal(err)
-	}
-	d, err := r.admit(ctx, suite, queueEpoch)
-	d.done()
-	if err != nil || d.Admitted || d.Wait == nil || d.Wait.Position != 1 || suite.Status.StartTime != nil {
-		t.Fatalf("admit = %+v, %v (start %v), want a wait at position 1 behind a/old", d, err, suite.Status.StartTime)
-	}
-
-	// A cache older than the API server's suite: the reconcile comes back rather than decide on it.
-	if err := apiServer.Delete(ctx, old.DeepCopy()); err != nil {
-		t.Fatal(err)
-	}
-	newer := suite.DeepCopy()
-	newer.Labels = map[string]string{"touched": "yes"}
-	if err := apiServer.Update(ctx, newer); err != nil {
-		t.Fatal(err)
-	}
-	d, err = r.admit(ctx, suite, queueEpoch)
-	d.done()
-	if err != nil || !d.Stale || d.Admitted {
-		t.Fatalf("admit = %+v, %v, want stale", d, err)
-	}
-}
-
-// Suite "b" is admitted; before its status is written, suite "a" appears, created in the same second,
-// which puts it first in line. "a" must not take the slot that "b" holds but has not written yet:
-// the admission mutex keeps "a" out until "b"'s status write is done.
-func TestAnAdmissionIsWrittenBeforeTheNextIsDecided(t *testing.T) {
-	ctx := context.Background()
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(ptr.To(queued("ns", "b", 5))).Build()
-	r := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1}
-	b := &vmbenchv1.BenchmarkSuite{}
-	if err := c.Get(ctx, key("ns", "b"), b); err != nil {
-		t.Fatal(err)
-	}
-	db, err := r.admit(ctx, b, queueEpoch)
-	if err != nil || !db.Admitted {
-		t.Fatalf("admit b = %+v, %v", db, err)
-	}
-	if err := c.Create(ctx, ptr.To(queued("ns", "a", 5))); err != nil {
-		t.Fatal(err)
-	}
-	a := &vmbenchv1.BenchmarkSuite{}
-	if err := c.Get(ctx, key("ns", "a"), a); err != nil {
-		t.Fatal(err)
-	}
-	result := make(chan queueDecision, 1)
-	go func() {
-		da, err := r.admit(ctx, a, queueEpoch)
-		da.done()
-		if err != nil {
-			t.Error(err)
-		}
-		result <- da
-	}()
-	// Give the other reconcile every chance to decide before b's write; only the mutex stops it.
-	time.Sleep(100 * time.Millisecond)
-	if err := c.Update(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	db.done()
-	if da := <-result; da.Admitted || da.Wait == nil || da.Wait.Position != 1 {
-		t.Fatalf("admit a = %+v, want a wait behind b, which holds the slot", da)
-	}
-}
-
-// A freed slot brings back only the suites that can take it; an admission brings back everyone in
-// line, whose place changed.
-func TestQueueRequests(t *testing.T) {
-	ctx := context.Background()
-	line := []vmbenchv1.BenchmarkSuite{queued("a", "w2", 2), queued("a", "w1", 1), queued("b", "w3", 3)}
+// A suite whose runs all ended needs no slot: without a Lease it keeps the start time of its
+// admission as a record, and is not put in line. A suite with a run to start gets no such pass from
+// its status: its phase says nothing to the queue.
+func TestAnEndedSuiteKeepsItsStartTimeAndWaitsForNothing(t *testing.T) {
 	done := queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
-	gone := queued("a", "gone", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning), deleting)
-	holder := queued("a", "holder", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
-	invalid := queued("a", "invalid", 0, withPhase(vmbenchv1.SuiteFailed))
-	objs := []client.Object{done.DeepCopy(), gone.DeepCopy(), holder.DeepCopy(), invalid.DeepCopy()}
-	for i := range line {
-		objs = append(objs, line[i].DeepCopy())
+	forged := queued("a", "forged", 1, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunPending))
+	holder := queued("b", "holder", 0)
+	r, c := queueReconciler(&done, &forged, &holder)
+	if d, _ := admitNow(t, r, c, key("b", "holder")); !d.Admitted {
+		t.Fatalf("holder: %+v, want admitted", d)
 	}
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
-	names := func(reqs []reconcile.Request) []string {
-		out := []string{}
-		for _, r := range reqs {
-			out = append(out, r.String())
-		}
-		slices.Sort(out)
-		return out
+	d, s := admitNow(t, r, c, key("a", "done"))
+	if !d.Idle || d.Wait != nil || s.Status.StartTime == nil {
+		t.Errorf("done: %+v (start %v), want idle with its start time", d, s.Status.StartTime)
 	}
-	everyone := func(self string) []string {
-		return names([]reconcile.Request{{NamespacedName: key("a", self)}, {NamespacedName: key("a", "w1")},
-			{NamespacedName: key("a", "w2")}, {NamespacedName: key("b", "w3")}})
+	d, s = admitNow(t, r, c, key("a", "forged"))
+	if d.Wait == nil || s.Status.StartTime != nil {
+		t.Errorf("forged: %+v (start %v), want a wait without a start time", d, s.Status.StartTime)
 	}
-	for _, tt := range []struct {
-		name  string
-		obj   *vmbenchv1.BenchmarkSuite
-		slots int
-		want  []string
-	}{
-		{"a holder ended", &done, 1, names([]reconcile.Request{{NamespacedName: key("a", "done")}, {NamespacedName: key("a", "w1")}})},
-		{"a holder is being deleted", &gone, 2, names([]reconcile.Request{{NamespacedName: key("a", "gone")},
-			{NamespacedName: key("a", "w1")}, {NamespacedName: key("a", "w2")}})},
-		{"a suite was admitted or moved to its next run", &holder, 1, everyone("holder")},
-		{"a suite left the line", &invalid, 1, everyone("invalid")},
-		{"no limit", &done, 0, everyone("done")},
-	} {
-		r := &SuiteReconciler{Client: c, MaxActiveRuns: tt.slots}
-		if diff := cmp.Diff(tt.want, names(r.queueRequests(ctx, tt.obj))); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
-		}
+}
+
+// A pod that never goes (a tenant's pod carrying the suite's label, a stuck finalizer) holds the
+// slot of a suite that ended for drainLimit at most, counted from when the manager first saw it
+// draining, which the Lease records so that a restarted manager keeps the count.
+func TestADrainingSlotIsReleasedAfterTheDrainLimit(t *testing.T) {
+	ctx := context.Background()
+	clock := clocktesting.NewFakePassiveClock(queueEpoch)
+	done, next := queued("a", "done", 0), queued("b", "next", 5)
+	stuck := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "forever", Labels: map[string]string{vmbenchv1.LabelSuite: "done"}}}
+	r, c := queueReconciler(&done, &next, stuck)
+	r.Clock = clock
+	if d, _ := admitNow(t, r, c, key("a", "done")); !d.Admitted {
+		t.Fatalf("done: %+v, want admitted", d)
+	}
+	s := getSuite(t, c, key("a", "done"))
+	s.Status.Phase = vmbenchv1.SuiteComplete
+	if err := c.Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || !held {
+		t.Fatalf("releaseSlots = %v, %v, want held", held, err)
+	}
+	clock.SetTime(queueEpoch.Add(drainLimit - time.Second))
+	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS, Clock: clock}
+	if d, _ := admitNow(t, restarted, c, key("b", "next")); d.Wait == nil {
+		t.Fatalf("next before the drain limit: %+v, want a wait", d)
+	}
+	clock.SetTime(queueEpoch.Add(drainLimit))
+	if d, _ := admitNow(t, restarted, c, key("b", "next")); !d.Admitted {
+		t.Fatalf("next at the drain limit: %+v, want admitted", d)
 	}
 }

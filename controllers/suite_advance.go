@@ -54,7 +54,7 @@ type step struct {
 func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchmark,
 	now time.Time) (step, error) {
 	st := &suite.Status
-	suiteEnd := after(st.StartTime.Time, suite.Spec.SuiteTimeout())
+	suiteEnd := after(st.StartTime.Time, effectiveTimeout(suite.Spec, r.MaxSuiteDuration))
 	timedOut := !now.Before(suiteEnd)
 	children, err := r.listChildren(ctx, suite)
 	if err != nil {
@@ -94,7 +94,7 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		switch {
 		case timedOut:
 			// Children that a refused start left behind go with the next reconcile's cleanup.
-			markNotRun(st, suite.Spec.SuiteTimeout(), now)
+			markNotRun(st, effectiveTimeout(suite.Spec, r.MaxSuiteDuration), now)
 			return step{timedOut: true, result: ctrl.Result{RequeueAfter: settle}}, nil
 		case lingering:
 			return step{result: ctrl.Result{RequeueAfter: settle}}, nil

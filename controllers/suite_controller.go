@@ -23,10 +23,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/metrics"
@@ -76,12 +78,24 @@ type SuiteReconciler struct {
 	// MaxActiveRuns is how many suites may run at once across the namespaces the manager runs;
 	// the others wait in line (queue_policy.go). 0 or less: no limit.
 	MaxActiveRuns int
+	// MaxActiveRunsPerNamespace is how many of those one namespace may hold; 0 or less: no limit.
+	MaxActiveRunsPerNamespace int
+	// MaxSuiteDuration caps every suite's spec.timeout, counted from its admission; 0: no cap.
+	MaxSuiteDuration time.Duration
+	// QueueNamespace is the manager's own namespace, where the run queue's Leases are
+	// (queue_lease.go).
+	QueueNamespace string
 	// Namespaces are the namespaces the manager runs suites in, as its cache is restricted to them;
 	// empty for every namespace. The queue's uncached reads stay within them.
 	Namespaces []string
 
 	// admissionMu serializes admissions to the run queue.
 	admissionMu sync.Mutex
+	// book is the run queue's Leases, loaded under bookOnce; wake brings the suites in line back
+	// when a slot is released.
+	book     *slotBook
+	bookOnce sync.Mutex
+	wake     chan event.GenericEvent
 }
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
@@ -92,7 +106,7 @@ func childKinds() []client.ObjectList {
 		&networkingv1.NetworkPolicyList{}}
 }
 
-// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites/finalizers,verbs=update
 // +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;patch;delete
@@ -125,12 +139,12 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Get(ctx, req.NamespacedName, suite); err != nil {
 		if apierrors.IsNotFound(err) {
 			metrics.ForgetSuite(req.Namespace, req.Name)
-			return ctrl.Result{}, nil
+			return r.releaseAfter(ctx, req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
 	}
 	if !suite.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.releaseAfter(ctx, req.NamespacedName, suite)
 	}
 	orig := suite.DeepCopy()
 	now := r.Clock.Now()
@@ -145,7 +159,24 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if keyHold != nil {
 		state.Waiting = keyHold
 	}
-	if state.InvalidSpec == nil && keyHold == nil {
+	// An admin's end or requeue (queue_admin.go), acted on once: the annotation goes after the
+	// status write.
+	action, endNow := suite.Annotations[AnnotationQueue], false
+	if state.InvalidSpec == nil && !suiteEnded(suite) {
+		switch action {
+		case QueueEnd:
+			// It waits for no slot and starts nothing; its slot goes with its pods and VMs.
+			if err := r.stopActiveRun(ctx, suite); err != nil {
+				return ctrl.Result{}, err
+			}
+			endNow = endRuns(st, metav1.Time{Time: now})
+		case QueueRequeue:
+			if err := r.requeue(ctx, suite); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	if state.InvalidSpec == nil && keyHold == nil && !endNow {
 		var err error
 		if queue, err = r.admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
@@ -157,7 +188,9 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		case queue.Wait != nil:
 			// The watch on the suites ahead brings this one back (queueChanged).
 			state.Waiting = &cause{Reason: vmbenchv1.ReasonWaitingForRun, Message: queue.Wait.message()}
-		case queue.Admitted && r.MaxActiveRuns > 0:
+		case queue.Idle && st.StartTime == nil:
+			// Ended before it was admitted: nothing of it ever ran.
+		case queue.Admitted:
 			// The admission is in status before any child exists, so that children never run
 			// outside a slot; the watch event of this write brings the suite back to start its run.
 		default:
@@ -173,7 +206,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		// not reached gets its next repetition's runs instead of ending.
 		precision = applyPrecision(suite)
 	}
-	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation)
+	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation, suite.Spec, r.MaxSuiteDuration)
 	setQueuedByKey(st, keyHold, suite.Generation)
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
@@ -194,6 +227,11 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
 		}
 	}
+	if action == QueueEnd || action == QueueRequeue {
+		if err := r.forgetQueueAnnotation(ctx, suite); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	r.emitTransitions(orig, suite, next)
 	r.emitQueueTransitions(orig, suite)
 	metrics.RecordSuite(suite)
@@ -204,15 +242,35 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, err
 		}
 	}
+	if suiteEnded(suite) {
+		// Its slot goes once its pods and VMs are gone (queue_lease.go).
+		return r.releaseAfter(ctx, req.NamespacedName, suite)
+	}
 	return next.result, nil
 }
+
+// releaseAfter releases the run slot of a suite that ended, is being deleted or is gone, once its
+// pods and VMs are gone; until then their deletion events bring it back, and a poll in case one
+// was missed.
+func (r *SuiteReconciler) releaseAfter(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (ctrl.Result, error) {
+	held, err := r.releaseSlots(ctx, key, suite)
+	if err != nil || !held {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: drainPoll}, nil
+}
+
+// drainPoll is how often a suite whose pods or VMs are being removed is looked at again.
+const drainPoll = 15 * time.Second
 
 // SetupWithManager registers the owner index and the watches. Child kinds whose API is missing are
 // not watched, so that vmbench starts on a cluster without KubeVirt or the MPI Operator.
 func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
-	// Only spec changes of the suite itself matter: the controller requeues after its own status writes.
+	// Only spec changes of the suite itself matter: the controller requeues after its own status writes;
 	b := ctrl.NewControllerManagedBy(mgr).
-		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// and its annotations, among them an admin's vmbench.io/queue (queue_admin.go).
+		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{}))).
 		Named("benchmarksuite")
 	if err := r.MasterKey.Validate(); err != nil && r.MasterKeyFault == nil {
 		return err
@@ -236,6 +294,12 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	}
 	// A suite that is admitted, moves on, ends or is deleted moves the suites in line.
 	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.queueRequests), builder.WithPredicates(queueChanged()))
+	// A slot released once the last pods and VMs of a suite are gone moves the suites in line too.
+	if r.QueueNamespace == "" {
+		return fmt.Errorf("the run queue needs the manager's namespace for its Leases (QueueNamespace)")
+	}
+	r.wake = make(chan event.GenericEvent, 64)
+	b = b.WatchesRawSource(source.Channel(r.wake, handler.EnqueueRequestsFromMapFunc(r.queueRequests)))
 	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
 	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
 	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))

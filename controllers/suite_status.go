@@ -99,6 +99,8 @@ func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 	}
 	reason, causes := "", []string(nil)
 	switch {
+	case endedByAnnotation(st):
+		reason, causes = ReasonEndedByAdmin, append([]string{"the suite was " + endedMessage + "; the results of its finished runs are kept"}, runFailures...)
 	case s.TimedOut:
 		reason, causes = vmbenchv1.ReasonSuiteTimeout, append([]string{"the suite timed out"}, runFailures...)
 	case len(runFailures) > 0:

@@ -28,8 +28,9 @@ const (
 // Condition types of a BenchmarkSuite. Every reconcile sets all five.
 const (
 	// ConditionQueued is True while the suite waits for a run slot (the manager runs at most
-	// --max-active-runs suites at once, in creation order); the message names its place in line and
-	// the suites running now. False once the suite was admitted.
+	// --max-active-runs suites at once, namespaces taking turns); the message gives its place in line
+	// and names the suites of its own namespace running or waiting ahead. False once the suite was
+	// admitted.
 	ConditionQueued = "Queued"
 	// ConditionProgressing is True while runs are pending or running.
 	ConditionProgressing = "Progressing"

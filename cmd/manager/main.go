@@ -58,6 +58,8 @@ type options struct {
 	metricsSecure           bool
 	metricsOpts             metrics.Options
 	maxActiveRuns           int
+	maxActiveRunsPerNS      int
+	maxSuiteDuration        time.Duration
 }
 
 func parseFlags() options {
@@ -97,8 +99,14 @@ func parseFlags() options {
 	flag.StringVar(&o.watchNamespaces, "watch-namespaces", "",
 		"Comma-separated namespaces whose suites the manager runs; empty for every namespace.")
 	flag.IntVar(&o.maxActiveRuns, "max-active-runs", 1,
-		"How many suites may run at once; the others wait in line, in creation order. Raise it only where suites are placed on disjoint nodes "+
+		"How many suites may run at once; the others wait in line (namespaces take turns, each one's suites in creation order). Raise it only where suites are placed on disjoint nodes "+
 			"(spec.placement), as suites that share nodes disturb each other's figures; 0 removes the limit.")
+	flag.IntVar(&o.maxActiveRunsPerNS, "max-active-runs-per-namespace", 1,
+		"How many of those suites one namespace may run at once; namespaces take turns in line, so that one team's suites do not starve "+
+			"the others'. 0 removes the limit.")
+	flag.DurationVar(&o.maxSuiteDuration, "max-suite-duration", 24*time.Hour,
+		"The longest a suite may hold a run slot, from its admission: a suite whose spec.timeout is longer ends at this limit, "+
+			"and its Queued condition says so. 0 removes the limit.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -124,6 +132,12 @@ func (o options) validate() error {
 	}
 	if o.maxActiveRuns < 0 {
 		return fmt.Errorf("--max-active-runs=%d: use 1 (one suite at a time), a larger number, or 0 for no limit", o.maxActiveRuns)
+	}
+	if o.maxActiveRunsPerNS < 0 {
+		return fmt.Errorf("--max-active-runs-per-namespace=%d: use 1 (one suite per namespace at a time), a larger number, or 0 for no limit", o.maxActiveRunsPerNS)
+	}
+	if o.maxSuiteDuration < 0 {
+		return fmt.Errorf("--max-suite-duration=%s: use a duration such as 24h, or 0 for no limit", o.maxSuiteDuration)
 	}
 	if _, err := o.masterKey(); err != nil {
 		return err
@@ -280,6 +294,11 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		MasterKeyFault:   keyFault,
 		MaxActiveRuns:    o.maxActiveRuns,
 		Namespaces:       slices.Sorted(maps.Keys(namespaces)),
+
+		MaxActiveRunsPerNamespace: o.maxActiveRunsPerNS,
+		MaxSuiteDuration:          o.maxSuiteDuration,
+		// The run queue's Leases are in the manager's own namespace, the master key's.
+		QueueNamespace: masterKeyRef.Namespace,
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the controller: %w", err)

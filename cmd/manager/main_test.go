@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
@@ -77,5 +78,25 @@ func TestMetricsCertDirFlag(t *testing.T) {
 	o.metricsOpts.CertDir = t.TempDir()
 	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--metrics-cert-dir") {
 		t.Errorf("validate() with a cert dir without a certificate = %v, want an error naming --metrics-cert-dir", err)
+	}
+}
+
+func TestQueueLimitFlags(t *testing.T) {
+	for _, ok := range []int{0, 1, 3} {
+		o := validOptions()
+		o.maxActiveRunsPerNS = ok
+		if err := o.validate(); err != nil {
+			t.Errorf("--max-active-runs-per-namespace=%d: %v", ok, err)
+		}
+	}
+	o := validOptions()
+	o.maxActiveRunsPerNS = -1
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--max-active-runs-per-namespace") {
+		t.Errorf("--max-active-runs-per-namespace=-1: %v, want a refusal naming the flag", err)
+	}
+	o = validOptions()
+	o.maxSuiteDuration = -time.Hour
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "--max-suite-duration") {
+		t.Errorf("--max-suite-duration=-1h: %v, want a refusal naming the flag", err)
 	}
 }

@@ -37,7 +37,7 @@ func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), c.Message)
 		g.Expect(c.Message).To(ContainSubstring("1st in line"))
-		g.Expect(c.Message).To(ContainSubstring(e.ns + "/one (run one-container-1)"))
+		g.Expect(c.Message).To(ContainSubstring("1 of 1 slots of the cluster are taken (by this namespace: one)"))
 		g.Expect(s.Status.QueuePosition).To(Equal(int32(1)))
 	}, 2*time.Minute, time.Second).Should(Succeed(), "two waits behind one")
 

@@ -164,6 +164,8 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		MasterKey:        masterKey,
 		MaxActiveRuns:    1,
 		Namespaces:       []string{h.ns},
+		// The run queue's Leases: the test's own namespace stands for the manager's.
+		QueueNamespace: h.ns,
 	}
 	if h.configure != nil {
 		h.configure(r)

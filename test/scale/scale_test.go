@@ -233,6 +233,8 @@ func startManager(b *testing.B, ns string, slots int, logs controllers.LogReader
 		MasterKey:     masterKey,
 		MaxActiveRuns: slots,
 		Namespaces:    []string{ns},
+		// The run queue's Leases: the suites' namespace stands for the manager's.
+		QueueNamespace: ns,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := r.SetupWithManager(ctx, mgr); err != nil {

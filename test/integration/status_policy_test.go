@@ -1,0 +1,106 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/vmbench/vmbench/controllers"
+)
+
+// renderStatusPolicy renders the chart's status policy (templates/status-policy.yaml) with helm.
+func renderStatusPolicy(t *testing.T) *admissionv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
+	find.Stderr = &stderr
+	helm, err := find.Output()
+	if err != nil {
+		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
+	}
+	stderr.Reset()
+	render := exec.Command(strings.TrimSpace(string(helm)), "template", "vmbench", filepath.Join(root, "charts", "vmbench"),
+		"--namespace", "vmbench-system", "--show-only", "templates/status-policy.yaml")
+	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	render.Stderr = &stderr
+	out, err := render.Output()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	doc, _, _ := strings.Cut(string(out), "\n---\n")
+	policy := &admissionv1.ValidatingAdmissionPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(doc), policy); err != nil || policy.Kind != "ValidatingAdmissionPolicy" {
+		t.Fatalf("the status policy template does not start with the policy (%v):\n%s", err, out)
+	}
+	return policy
+}
+
+// The chart's status policy, as the API server enforces it: the manager's service account writes a
+// suite's status, anyone else (here the cluster's admin, whom RBAC allows everything) is refused
+// with a message that says who may and what to do instead. The test's own binding limits the policy
+// to the test's namespace, so that the other tests' managers (which run as the admin) are not
+// refused.
+func TestOnlyTheManagerWritesSuiteStatus(t *testing.T) {
+	h := newHarness(t)
+	policy := renderStatusPolicy(t)
+	policy.Name += "-" + h.ns
+	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{"kubernetes.io/metadata.name": h.ns}}},
+		},
+	}
+	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
+	t.Cleanup(func() {
+		_ = k8s.Delete(context.Background(), binding)
+		_ = k8s.Delete(context.Background(), policy)
+	})
+
+	// The manager's service account may write suites' status in this namespace.
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "status-writer", Namespace: h.ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"vmbench.io"}, Resources: []string{"benchmarksuites", "benchmarksuites/status"},
+			Verbs: []string{"get", "update", "patch"}}}}
+	h.g.Expect(k8s.Create(h.ctx, role)).To(Succeed())
+	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "status-writer", Namespace: h.ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"}}})).To(Succeed())
+	impersonated := rest.CopyConfig(cfg)
+	impersonated.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:vmbench-system:vmbench-manager"}
+	manager, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
+	h.g.Expect(err).NotTo(HaveOccurred())
+
+	h.g.Expect(k8s.Create(h.ctx, h.quickSuite("guarded"))).To(Succeed())
+	write := func(c client.Client, position int32) error {
+		s := h.get("guarded")
+		s.Status.QueuePosition = position
+		return c.Status().Update(h.ctx, s)
+	}
+	// A new policy takes a moment to be enforced.
+	h.g.Eventually(func() error { return write(k8s, 7) }, timeout, interval).Should(MatchError(ContainSubstring(
+		"the status of a suite is written by the vmbench manager (system:serviceaccount:vmbench-system:vmbench-manager) only")))
+	h.g.Expect(write(k8s, 7)).To(MatchError(ContainSubstring("annotate it vmbench.io/queue=end or vmbench.io/queue=requeue")))
+	h.g.Expect(write(manager, 3)).To(Succeed())
+	h.g.Expect(h.get("guarded").Status.QueuePosition).To(Equal(int32(3)))
+	// The suite itself (spec, annotations) is not the policy's business.
+	h.g.Eventually(func() error {
+		s := h.get("guarded")
+		s.Annotations = map[string]string{"vmbench.io/queue": "end"}
+		return k8s.Update(h.ctx, s)
+	}, timeout, interval).Should(Succeed())
+}
