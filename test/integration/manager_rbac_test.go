@@ -452,6 +452,8 @@ func TestManagerRunsASuiteWithTheChartsRBAC(t *testing.T) {
 		return err
 	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may create only its own Secrets")))
 	h.identity = serviceAccountConfig(release.Name, sa)
+	// The run queue's Leases live in the release namespace, where the chart's queue Role is.
+	h.configure = func(r *controllers.SuiteReconciler) { r.QueueNamespace = release.Name }
 	h.startManager(allKinds())
 
 	h.g.Expect(k8s.Create(h.ctx, h.suite("chart", 1, demoBenchmarks()...))).To(Succeed())
