@@ -2,11 +2,13 @@ package controllers
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -103,5 +105,19 @@ func TestStatisticsAndRatiosStayFinite(t *testing.T) {
 	}
 	if got := round(1e305, 4); got != 1e305 {
 		t.Errorf("round(1e305, 4) = %g", got)
+	}
+}
+
+// A status that cannot be marshalled is named in a Warning event, as a bug to report.
+func TestUnwritableStatusIsNamedInAnEvent(t *testing.T) {
+	recorder := events.NewFakeRecorder(1)
+	r := &SuiteReconciler{Recorder: recorder}
+	_, err := json.Marshal(vmbenchv1.MetricSummary{Mean: math.Inf(1)})
+	r.statusNotWritten(testSuite(), fmt.Errorf("writing status: %w", err))
+	got := <-recorder.Events
+	want := "Warning StatusNotWritten the suite's status could not be written, so it shows an earlier state: writing status: " +
+		"json: unsupported value: +Inf; a value in it cannot be stored (not a finite number): this is a vmbench bug, report it with this message"
+	if got != want {
+		t.Errorf("event %q\nwant  %q", got, want)
 	}
 }

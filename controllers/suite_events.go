@@ -82,10 +82,10 @@ func (r *SuiteReconciler) statusNotWritten(suite *vmbenchv1.BenchmarkSuite, err 
 	switch {
 	case strings.Contains(err.Error(), "json: unsupported value"):
 		advice = "a value in it cannot be stored (not a finite number): this is a vmbench bug, report it with this message"
+	case strings.Contains(err.Error(), "denied request") || strings.Contains(err.Error(), "admission webhook") || apierrors.IsForbidden(err):
+		advice = "the manager may not write it: check the manager's RBAC on benchmarksuites/status and the cluster's admission policies"
 	case apierrors.IsInvalid(err) || apierrors.IsRequestEntityTooLargeError(err):
 		advice = "the API server refuses the status as it is: this is a vmbench bug, report it with this message"
-	case apierrors.IsForbidden(err):
-		advice = "the manager may not write it: check the manager's RBAC on benchmarksuites/status and the cluster's admission policies"
 	}
 	r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonStatusNotWritten, "WriteStatus", "%s",
 		truncate(fmt.Sprintf("the suite's status could not be written, so it shows an earlier state: %s; %s", oneLineString(err.Error()), advice), 1024))
