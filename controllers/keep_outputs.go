@@ -70,6 +70,7 @@ type keptOutputs struct {
 func (r *SuiteReconciler) keepOutputs(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string, outs []sideOutput,
 	now, retryEnd time.Time) keptOutputs {
 	res := keptOutputs{lost: map[string]int32{}}
+	advised := map[string]bool{}
 	for _, o := range outs {
 		name := o.cm.Name
 		existing, err := r.readMeta(ctx, o.cm)
@@ -86,8 +87,12 @@ func (r *SuiteReconciler) keepOutputs(ctx context.Context, suite *vmbenchv1.Benc
 		case err == nil:
 			continue
 		case refusedForGood(err):
-			why = fmt.Sprintf("ConfigMap %s (%s) was not written: the API server refused it: %s; %s", name, o.what,
-				oneLineString(err.Error()), keepAdvice(err, name))
+			why = fmt.Sprintf("ConfigMap %s (%s) was not written: the API server refused it: %s", name, o.what, oneLineString(err.Error()))
+			// The same advice once: notKept has room for 1024 characters.
+			if advice := keepAdvice(err, name); !advised[advice] {
+				advised[advice] = true
+				why += "; " + advice
+			}
 		case now.Before(retryEnd):
 			res.retry = &cause{Reason: ReasonOutputsUnwritable, Message: fmt.Sprintf("writing ConfigMap %s (%s) of run %s failed, "+
 				"retrying until %s, then the run's results go to status without it: %s", name, o.what, run,
