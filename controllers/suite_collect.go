@@ -79,8 +79,8 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	}
 	// The oldest controlled pod is the launcher's. Should another claim the same controller (a forged
 	// reference, made in a race with the launcher), the next one is read when the first holds no
-	// finished runner's report, so that a forgery cannot fail the run.
-	// Without a finished report, the oldest pod's word stands: its report, or its read error.
+	// finished runner's report, so that a forgery cannot fail the run. Without a finished report, the
+	// oldest pod's word stands: its report, or its read error.
 	var first *runReport
 	var readErr error
 	for _, pod := range own[:min(len(own), maxLogPods)] {

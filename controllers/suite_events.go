@@ -43,7 +43,8 @@ func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite,
 			r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, "RunSucceeded", "Collect", "run %s finished %s", f.Status.Name, f.Status.Message)
 		}
 		if f.Status.NotKept != "" {
-			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonOutputsNotKept, "Collect", "run %s: %s", f.Status.Name, f.Status.NotKept)
+			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonOutputsNotKept, "Collect", "%s",
+				truncate(fmt.Sprintf("run %s: %s", f.Status.Name, f.Status.NotKept), 1024))
 		}
 	}
 	for _, t := range []string{vmbenchv1.ConditionComplete, vmbenchv1.ConditionFailed} {
