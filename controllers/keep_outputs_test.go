@@ -21,7 +21,9 @@ import (
 // keepWith is a reconciler whose every apply ends with err.
 func keepWith(err error) *SuiteReconciler {
 	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithInterceptorFuncs(interceptor.Funcs{
-		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error { return err },
+		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+			return err
+		},
 	}).Build()
 	return &SuiteReconciler{Client: c, APIReader: c, Scheme: NewScheme()}
 }
@@ -53,7 +55,7 @@ func TestKeepOutputsRetriesOnlyWhatMayHealAndOnlyUntilCollectRetry(t *testing.T)
 		t.Errorf("tables lost %v, want net 2, disk 1", got.lost)
 	}
 
-	quota := apierrors.NewForbidden(gr, "demo-container-1-raw", apierrorsQuota())
+	quota := apierrors.NewForbidden(gr, "demo-container-1-raw", quotaExceeded())
 	got = keepWith(quota).keepOutputs(t.Context(), suite, "demo-container-1", outs, ended.Add(time.Minute), retryEnd)
 	if got.retry != nil || len(got.notKept) != 2 || !strings.Contains(got.notKept[0], "exceeded quota") ||
 		!strings.Contains(got.notKept[0], "raise its count/configmaps") {
@@ -72,7 +74,7 @@ func TestKeepOutputsRetriesOnlyWhatMayHealAndOnlyUntilCollectRetry(t *testing.T)
 	}
 }
 
-func apierrorsQuota() error {
+func quotaExceeded() error {
 	return errorString("exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=0, limited: count/configmaps=0")
 }
 

@@ -46,10 +46,10 @@ func withTables(t *testing.T) (*vmbenchv1.BenchmarkSuite, []corev1.ConfigMap) {
 			t.Fatalf("%d maps, lost %v", len(maps), lost)
 		}
 		cms = append(cms, corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: tables.MapName(run.Name, 0), Namespace: suite.Namespace, Labels: tables.Labels(suite.Name, run.Platform, run.Name),
 				OwnerReferences: owner},
-			Data:       maps[0],
+			Data: maps[0],
 		})
 		for i := range suite.Status.Results {
 			if r := &suite.Status.Results[i]; r.Benchmark == "iperf3" && r.Platform == run.Platform {
