@@ -82,12 +82,13 @@ func (r *SuiteReconciler) logPodController(ctx context.Context, namespace string
 	return controllerRef{GVK: src.Via.GVK, Name: via.Name, UID: via.UID, Of: ownerRef.String()}, nil, nil
 }
 
-// pickLogPod chooses, among the pods that carry the run's labels, the newest whose controller is
-// want: the newest is the one that ran last, should a launcher ever have been recreated. The other
-// pods are look-alikes, named in lookalikes; their logs are never read. refused says why no pod's
-// log can be read when none is controlled by want.
-func pickLogPod(pods []corev1.Pod, want controllerRef) (pod *corev1.Pod, lookalikes []string, refused error) {
-	var own []*corev1.Pod
+// pickLogPods chooses, among the pods that carry the run's labels, those whose controller is want,
+// oldest first. A controller reference is only metadata: anyone who may create pods in the
+// namespace can give a pod one that names the launcher, but only after the launcher exists, so the
+// launcher's own pod is the oldest (its Job has a backoff limit of 0 and never makes another). The
+// other pods are look-alikes, named in lookalikes; their logs are never read. refused says why no
+// pod's log can be read when none is controlled by want.
+func pickLogPods(pods []corev1.Pod, want controllerRef) (own []*corev1.Pod, lookalikes []string, refused error) {
 	var others []string
 	for i := range pods {
 		p := &pods[i]
@@ -107,8 +108,14 @@ func pickLogPod(pods []corev1.Pod, want controllerRef) (pod *corev1.Pod, lookali
 		return nil, lookalikes, fmt.Errorf("pods %s have the run's labels but are not controlled by %s; their logs are not read, "+
 			"as anyone who may create pods in the namespace could have made them", strings.Join(others, ", "), want)
 	}
-	sort.Slice(own, func(i, j int) bool { return own[j].CreationTimestamp.Before(&own[i].CreationTimestamp) })
-	return own[0], lookalikes, nil
+	sort.SliceStable(own, func(i, j int) bool {
+		a, b := own[i].CreationTimestamp, own[j].CreationTimestamp
+		if a.Equal(&b) {
+			return own[i].Name < own[j].Name
+		}
+		return a.Before(&b)
+	})
+	return own, lookalikes, nil
 }
 
 // describeController names an object's controller, for messages.

@@ -49,21 +49,27 @@ func TestPickLogPod(t *testing.T) {
 		{name: "the right UID under another kind does not count",
 			pods:       []corev1.Pod{pod("fake", time.Minute, ref("apps/v1", "ReplicaSet", "q-container-1-launcher", "job-uid", true))},
 			lookalikes: []string{"fake"}, refusedIn: []string{"its controller: ReplicaSet q-container-1-launcher (uid job-uid)"}},
-		{name: "of two pods of the launcher Job, the newer",
-			pods: []corev1.Pod{pod("old", 0, launcher), pod("new", time.Minute, launcher)}, want: "new"},
+		{name: "of two pods of the launcher Job, the older: a forged controller reference comes after the launcher's pod",
+			pods: []corev1.Pod{pod("forged", time.Minute, launcher), pod("q-container-1-launcher-abcde", 0, launcher)},
+			want: "q-container-1-launcher-abcde,forged"},
 		{name: "only look-alikes: every one is named",
 			pods:       []corev1.Pod{pod("b", 0, nil), pod("a", 0, ref("v1", "Pod", "x", "x-uid", true))},
 			lookalikes: []string{"b", "a"}, refusedIn: []string{"pods a (its controller: Pod x (uid x-uid)), b (its controller: none) have the run's labels", "their logs are not read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, lookalikes, refused := pickLogPod(tt.pods, launcherJob)
+			own, lookalikes, refused := pickLogPods(tt.pods, launcherJob)
+			var names []string
+			for _, p := range own {
+				names = append(names, p.Name)
+			}
+			got := strings.Join(names, ",")
 			if strings.Join(lookalikes, ",") != strings.Join(tt.lookalikes, ",") {
 				t.Errorf("look-alikes %v, want %v", lookalikes, tt.lookalikes)
 			}
 			if tt.want == "" {
-				if got != nil || refused == nil {
-					t.Fatalf("pickLogPod() = %v, %v; want no pod and a reason", got, refused)
+				if got != "" || refused == nil {
+					t.Fatalf("pickLogPods() = %v, %v; want no pod and a reason", got, refused)
 				}
 				for _, w := range tt.refusedIn {
 					if !strings.Contains(refused.Error(), w) {
@@ -72,8 +78,8 @@ func TestPickLogPod(t *testing.T) {
 				}
 				return
 			}
-			if refused != nil || got == nil || got.Name != tt.want {
-				t.Fatalf("pickLogPod() = %v, %v; want pod %s", got, refused, tt.want)
+			if refused != nil || got != tt.want {
+				t.Fatalf("pickLogPods() = %v, %v; want pods %s", got, refused, tt.want)
 			}
 		})
 	}

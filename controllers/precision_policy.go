@@ -68,7 +68,10 @@ func halfWidthPercent(m vmbenchv1.MetricSummary) (float64, string) {
 	case s.Mean == 0:
 		return 0, "mean 0: no relative interval"
 	}
-	return 100 * hw / math.Abs(s.Mean), ""
+	if rel := 100 * hw / math.Abs(s.Mean); finite(rel) {
+		return rel, ""
+	}
+	return 0, "mean next to 0: no relative interval"
 }
 
 // judgePrecision measures every metric that spec.precision names on every platform, from the results

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -117,17 +118,18 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		}
 		report = runReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
 	}
-	if raw := rawOutputs(suite, run.Name, report); raw != nil {
-		if err := r.apply(ctx, suite, raw); err != nil {
-			return step{}, fmt.Errorf("keeping the raw outputs of run %s: %w", run.Name, err)
-		}
-	}
+	// The results go to status whatever becomes of the raw outputs and tables (keep_outputs.go).
 	kept := resultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
-	for _, cm := range kept.maps {
-		if err := r.apply(ctx, suite, cm); err != nil {
-			return step{}, fmt.Errorf("keeping the result tables of run %s: %w", run.Name, err)
-		}
+	outs := r.keepOutputs(ctx, suite, run.Name, sideOutputs(rawOutputs(suite, run.Name, report), kept), now, after(active.EndTime.Time, collectRetry))
+	if outs.retry != nil {
+		active.Message = truncate("collecting: "+outs.retry.Message, 1024)
+		return step{waiting: outs.retry, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 	}
+	for b, n := range outs.lost {
+		kept.kept[b] -= n
+		kept.lost[b] += n
+	}
+	active.NotKept = truncate(strings.Join(outs.notKept, "; "), 1024)
 	for _, l := range kept.causes {
 		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
 	}

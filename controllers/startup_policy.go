@@ -3,11 +3,13 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/platform"
@@ -36,16 +38,48 @@ func (r *SuiteReconciler) holdUp(ctx context.Context, suite *vmbenchv1.Benchmark
 			o.Claims = append(o.Claims, *c)
 		}
 	}
-	// Events are read around the cache, only while a run starts: a watch on every event of every
-	// namespace would cost more than these few lists.
-	events := &corev1.EventList{}
-	if err := r.APIReader.List(ctx, events, client.InNamespace(suite.Namespace), client.MatchingFields{"type": corev1.EventTypeWarning}); err != nil {
-		return nil, fmt.Errorf("listing the events of run %s: %w", run.Name, err)
+	events, err := r.runWarnings(ctx, suite.Namespace, run.Name)
+	if err != nil {
+		return nil, err
 	}
-	for i := range events.Items {
-		if belongsToRun(&events.Items[i], run.Name) {
-			o.Events = append(o.Events, events.Items[i])
+	o.Events = events
+	return explainVMScheduling(holdUp(o), run), nil
+}
+
+// Warning events are read around the cache, only while a run starts: a watch on every event of every
+// namespace would cost more than these few lists. A busy namespace may hold thousands, so they are
+// read in pages of eventPage, at most eventPages of them, and only the run's are kept.
+var (
+	eventPage  int64 = 250
+	eventPages       = 8
+)
+
+// runWarnings lists the Warning events of a namespace whose object is one of the run's, in bounded
+// pages. The field selector leaves the other types out on the API server's side. Event names begin
+// with their object's name and a list comes in name order, so the run's events are one stretch of
+// it: the pages after it are not read.
+func (r *SuiteReconciler) runWarnings(ctx context.Context, namespace, run string) ([]corev1.Event, error) {
+	var out []corev1.Event
+	cont := ""
+	for range eventPages {
+		page := &corev1.EventList{}
+		err := r.APIReader.List(ctx, page, client.InNamespace(namespace), client.MatchingFields{"type": corev1.EventTypeWarning},
+			client.Limit(eventPage), client.Continue(cont))
+		if err != nil {
+			return nil, fmt.Errorf("listing the events of run %s: %w", run, err)
+		}
+		past := false
+		for i := range page.Items {
+			e := &page.Items[i]
+			if belongsToRun(e, run) {
+				out = append(out, *e)
+			}
+			past = past || (e.Name > run && !strings.HasPrefix(e.Name, run))
+		}
+		if cont = page.Continue; cont == "" || past {
+			return out, nil
 		}
 	}
-	return explainVMScheduling(holdUp(o), run), nil
+	log.FromContext(ctx).V(1).Info("the namespace holds more Warning events than are read while a run starts", "run", run, "read", int64(eventPages)*eventPage)
+	return out, nil
 }

@@ -181,14 +181,9 @@ func wrapApply(err error, kind string, obj client.Object) error {
 // being deleted.
 func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) (*cause, error) {
 	kind := obj.GetObjectKind().GroupVersionKind()
-	existing := &unstructured.Unstructured{}
-	existing.SetGroupVersionKind(kind)
-	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), existing)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading %s %s: %w", kind.Kind, obj.GetName(), err)
+	existing, err := r.readMeta(ctx, obj)
+	if existing == nil || err != nil {
+		return nil, err
 	}
 	return ownedHere(suite, existing, kind.Kind), nil
 }
@@ -205,6 +200,22 @@ func ownedHere(suite *vmbenchv1.BenchmarkSuite, existing client.Object, kind str
 			kind, existing.GetName())}
 	}
 	return nil
+}
+
+// readMeta reads the metadata of the object of obj's kind and name around the cache: the object
+// itself, which may be large, is not needed to know whose it is. It is nil when there is none.
+func (r *SuiteReconciler) readMeta(ctx context.Context, obj client.Object) (*metav1.PartialObjectMetadata, error) {
+	kind := obj.GetObjectKind().GroupVersionKind()
+	existing := &metav1.PartialObjectMetadata{}
+	existing.SetGroupVersionKind(kind)
+	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading %s %s: %w", kind.Kind, obj.GetName(), err)
+	}
+	return existing, nil
 }
 
 // refusedForGood reports whether an API error will come back on a retry: a 4xx that is not a

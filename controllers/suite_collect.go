@@ -70,25 +70,56 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	if len(pods.Items) == 0 {
 		return runReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}, nil
 	}
-	pod, lookalikes, refused := pickLogPod(pods.Items, want)
+	own, lookalikes, refused := pickLogPods(pods.Items, want)
 	if len(lookalikes) > 0 {
 		log.FromContext(ctx).Info("pods with a run's labels but another controller are not read", "run", keys.run, "pods", lookalikes, "controller", want.String())
 	}
 	if refused != nil {
 		return runReport{LogErr: refused}, nil
 	}
+	// The oldest controlled pod is the launcher's. Should another claim the same controller (a forged
+	// reference, made in a race with the launcher), the next one is read when the first holds no
+	// finished runner's report, so that a forgery cannot fail the run. Without a finished report, the
+	// oldest pod's word stands: its report, or its read error.
+	var first *runReport
+	var readErr error
+	for _, pod := range own[:min(len(own), maxLogPods)] {
+		report, err := r.readPodReport(ctx, pod, src.Container, keys)
+		switch {
+		case err == nil && report.Done != nil:
+			return report, nil
+		case first != nil || readErr != nil:
+		case err != nil:
+			readErr = err
+		default:
+			first = &report
+		}
+	}
+	if first == nil {
+		return runReport{}, readErr
+	}
+	return *first, nil
+}
+
+// maxLogPods bounds the pods whose logs one collection reads, each within logReadTimeout, well
+// within a reconcile's timeout.
+const maxLogPods = 2
+
+// readPodReport reads one pod's log and decodes the runner's frames in it; an error means that the
+// log may be read later.
+func (r *SuiteReconciler) readPodReport(ctx context.Context, pod *corev1.Pod, container string, keys frameKeys) (runReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, logReadTimeout)
 	defer cancel()
-	stream, err := r.Logs.Open(ctx, pod.Namespace, pod.Name, src.Container)
+	stream, err := r.Logs.Open(ctx, pod.Namespace, pod.Name, container)
 	if err != nil {
-		return runReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, src.Container, err)
+		return runReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, container, err)
 	}
 	defer func() { _ = stream.Close() }()
 	// The log is decoded as it streams in; a stream that breaks off is read again, not judged.
 	in := &readErrors{r: stream}
 	report := decodeReport(in, keys)
 	if in.err != nil {
-		return runReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, src.Container, in.err)
+		return runReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, container, in.err)
 	}
 	return report, nil
 }

@@ -82,14 +82,15 @@ const maxCompactedMessage = 256
 
 // compactable is a run that compactRun would make smaller.
 func compactable(run *vmbenchv1.RunStatus) bool {
-	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Message) > maxCompactedMessage
+	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Message) > maxCompactedMessage ||
+		len(run.NotKept) > maxCompactedMessage
 }
 
 // compactRun replaces a run's per-node lists with their summary: the noisiest node's noise, the
 // slowest VM's boot and the nodes that were not pinned, which is what the warnings and the report
 // use of a run once it ended. It keeps the start of the run's message, which still says whether and
-// why it failed (the Failed condition quotes the messages, cut to its own limit). A summary already
-// there is merged into.
+// why it failed (the Failed condition quotes the messages, cut to its own limit), and the start of
+// its notKept. A summary already there is merged into.
 func compactRun(run *vmbenchv1.RunStatus) {
 	s := run.Compacted
 	if s == nil {
@@ -114,6 +115,7 @@ func compactRun(run *vmbenchv1.RunStatus) {
 	run.Compacted = s
 	run.Noise, run.CPUs, run.BootSeconds = nil, nil, nil
 	run.Message = truncate(run.Message, maxCompactedMessage)
+	run.NotKept = truncate(run.NotKept, maxCompactedMessage)
 }
 
 func ptrTo(x float64) *float64 { return &x }

@@ -224,6 +224,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 				logger.V(1).Info("status conflict, retrying")
 				return ctrl.Result{Requeue: true}, nil
 			}
+			r.statusNotWritten(suite, err)
 			return ctrl.Result{}, fmt.Errorf("writing status: %w", err)
 		}
 	}

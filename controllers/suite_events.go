@@ -1,7 +1,11 @@
 package controllers
 
 import (
+	"fmt"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -38,6 +42,10 @@ func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite,
 		} else {
 			r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, "RunSucceeded", "Collect", "run %s finished %s", f.Status.Name, f.Status.Message)
 		}
+		if f.Status.NotKept != "" {
+			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonOutputsNotKept, "Collect", "%s",
+				truncate(fmt.Sprintf("run %s: %s", f.Status.Name, f.Status.NotKept), 1024))
+		}
 	}
 	for _, t := range []string{vmbenchv1.ConditionComplete, vmbenchv1.ConditionFailed} {
 		now := meta.FindStatusCondition(suite.Status.Conditions, t)
@@ -60,4 +68,26 @@ func findRun(runs []vmbenchv1.RunStatus, name string) vmbenchv1.RunStatus {
 		}
 	}
 	return vmbenchv1.RunStatus{}
+}
+
+// ReasonStatusNotWritten is the Warning event of a suite whose status the API server did not take.
+const ReasonStatusNotWritten = "StatusNotWritten"
+
+// statusNotWritten says, in a Warning event, why the suite's status could not be written: its
+// status is what kubectl describe shows, and it says nothing new until a write succeeds.
+func (r *SuiteReconciler) statusNotWritten(suite *vmbenchv1.BenchmarkSuite, err error) {
+	if r.Recorder == nil {
+		return
+	}
+	advice := "the manager tries again with backoff; its log has the details"
+	switch {
+	case strings.Contains(err.Error(), "json: unsupported value"):
+		advice = "a value in it cannot be stored (not a finite number): this is a vmbench bug, report it with this message"
+	case strings.Contains(err.Error(), "denied request") || strings.Contains(err.Error(), "admission webhook") || apierrors.IsForbidden(err):
+		advice = "the manager may not write it: check the manager's RBAC on benchmarksuites/status and the cluster's admission policies"
+	case apierrors.IsInvalid(err) || apierrors.IsRequestEntityTooLargeError(err):
+		advice = "the API server refuses the status as it is: this is a vmbench bug, report it with this message"
+	}
+	r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonStatusNotWritten, "WriteStatus", "%s",
+		truncate(fmt.Sprintf("the suite's status could not be written, so it shows an earlier state: %s; %s", oneLineString(err.Error()), advice), 1024))
 }

@@ -19,7 +19,7 @@ func nodeNoise(results []runplan.Message) []vmbenchv1.NodeNoise {
 	}
 	byNode := map[string]*acc{}
 	for _, m := range results {
-		if m.Noise == nil || m.Noise.Node == "" {
+		if m.Noise == nil || m.Noise.Node == "" || noiseError(m.Noise) != "" {
 			continue
 		}
 		a := byNode[m.Noise.Node]

@@ -11,7 +11,8 @@ import (
 // Each platform against the baseline: the ratios of their means, and the headline that kubectl get
 // shows.
 
-// computeRatios divides every platform's mean by the baseline's, metric by metric.
+// computeRatios divides every platform's mean by the baseline's, metric by metric; a ratio that is
+// not a finite number (a baseline mean next to zero) is left out.
 func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenchv1.PlatformRatios {
 	var out []vmbenchv1.PlatformRatios
 	for _, base := range st.Results {
@@ -32,6 +33,10 @@ func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenc
 				overhead := (1 - ratio) * 100
 				if bm.Direction == vmbenchv1.LowerIsBetter {
 					overhead = (ratio - 1) * 100
+				}
+				// Means of very different magnitudes can give a ratio that status cannot hold.
+				if !finite(ratio, overhead) {
+					continue
 				}
 				pr.Metrics = append(pr.Metrics, vmbenchv1.RatioValue{Metric: bm.Name, Ratio: round(ratio, 4), OverheadPercent: round(overhead, 2)})
 			}

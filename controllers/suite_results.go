@@ -120,7 +120,15 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				if findMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= maxMetricsPerEntry {
 					continue // warnings() says that the benchmark reached the limit
 				}
-				addSample(res, metric, vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)})
+				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)}
+				if !addSample(res, metric, sample) {
+					res.Failures++
+					res.LastError = truncate(fmt.Sprintf("run %s, %s: %s = %g would make its statistics in status infinite; it was not added",
+						run.Name, where(m), metric.Name, metric.Value), 512)
+					if firstErr == "" {
+						firstErr = fmt.Sprintf("%s: %s = %g would make its statistics infinite", where(m), metric.Name, metric.Value)
+					}
+				}
 			}
 		}
 		if !reported {
@@ -190,11 +198,55 @@ func sampleError(m runplan.Message) string {
 		if math.IsNaN(metric.Value) || math.IsInf(metric.Value, 0) {
 			return fmt.Sprintf("%s is not a number", metric.Name)
 		}
+		if math.Abs(metric.Value) > maxValue {
+			return fmt.Sprintf("%s is %g %s, beyond the %g that vmbench takes of any value; a parser that misread the tool's output, "+
+				"or a forged result frame", metric.Name, metric.Value, metric.Unit, maxValue)
+		}
 		if metric.Direction == results.HigherIsBetter && metric.Value <= 0 && !results.IsFlag(metric.Unit) {
 			return fmt.Sprintf("%s is %g %s", metric.Name, metric.Value, metric.Unit)
 		}
 	}
+	if msg := noiseError(m.Noise); msg != "" {
+		return msg
+	}
 	return ""
+}
+
+// maxValue bounds the magnitude of every number a runner reports (a metric's value, a noise
+// percentage). No tool's figure comes near it (1e15 B/s is a petabyte per second), and below it the
+// statistics of up to 2^31 samples stay finite: a status holding +Inf or NaN cannot be written, and
+// every later write of the suite would fail with it.
+const maxValue = 1e15
+
+// noiseError is why the noise sampled around an execution cannot be used, or "".
+func noiseError(n *runplan.Noise) string {
+	if n == nil {
+		return ""
+	}
+	values := map[string]float64{"busyPercent": n.BusyPercent, "stealPercent": n.StealPercent}
+	if n.OthersPercent != nil {
+		values["othersPercent"] = *n.OthersPercent
+	}
+	for _, name := range []string{"busyPercent", "stealPercent", "othersPercent"} {
+		v, ok := values[name]
+		if ok && !finiteWithin(v) {
+			return fmt.Sprintf("the noise sampled on %s has %s %g, beyond the %g that vmbench takes of any value", n.Node, name, v, maxValue)
+		}
+	}
+	return ""
+}
+
+// finiteWithin reports whether x is a number within maxValue.
+func finiteWithin(x float64) bool { return !math.IsNaN(x) && math.Abs(x) <= maxValue }
+
+// finite reports whether every x is a number that JSON, and so status, can hold.
+func finite(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func acceleratorOf(virtualization string) vmbenchv1.Accelerator {
@@ -254,7 +306,14 @@ func fitMetric(m results.Metric) results.Metric {
 }
 
 // addSample adds one value to a metric's statistics, and to its samples while the metric has room.
-func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) {
+// It reports false, and adds nothing, when the statistics would no longer be finite numbers (a
+// status edited by hand to hold huge ones).
+func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) bool {
+	if summary := findMetric(res.Metrics, m.Name); summary != nil {
+		if _, mean, sd := combine(summary.N, summary.Mean, summary.StdDev, s.Value); !finite(mean, sd) {
+			return false
+		}
+	}
 	var summary *vmbenchv1.MetricSummary
 	for i := range res.Metrics {
 		if res.Metrics[i].Name == m.Name {
@@ -271,6 +330,7 @@ func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sam
 		summary.Samples = append(summary.Samples, s)
 	}
 	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
+	return true
 }
 
 // combine adds x to a sample of n values with the given mean and sample standard deviation (Welford's

@@ -158,6 +158,9 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 			break
 		}
 	}
+	if w := notKeptWarning(st); w != "" {
+		out = append(out, w)
+	}
 	if w := lostTablesWarning(st); w != "" {
 		out = append(out, w)
 	}
@@ -203,7 +206,12 @@ func truncate(s string, n int) string {
 	return s[:n-3] + "..."
 }
 
+// round rounds x to digits decimals; a number too large for that is left as it is, rather than
+// made infinite.
 func round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
+	if math.IsInf(x*p, 0) {
+		return x
+	}
 	return math.Round(x*p) / p
 }

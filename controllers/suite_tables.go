@@ -75,6 +75,6 @@ func lostTablesWarning(st *vmbenchv1.BenchmarkSuiteStatus) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("whole result tables were not kept (%s): the tool's output held none, or a run's %d ConfigMaps of %d KiB were full; "+
-		"their figures in status are complete, the manager's log names each table", strings.Join(parts, ", "), tables.MaxMaps, tables.MapBudget>>10)
+	return fmt.Sprintf("whole result tables were not kept (%s): the tool's output held none, a run's %d ConfigMaps of %d KiB were full, "+
+		"or a ConfigMap could not be written (status.runs[].notKept); their figures in status are complete, the manager's log names each table", strings.Join(parts, ", "), tables.MaxMaps, tables.MapBudget>>10)
 }

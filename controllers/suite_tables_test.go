@@ -162,7 +162,7 @@ func TestResultTablesSpillAndCountWhatDoesNotFit(t *testing.T) {
 		t.Errorf("status counts %d kept, %d lost", res.Tables, res.TablesLost)
 	}
 	want := fmt.Sprintf("whole result tables were not kept (disk on container 3 of %d): the tool's output held none, "+
-		"or a run's 16 ConfigMaps of 512 KiB were full; their figures in status are complete, the manager's log names each table", n)
+		"a run's 16 ConfigMaps of 512 KiB were full, or a ConfigMap could not be written (status.runs[].notKept); their figures in status are complete, the manager's log names each table", n)
 	if w := warnings(suite.Spec, st, ""); !contains(w, want) {
 		t.Errorf("warnings %q lack %q", w, want)
 	}

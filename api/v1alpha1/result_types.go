@@ -114,8 +114,8 @@ type BenchmarkResult struct {
 	// +kubebuilder:validation:Minimum=0
 	Tables int32 `json:"tables,omitempty"`
 
-	// TablesLost counts the tables that could not be kept, as a run's ConfigMaps were full;
-	// status.warnings says so. The figures in Metrics are complete either way.
+	// TablesLost counts the tables that could not be kept, as a run's ConfigMaps were full or could
+	// not be written (runs[].notKept says why); status.warnings says so. The figures in Metrics are complete either way.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TablesLost int32 `json:"tablesLost,omitempty"`

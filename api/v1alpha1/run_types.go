@@ -89,6 +89,13 @@ type RunStatus struct {
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 
+	// NotKept names the run's ConfigMaps (its raw outputs, its result tables) that could not be
+	// written, each with the API server's cause and what to change; the run's results in status are
+	// complete either way, and tables not kept count in results[].tablesLost.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	NotKept string `json:"notKept,omitempty"`
+
 	// Accelerator is set for VM runs: KVM, or Emulation when the VMs ran under software emulation.
 	// +optional
 	Accelerator Accelerator `json:"accelerator,omitempty"`

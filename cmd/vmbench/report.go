@@ -148,7 +148,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			tableNotes = append(tableNotes, err.Error())
 		}
 	}
-	stored, problems := tables.Read(suite.Name, configMaps)
+	stored, problems := tables.Read(suite.Name, suite.UID, configMaps)
 	tableNotes = append(tableNotes, report.TableNotes(suite, stored, problems)...)
 	noisy := report.NoisySamples(suite, opts.noiseThreshold)
 	dropped := 0

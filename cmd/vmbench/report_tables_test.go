@@ -31,6 +31,10 @@ func withTables(t *testing.T) (*vmbenchv1.BenchmarkSuite, []corev1.ConfigMap) {
 		t.Fatal(err)
 	}
 	suite := loadDemo(t)
+	if suite.UID == "" {
+		suite.UID = "demo-uid"
+	}
+	owner := []metav1.OwnerReference{*metav1.NewControllerRef(suite, vmbenchv1.GroupVersion.WithKind("BenchmarkSuite"))}
 	var cms []corev1.ConfigMap
 	for _, run := range suite.Status.Runs {
 		var entries []tables.Entry
@@ -42,9 +46,10 @@ func withTables(t *testing.T) (*vmbenchv1.BenchmarkSuite, []corev1.ConfigMap) {
 			t.Fatalf("%d maps, lost %v", len(maps), lost)
 		}
 		cms = append(cms, corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: tables.MapName(run.Name, 0), Namespace: suite.Namespace, Labels: tables.Labels(suite.Name, run.Platform, run.Name)},
-			Data:       maps[0],
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: tables.MapName(run.Name, 0), Namespace: suite.Namespace, Labels: tables.Labels(suite.Name, run.Platform, run.Name),
+				OwnerReferences: owner},
+			Data: maps[0],
 		})
 		for i := range suite.Status.Results {
 			if r := &suite.Status.Results[i]; r.Benchmark == "iperf3" && r.Platform == run.Platform {
@@ -121,7 +126,12 @@ func TestReportReadsTablesFromTheCluster(t *testing.T) {
 	other := cms[0].DeepCopy()
 	other.Name = "other-container-1-tables"
 	other.Labels = tables.Labels("other", "container", "other-container-1")
-	objs := []client.Object{suite, other}
+	// A look-alike with the suite's labels, made by someone else: its forged series is not plotted.
+	forged := cms[0].DeepCopy()
+	forged.Name = "demo-container-9-tables"
+	forged.Labels = tables.Labels("demo", "container", "demo-container-9")
+	forged.OwnerReferences = nil
+	objs := []client.Object{suite, other, forged}
 	for i := range cms {
 		objs = append(objs, &cms[i])
 	}
@@ -136,11 +146,16 @@ func TestReportReadsTablesFromTheCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(read) != len(suite.Status.Runs) {
-		t.Errorf("read %d ConfigMaps, want the %d tables ConfigMaps of the suite", len(read), len(suite.Status.Runs))
+	// Labels select the suite's tables ConfigMaps and the look-alike; tables.Read keeps the suite's.
+	if len(read) != len(suite.Status.Runs)+1 {
+		t.Errorf("read %d ConfigMaps, want the %d tables ConfigMaps of the suite and the look-alike", len(read), len(suite.Status.Runs))
 	}
-	if r := runCLI("", "report", "demo", "-n", "bench"); r.code != 0 || strings.Contains(r.stdout, "whole result tables") {
+	r := runCLI("", "report", "demo", "-n", "bench")
+	if r.code != 0 || strings.Contains(r.stdout, "whole result tables") {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if want := "ConfigMap demo-container-9-tables has the labels of suite demo's tables but is not controlled by it (it has no controller)"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the report does not say %q:\n%s", want, r.stdout)
 	}
 	// Without the tables, the report says so.
 	if err := c.Delete(t.Context(), &cms[0]); err != nil {

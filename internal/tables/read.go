@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/results"
@@ -19,12 +21,19 @@ type Stored struct {
 }
 
 // Read takes the tables of suite out of ConfigMaps, which may be any: those without the suite's
-// label and vmbench.io/tables-of (raw outputs, other suites') are passed over. A key or value that
-// is not a table is not used, and named in problems. Tables come in the order of their run and key.
-func Read(suite string, cms []corev1.ConfigMap) (stored []Stored, problems []string) {
+// label and vmbench.io/tables-of (raw outputs, other suites') are passed over. Labels are anyone's
+// to set, so a ConfigMap is read only when its controller is the suite itself, by UID; one that has
+// the labels and another controller is named in problems. A key or value that is not a table is not
+// used, and named in problems. Tables come in the order of their run and key.
+func Read(suite string, uid types.UID, cms []corev1.ConfigMap) (stored []Stored, problems []string) {
 	for _, cm := range cms {
 		run, ok := cm.Labels[vmbenchv1.LabelTablesOf]
 		if !ok || cm.Labels[vmbenchv1.LabelSuite] != suite {
+			continue
+		}
+		if owner := metav1.GetControllerOf(&cm); owner == nil || owner.Kind != "BenchmarkSuite" || owner.UID != uid || uid == "" {
+			problems = append(problems, fmt.Sprintf("ConfigMap %s has the labels of suite %s's tables but is not controlled by it (%s): "+
+				"its tables are not used, as anyone who may create ConfigMaps in the namespace could have made it", cm.Name, suite, controllerOf(&cm)))
 			continue
 		}
 		platform := cm.Labels[vmbenchv1.LabelPlatform]
@@ -51,4 +60,13 @@ func Read(suite string, cms []corev1.ConfigMap) (stored []Stored, problems []str
 		return strings.Compare(ka, kb)
 	})
 	return stored, problems
+}
+
+// controllerOf names a ConfigMap's controller, for problems.
+func controllerOf(cm *corev1.ConfigMap) string {
+	owner := metav1.GetControllerOf(cm)
+	if owner == nil {
+		return "it has no controller"
+	}
+	return fmt.Sprintf("its controller is %s %s, uid %s", owner.Kind, owner.Name, owner.UID)
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/results"
@@ -84,8 +86,10 @@ func TestPackKeepsEveryTableWhole(t *testing.T) {
 	if len(lost) != 0 || len(maps) != 1 {
 		t.Fatalf("%d maps, lost %+v", len(maps), lost)
 	}
-	cm := corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: MapName("demo-vm-1", 0), Labels: Labels("demo", "vm", "demo-vm-1")}, Data: maps[0]}
-	stored, problems := Read("demo", []corev1.ConfigMap{cm})
+	cm := corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: MapName("demo-vm-1", 0), Labels: Labels("demo", "vm", "demo-vm-1"),
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "vmbench.io/v1alpha1", Kind: "BenchmarkSuite", Name: "demo", UID: "demo-uid", Controller: ptr.To(true)}}},
+		Data: maps[0]}
+	stored, problems := Read("demo", "demo-uid", []corev1.ConfigMap{cm})
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}
@@ -181,17 +185,29 @@ func TestPackLosesWhatItCannotWrite(t *testing.T) {
 
 func TestReadTakesTheSuitesTablesOnly(t *testing.T) {
 	series := string(fixtureTable(t, "iperf3-tcp-5s.json").CSV())
-	cms := []corev1.ConfigMap{
-		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-raw", Labels: map[string]string{vmbenchv1.LabelSuite: "demo", "vmbench.io/raw-outputs-of": "demo-container-1"}},
-			Data: map[string]string{"net.master-node01.txt": "raw"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "other-container-1-tables", Labels: Labels("other", "container", "other-container-1")},
-			Data: map[string]string{"net.master-node01.csv": series}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-tables-2", Labels: Labels("demo", "container", "demo-container-1")},
-			Data: map[string]string{"net.node01-node02.csv": series, "notes.txt": "x", "net.master-node02.csv": "start_s\nx\n"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-tables", Labels: Labels("demo", "container", "demo-container-1")},
-			Data: map[string]string{"net.master-node01.csv": series}},
+	controller := func(kind, name, uid string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "vmbench.io/v1alpha1", Kind: kind, Name: name, UID: types.UID(uid), Controller: ptr.To(true)}}
 	}
-	stored, problems := Read("demo", cms)
+	demo := controller("BenchmarkSuite", "demo", "demo-uid")
+	cms := []corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-raw", Labels: map[string]string{vmbenchv1.LabelSuite: "demo", "vmbench.io/raw-outputs-of": "demo-container-1"},
+			OwnerReferences: demo}, Data: map[string]string{"net.master-node01.txt": "raw"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "other-container-1-tables", Labels: Labels("other", "container", "other-container-1"),
+			OwnerReferences: controller("BenchmarkSuite", "other", "other-uid")}, Data: map[string]string{"net.master-node01.csv": series}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-tables-2", Labels: Labels("demo", "container", "demo-container-1"), OwnerReferences: demo},
+			Data: map[string]string{"net.node01-node02.csv": series, "notes.txt": "x", "net.master-node02.csv": "start_s\nx\n"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-tables", Labels: Labels("demo", "container", "demo-container-1"), OwnerReferences: demo},
+			Data: map[string]string{"net.master-node01.csv": series}},
+		// Look-alikes: the suite's labels, and a controller that is not the suite (an earlier suite of
+		// the same name, or anyone who may create ConfigMaps), or none.
+		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-2-tables", Labels: Labels("demo", "container", "demo-container-2"),
+			OwnerReferences: controller("BenchmarkSuite", "demo", "earlier-demo-uid")}, Data: map[string]string{"net.master-node01.csv": series}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-3-tables", Labels: Labels("demo", "container", "demo-container-3")},
+			Data: map[string]string{"net.master-node01.csv": series}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "demo-container-4-tables", Labels: Labels("demo", "container", "demo-container-4"),
+			OwnerReferences: controller("Deployment", "demo", "demo-uid")}, Data: map[string]string{"net.master-node01.csv": series}},
+	}
+	stored, problems := Read("demo", "demo-uid", cms)
 	var got []string
 	for _, s := range stored {
 		got = append(got, s.Run+" "+s.Platform+" "+s.Benchmark+" "+s.Node)
@@ -199,11 +215,21 @@ func TestReadTakesTheSuitesTablesOnly(t *testing.T) {
 	if diff := cmp.Diff([]string{"demo-container-1 container net master-node01", "demo-container-1 container net node01-node02"}, got); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}
+	notTheSuites := "its tables are not used, as anyone who may create ConfigMaps in the namespace could have made it"
 	wantProblems := []string{
 		`ConfigMap demo-container-1-tables-2, key net.master-node02.csv: table: row 1, column start_s: "x" is not a number`,
 		`ConfigMap demo-container-1-tables-2: key "notes.txt" is not <benchmark>.<node>[.<variant>].csv`,
+		"ConfigMap demo-container-2-tables has the labels of suite demo's tables but is not controlled by it " +
+			"(its controller is BenchmarkSuite demo, uid earlier-demo-uid): " + notTheSuites,
+		"ConfigMap demo-container-3-tables has the labels of suite demo's tables but is not controlled by it (it has no controller): " + notTheSuites,
+		"ConfigMap demo-container-4-tables has the labels of suite demo's tables but is not controlled by it " +
+			"(its controller is Deployment demo, uid demo-uid): " + notTheSuites,
 	}
 	if diff := cmp.Diff(wantProblems, problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	// A suite without a UID (a file written by hand) proves no ConfigMap its own.
+	if stored, _ := Read("demo", "", cms); len(stored) != 0 {
+		t.Errorf("read %d tables for a suite without a UID", len(stored))
 	}
 }

@@ -163,7 +163,9 @@ func (e *env) studyTables(suite string) []tables.Stored {
 	cms := &corev1.ConfigMapList{}
 	e.g.Expect(k8s.List(e.ctx, cms, client.InNamespace(e.ns), client.MatchingLabels{vmbenchv1.LabelSuite: suite},
 		client.HasLabels{vmbenchv1.LabelTablesOf})).To(Succeed())
-	stored, problems := tables.Read(suite, cms.Items)
+	owner := &vmbenchv1.BenchmarkSuite{}
+	e.g.Expect(k8s.Get(e.ctx, client.ObjectKey{Namespace: e.ns, Name: suite}, owner)).To(Succeed())
+	stored, problems := tables.Read(suite, owner.UID, cms.Items)
 	e.g.Expect(problems).To(BeEmpty())
 	return stored
 }

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -160,6 +161,37 @@ func TestPodSecurityRefusalOfTheLauncherFailsTheRunAtOnce(t *testing.T) {
 	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix(`FailedCreate: Job psa-container-1-launcher: FailedCreate: Error creating: ` +
 		`pods "psa-container-1-launcher-abcde" is forbidden: violates PodSecurity`))
 	h.g.Expect(s.Status.Runs[0].CompletionTime.Time).To(BeTemporally("==", h.clock.Now()), "failed without waiting for the startup limit")
+}
+
+// In a busy namespace the Warning events are read in bounded pages; the run's FailedCreate still
+// names the cause when hundreds of other objects' warnings come before it in the list.
+func TestFailedCreateIsFoundAmongManyWarningEvents(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	for i := range 600 {
+		h.g.Expect(k8s.Create(h.ctx, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("a-busy-app-%03d.1", i), Namespace: h.ns},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: fmt.Sprintf("a-busy-app-%03d", i), Namespace: h.ns, APIVersion: "v1"},
+			Type:           corev1.EventTypeWarning, Reason: "BackOff", Message: "Back-off restarting failed container",
+			LastTimestamp: metav1.NewTime(h.clock.Now().Add(time.Second)),
+		})).To(Succeed())
+	}
+	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("psa", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+	h.mpiJob("psa-container-1")
+	h.g.Expect(k8s.Create(h.ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "psa-container-1-launcher.1", Namespace: h.ns},
+		InvolvedObject: corev1.ObjectReference{Kind: "Job", Name: "psa-container-1-launcher", Namespace: h.ns, APIVersion: "batch/v1"},
+		Type:           corev1.EventTypeWarning, Reason: "FailedCreate",
+		Message:       `Error creating: pods "psa-container-1-launcher-abcde" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=10, limited: pods=10`,
+		LastTimestamp: metav1.NewTime(h.clock.Now().Add(time.Second)),
+		Source:        corev1.EventSource{Component: "job-controller"},
+	})).To(Succeed())
+	h.poke("psa-container-1")
+	s := h.eventuallySuite("psa", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonFailedCreate))
+	})
+	h.g.Expect(progressing(s).Message).To(ContainSubstring("Job psa-container-1-launcher: FailedCreate: Error creating: " +
+		`pods "psa-container-1-launcher-abcde" is forbidden: exceeded quota: pods`))
 }
 
 func TestRunningRunWithoutStartTimeGoesOn(t *testing.T) {

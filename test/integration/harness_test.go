@@ -107,6 +107,20 @@ type harness struct {
 	// identity, when set, is the rest config the manager speaks with (an impersonated service
 	// account); the test's admin config otherwise.
 	identity *rest.Config
+	// tenants are more namespaces that the manager serves (tenant).
+	tenants []string
+}
+
+// tenant is another namespace that the same manager serves, as another team's would be: the
+// returned harness drives suites there. It must be made before startManager.
+func (h *harness) tenant() *harness {
+	h.t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-tenant-"}}
+	h.g.Expect(k8s.Create(h.ctx, ns)).To(Succeed())
+	h.tenants = append(h.tenants, ns.Name)
+	other := *h
+	other.ns, other.stop, other.tenants = ns.Name, nil, nil
+	return &other
 }
 
 func newHarness(t *testing.T) *harness {
@@ -134,6 +148,10 @@ func allKinds() map[schema.GroupVersionKind]bool {
 func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 	h.t.Helper()
 	scheme := controllers.NewScheme()
+	namespaces := map[string]cache.Config{h.ns: {}}
+	for _, ns := range h.tenants {
+		namespaces[ns] = cache.Config{}
+	}
 	identity := cfg
 	if h.identity != nil {
 		identity = h.identity
@@ -143,7 +161,7 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
+		Cache:                  cache.Options{DefaultNamespaces: namespaces},
 	})
 	h.g.Expect(err).NotTo(HaveOccurred())
 	r := &controllers.SuiteReconciler{
@@ -163,7 +181,7 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		NetworkPolicy:    true,
 		MasterKey:        masterKey,
 		MaxActiveRuns:    1,
-		Namespaces:       []string{h.ns},
+		Namespaces:       append([]string{h.ns}, h.tenants...),
 		// The run queue's Leases: the test's own namespace stands for the manager's.
 		QueueNamespace: h.ns,
 	}

@@ -126,3 +126,45 @@ func TestNewerLookAlikeOfTheVirtLauncherIsNotRead(t *testing.T) {
 }
 
 func ptrBool(v bool) *bool { return &v }
+
+// A controller reference is only metadata: a co-tenant can give a pod one that names the launcher
+// Job's UID itself. Its log (no frames of the run) does not fail the run: the launcher's own pod,
+// the oldest, is read, and the forged one only when the oldest holds no finished report.
+func TestForgedControllerReferenceToTheLauncherJobDoesNotFailTheRun(t *testing.T) {
+	for _, forgedFirst := range []bool{false, true} {
+		name := "newer forgery"
+		if forgedFirst {
+			name = "older forgery"
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			h.startManager(allKinds())
+			h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("forged", 1, demoBenchmarks()...)))).To(Succeed())
+			job := h.mpiJob("forged-container-1")
+			token := h.token("forged", "forged-container-1")
+			launcher := h.launcherJob("forged-container-1")
+			good := runnerLog(t, token, runMessages(t, "forged-container-1", 1, "kvm", job.CreationTimestamp.Time)...)
+			bad := []byte("no frames here\n")
+			var own, forged *corev1.Pod
+			if forgedFirst {
+				// Made in a race with the Job controller, before the launcher's own pod.
+				forged = h.containerLauncherPod("forged", "forged-container-1", bad)
+				own = h.lookalike(forged, launcher, good)
+			} else {
+				own = h.containerLauncherPod("forged", "forged-container-1", good)
+				forged = h.lookalike(own, launcher, bad)
+			}
+			h.setMPIJobCondition("forged-container-1", mpiv2.JobSucceeded, "MPIJobSucceeded", "")
+
+			s := h.eventuallySuite("forged", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+				g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete), "%v", s.Status.Runs)
+			})
+			h.g.Expect(h.logs.openedPods()).To(ContainElement(own.Name))
+			if !forgedFirst {
+				h.g.Expect(h.logs.openedPods()).NotTo(ContainElement(forged.Name), "the oldest pod held the finished report")
+			}
+			want := fixtureMetrics(t, results.SysbenchCPU, "sysbench-cpu.txt")[0]
+			h.g.Expect(findMetric(findResult(s, "cpu", "container").Metrics, want.Name).N).To(Equal(int32(3)))
+		})
+	}
+}
