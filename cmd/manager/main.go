@@ -56,6 +56,8 @@ type options struct {
 	watchNamespaces         string
 	metricsSecure           bool
 	maxActiveRuns           int
+	// logs replaces the pods/log API in tests, as envtest serves no logs; nil in the binary.
+	logs controllers.LogReader
 }
 
 func parseFlags() options {
@@ -247,7 +249,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		Scheme:    scheme,
 		Recorder:  mgr.GetEventRecorder("vmbench"),
 		Clock:     clock.RealClock{},
-		Logs:      controllers.PodLogReader{Clientset: clientset},
+		Logs:      o.logReader(clientset),
 		Images: platform.Images{
 			Runner: o.runnerImage, VMDisk: o.vmDisk, PullPolicy: corev1.PullPolicy(o.pullPolicy),
 		},
@@ -271,4 +273,12 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// logReader reads the runners' logs through the pods/log API, unless a test replaced it.
+func (o options) logReader(clientset kubernetes.Interface) controllers.LogReader {
+	if o.logs != nil {
+		return o.logs
+	}
+	return controllers.PodLogReader{Clientset: clientset}
 }
