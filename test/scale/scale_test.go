@@ -32,6 +32,7 @@ import (
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	dto "github.com/prometheus/client_model/go"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,7 +187,7 @@ func runSuites(b *testing.B, n, slots int) {
 	b.ReportMetric(float64(complete), "complete")
 	b.Logf("%d suites, %s: requests that took the most time: %s", n, map[int]string{0: "no queue", 1: "queue of 1"}[slots], calls.slowest(6))
 	if complete != n {
-		b.Errorf("%d of %d suites ended Complete", complete, n)
+		b.Errorf("%d of %d suites ended Complete; the first failed: %s", complete, n, firstFailure(ctx, ns.Name))
 	}
 }
 
@@ -302,7 +303,9 @@ func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
 			}
 			run := job.Labels[vmbenchv1.LabelRun]
 			log := msgs.log(b, metav1.GetControllerOf(job).UID, run, "kvm", job.CreationTimestamp.Time)
-			if launcherPod(ctx, b, ns, job.Labels, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", log, logs) &&
+			launcher := launcherJob(ctx, b, ns, job)
+			if launcher != nil && launcherPod(ctx, b, ns, job.Labels, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", log, logs,
+				metav1.NewControllerRef(launcher, batchv1.SchemeGroupVersion.WithKind("Job"))) &&
 				setJobSucceeded(ctx, job) {
 				done[string(job.UID)] = true
 			}
@@ -321,7 +324,8 @@ func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
 			}
 			m := members[master]
 			log := msgs.log(b, metav1.GetControllerOf(m).UID, run, "kvm", m.CreationTimestamp.Time)
-			if !launcherPod(ctx, b, ns, m.Labels, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", log, logs) {
+			if !launcherPod(ctx, b, ns, m.Labels, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", log, logs,
+				metav1.NewControllerRef(m, kubevirtv1.VirtualMachineInstanceGroupVersionKind)) {
 				continue
 			}
 			ok := true
@@ -345,7 +349,10 @@ func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
 }
 
 // launcherPod creates the pod that holds a run's log, once.
-func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extra map[string]string, container string, log []byte, logs *fakeLogs) bool {
+// The controller reads only the log of a pod that its run's child controls (for an MPIJob through
+// the launcher Job), so owner is that controller.
+func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extra map[string]string, container string, log []byte, logs *fakeLogs,
+	owner *metav1.OwnerReference) bool {
 	l := map[string]string{vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
 	for k, v := range childLabels {
 		l[k] = v
@@ -355,7 +362,7 @@ func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extr
 	}
 	name := l[vmbenchv1.LabelRun] + "-log"
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l, OwnerReferences: []metav1.OwnerReference{*owner}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: container, Image: "x"}}},
 	}
 	logs.set(ns, name, container, log)
@@ -366,6 +373,27 @@ func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extr
 		return false
 	}
 	return true
+}
+
+// launcherJob creates, once, the Job <run>-launcher that the MPI Operator makes for an MPIJob.
+func launcherJob(ctx context.Context, b *testing.B, ns string, job *mpiv2.MPIJob) *batchv1.Job {
+	launcher := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: job.Name + "-launcher", Namespace: ns, OwnerReferences: []metav1.OwnerReference{
+			*metav1.NewControllerRef(job, mpiv2.SchemeGroupVersion.WithKind("MPIJob"))}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "launcher", Image: "x"}}}}},
+	}
+	err := direct.Create(ctx, launcher)
+	if apierrors.IsAlreadyExists(err) {
+		err = direct.Get(ctx, client.ObjectKeyFromObject(launcher), launcher)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			b.Logf("creating Job %s: %v", launcher.Name, err)
+		}
+		return nil
+	}
+	return launcher
 }
 
 func setJobSucceeded(ctx context.Context, job *mpiv2.MPIJob) bool {
@@ -763,4 +791,20 @@ func createTables(ctx context.Context, b *testing.B, ns string, n int) {
 	if err, ok := failed.Load().(error); ok {
 		b.Fatalf("creating the tables ConfigMaps: %v", err)
 	}
+}
+
+// firstFailure is the Failed condition of the first suite of ns that has one.
+func firstFailure(ctx context.Context, ns string) string {
+	list := &vmbenchv1.BenchmarkSuiteList{}
+	if err := direct.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	for _, s := range list.Items {
+		for _, c := range s.Status.Conditions {
+			if c.Type == vmbenchv1.ConditionFailed && c.Status == metav1.ConditionTrue {
+				return s.Name + ": " + c.Message
+			}
+		}
+	}
+	return "none"
 }
