@@ -82,9 +82,13 @@ test: test-unit test-html test-e2e ## Every test: unit, parser, chart and envtes
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./... -coverprofile cover.out
 
+# SCALE_SIZES and SCALE_QUEUES pick the points of bench-scale, e.g. SCALE_SIZES=500 SCALE_QUEUES=off.
+SCALE_SIZES ?= 5 20 50
+SCALE_QUEUES ?= 1 off
+
 .PHONY: bench-scale
 bench-scale: manifests envtest-crds ## The scale benchmark (test/scale, not part of test): 5, 20 and 50 suites on envtest, with the run queue and without, each in a process of its own; figures in docs/performance.md.
-	for n in 5 20 50; do for q in 1 off; do \
+	for n in $(SCALE_SIZES); do for q in $(SCALE_QUEUES); do \
 		KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test -tags scale ./test/scale/ -run '^$$' \
 			-bench "BenchmarkSuites/^suites=$$n$$/^queue=$$q$$" -benchtime 1x -timeout 60m || exit 1; done; done
 

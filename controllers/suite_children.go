@@ -111,6 +111,11 @@ func (r *SuiteReconciler) listChildren(ctx context.Context, suite *vmbenchv1.Ben
 }
 
 func (r *SuiteReconciler) listItemGVK(list client.ObjectList) (schema.GroupVersionKind, error) {
+	if pom, ok := list.(*metav1.PartialObjectMetadataList); ok {
+		gvk := pom.GroupVersionKind()
+		gvk.Kind = gvk.Kind[:len(gvk.Kind)-len("List")]
+		return gvk, nil
+	}
 	gvk, err := r.GroupVersionKindFor(list)
 	if err != nil {
 		return schema.GroupVersionKind{}, err

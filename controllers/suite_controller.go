@@ -10,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,8 +101,9 @@ type SuiteReconciler struct {
 // Secrets are not among them: the manager creates a run's Secrets and never reads them back (see
 // run_keys.go); the garbage collector deletes them with the run's ConfigMap that owns them.
 func childKinds() []client.ObjectList {
-	return []client.ObjectList{&corev1.ConfigMapList{}, &corev1.ServiceList{}, &corev1.PersistentVolumeClaimList{},
-		&networkingv1.NetworkPolicyList{}}
+	// ConfigMaps, Services and NetworkPolicies are cached as metadata only (cache_policy.go).
+	cm, svc, np := metadataKinds()[0], metadataKinds()[1], metadataKinds()[2]
+	return []client.ObjectList{metadataList(cm), metadataList(svc), &corev1.PersistentVolumeClaimList{}, metadataList(np)}
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;patch
@@ -276,7 +276,9 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	if err := r.MasterKey.Validate(); err != nil && r.MasterKeyFault == nil {
 		return err
 	}
-	owned := []client.Object{&corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{}}
+	// ConfigMaps, Services and NetworkPolicies are watched as metadata only (cache_policy.go).
+	cm, svc, np := metadataKinds()[0], metadataKinds()[1], metadataKinds()[2]
+	owned := []client.Object{metadataObject(cm), metadataObject(svc), &corev1.PersistentVolumeClaim{}, metadataObject(np)}
 	for _, gvk := range optionalKinds() {
 		if !r.Available[gvk] {
 			continue
@@ -291,7 +293,11 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, ownerIndex, indexOwner); err != nil {
 			return fmt.Errorf("indexing %T by owner: %w", obj, err)
 		}
-		b = b.Owns(obj)
+		if isMetadataKind(obj) {
+			b = b.Owns(obj, builder.OnlyMetadata)
+		} else {
+			b = b.Owns(obj)
+		}
 	}
 	// A suite that is admitted, moves on, ends or is deleted moves the suites in line.
 	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.queueRequests), builder.WithPredicates(queueChanged()))

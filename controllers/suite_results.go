@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -59,7 +61,11 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	if rep.LogErr != nil {
 		causes = append(causes, "reading the runner's log: "+rep.LogErr.Error())
 	}
-	if rep.FrameErr != nil {
+	var tooLarge *frame.LimitError
+	switch {
+	case errors.As(rep.FrameErr, &tooLarge):
+		causes = append(causes, "result frames too large: "+oneLine(rep.FrameErr))
+	case rep.FrameErr != nil:
 		causes = append(causes, "corrupt result frames: "+oneLine(rep.FrameErr))
 	}
 	if rep.ForeignErr != nil {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -369,6 +370,15 @@ func TestFinishRun(t *testing.T) {
 				FrameErr: errors.Join(errors.New("frame r-3: bad MAC"), errors.New("frame r-4: incomplete"))},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:    want{phase: vmbenchv1.RunFailed, message: "corrupt result frames: frame r-3: bad MAC; frame r-4: incomplete"},
+		},
+		{
+			name: "frames too large",
+			report: runReport{Started: started("none"), Results: goodResults(), Done: done,
+				FrameErr: errors.Join(&frame.LimitError{What: "the log", Limit: "4096 distinct messages"})},
+			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
+			want: want{phase: vmbenchv1.RunFailed, message: "result frames too large: frame: the log is too large to read: the log holds more than " +
+				"4096 distinct messages; what is past that was not read. The runner's messages are far smaller: shorten the tool's output " +
+				"(fewer intervals, a smaller range, fewer repetitions per run), or find what else writes frames into the log"},
 		},
 		{
 			name:    "corrupt frames on several lines",

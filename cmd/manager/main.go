@@ -60,6 +60,8 @@ type options struct {
 	maxActiveRuns           int
 	maxActiveRunsPerNS      int
 	maxSuiteDuration        time.Duration
+	// logs replaces the pods/log API in tests, as envtest serves no logs; nil in the binary.
+	logs controllers.LogReader
 }
 
 func parseFlags() options {
@@ -177,6 +179,7 @@ func (o options) namespaces() (map[string]cache.Config, error) {
 }
 
 func run() error {
+	setMemoryLimit(ctrl.Log.WithName("setup"))
 	o := parseFlags()
 	if err := o.validate(); err != nil {
 		return err
@@ -240,9 +243,13 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	// NetworkPolicies, MPIJobs and VMIs, and the pods the MPI Operator and KubeVirt make for them.
 	// Secrets are never read, so never cached. With --watch-namespaces, only those namespaces are.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
+	// ConfigMaps, Services and NetworkPolicies are cached as metadata only, and the suites' result
+	// ConfigMaps not at all (controllers/cache_policy.go).
+	metadataOnly := cache.ByObject{Label: owned.Label, Transform: controllers.StripToOwnership()}
 	byObject := map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
-		&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned,
+		&corev1.ConfigMap{}: {Label: controllers.ChildConfigMapSelector(), Transform: controllers.StripToOwnership()},
+		&corev1.Service{}:   metadataOnly, &corev1.PersistentVolumeClaim{}: owned,
+		&networkingv1.NetworkPolicy{}: metadataOnly, &corev1.Pod{}: owned,
 	}
 	// The cache needs a kind's REST mapping for its settings: a kind the cluster does not serve
 	// would keep the manager from starting.
@@ -264,7 +271,8 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		// The process exits as soon as the manager stops, so the lease can be handed over at once:
 		// a replaced pod's successor does not wait for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         cache.Options{DefaultNamespaces: namespaces, ByObject: byObject},
+		Cache: cache.Options{DefaultNamespaces: namespaces, ByObject: byObject,
+			DefaultTransform: controllers.StripManagedFields()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
@@ -280,7 +288,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		Scheme:    scheme,
 		Recorder:  mgr.GetEventRecorder("vmbench"),
 		Clock:     clock.RealClock{},
-		Logs:      controllers.PodLogReader{Clientset: clientset},
+		Logs:      o.logReader(clientset),
 		Images: platform.Images{
 			Runner: o.runnerImage, VMDisk: o.vmDisk, PullPolicy: corev1.PullPolicy(o.pullPolicy),
 		},
@@ -310,4 +318,12 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// logReader reads the runners' logs through the pods/log API, unless a test replaced it.
+func (o options) logReader(clientset kubernetes.Interface) controllers.LogReader {
+	if o.logs != nil {
+		return o.logs
+	}
+	return controllers.PodLogReader{Clientset: clientset}
 }

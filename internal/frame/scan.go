@@ -1,7 +1,6 @@
 package frame
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/hmac"
 	"encoding/base64"
@@ -29,11 +28,56 @@ const maxCombinations = 16
 // maxLine is more than the longest line Write produces.
 const maxLine = 2 * (ChunkChars + MaxIDLen + 64)
 
+// Bounds of what Scan holds, whatever the log. A log written by the runner stays far below each; a
+// log that passes one is answered with a *LimitError, so that a crafted or runaway log costs a
+// failed run and never the reader's memory.
+const (
+	// window is the most of one line held at a time. A longer line (lines glued together, a
+	// console's progress bar) is read in windows that overlap by maxLine, so no frame on it is lost.
+	window = 64 << 10
+	// MaxMessages bounds the distinct message IDs of one log. A run's runner sends one message per
+	// execution plus two; a log with more IDs than this was not written by runners alone.
+	MaxMessages = 4096
+	// MaxMessageBytes bounds the frame text kept for one message: about 6 MiB of payload, more than
+	// a run's tables ConfigMaps keep of one result (tables.MapBudget × tables.MaxMaps).
+	MaxMessageBytes = 8 << 20
+	// MaxLogBytes bounds the frame text kept for all messages of one log together.
+	MaxLogBytes = 16 << 20
+	// maxCandidates bounds the distinct intact headers of one message, and the distinct intact
+	// pieces of one chunk, that are kept: they only differ when an ID was reused, which Write never
+	// does, and Scan tries at most maxCombinations of them anyway.
+	maxCandidates = 4
+	// maxCorrupt bounds the garbled lines remembered until the end of the log. Past it, a garbled
+	// chunk is reported as missing rather than corrupt: the error is the same failure, less precise.
+	maxCorrupt = 4096
+	// maxErrors bounds the frame errors reported one by one; the rest are counted.
+	maxErrors = 10
+	// pieceOverhead is what one kept piece costs beyond its text (string and slice headers, map
+	// entries), charged against the budgets so that a log of tiny pieces is bounded as well.
+	pieceOverhead = 64
+)
+
+// LimitError says that a log passed one of Scan's bounds. The messages past the bound were not
+// read, so the results of the log are incomplete; Scan still returns the messages it assembled.
+type LimitError struct {
+	// What was too large, e.g. "message run-1-a-3".
+	What string
+	// Limit is the bound it passed, e.g. "8 MiB of frames".
+	Limit string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("frame: the log is too large to read: %s holds more than %s; what is past that was not read. "+
+		"The runner's messages are far smaller: shorten the tool's output (fewer intervals, a smaller range, "+
+		"fewer repetitions per run), or find what else writes frames into the log", e.What, e.Limit)
+}
+
 // Scan reads a log to its end and returns every message whose frame is complete and authentic, in
 // order of first appearance, deduplicated by ID. A complete frame that fails authentication, or an
-// ID whose frame never appears complete, is reported in the error (one error per bad ID, joined),
-// while the good messages are still returned. Garbled lines whose ID does not appear intact
-// anywhere in the log are ignored: their ID itself may be garbage.
+// ID whose frame never appears complete, is reported in the error (one error per bad ID, the first
+// maxErrors of them, joined), while the good messages are still returned. Garbled lines whose ID
+// does not appear intact anywhere in the log are ignored: their ID itself may be garbage. A log
+// past one of the bounds above gives a *LimitError among the errors.
 func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 	if len(key) == 0 {
 		return nil, errors.New("frame: empty key")
@@ -43,24 +87,11 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 
 // ScanKeys is Scan with the key of each message chosen by its ID, so that a reader that knows whose
 // keys an ID claims can tell a message of another writer from a forged one. A message whose key is
-// empty fails authentication. The log is read line by line: only one line and the frames found so
-// far are held, however long the log.
+// empty fails authentication. The log is read in windows of at most 64 KiB: only one window and
+// the frames found so far, within the bounds above, are held, however long the log.
 func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
 	s := scanner{messages: map[string]*message{}}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var readErr error
-	for pos := 0; ; pos++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 || err == nil {
-			s.line(pos, string(bytes.ReplaceAll(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'}, nil)))
-		}
-		if err != nil {
-			if err != io.EOF {
-				readErr = fmt.Errorf("frame: reading log: %w", err)
-			}
-			break
-		}
-	}
+	readErr := s.read(r)
 	s.attributeCorrupt()
 
 	ordered := make([]*message, 0, len(s.messages))
@@ -70,21 +101,90 @@ func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
 	slices.SortFunc(ordered, func(a, b *message) int { return a.first - b.first })
 
 	var out []Decoded
-	errs := []error{readErr}
+	errs := []error{readErr, s.limit}
+	failed := 0
+	fail := func(err error) {
+		failed++
+		if failed <= maxErrors {
+			errs = append(errs, err)
+		}
+	}
 	for _, m := range ordered {
 		key := keyFor(m.id)
 		if len(key) == 0 {
-			errs = append(errs, fmt.Errorf("frame %s: no key", m.id))
+			fail(fmt.Errorf("frame %s: no key", m.id))
 			continue
+		}
+		if m.overflow {
+			continue // the LimitError names it
 		}
 		payload, err := m.decode(key)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("frame %s: %w", m.id, err))
+			fail(fmt.Errorf("frame %s: %w", m.id, err))
 			continue
 		}
 		out = append(out, Decoded{ID: m.id, Payload: payload})
 	}
+	if failed > maxErrors {
+		errs = append(errs, fmt.Errorf("frame: %d more messages failed in the same log", failed-maxErrors))
+	}
 	return out, errors.Join(errs...)
+}
+
+// read feeds the log to s line by line, a long line window by window, with carriage returns
+// dropped. It returns the error that broke off the log, if any.
+func (s *scanner) read(r io.Reader) error {
+	buf := make([]byte, window)
+	n := 0        // bytes held in buf
+	searched := 0 // buf[:searched] holds no newline
+	eof := false
+	var readErr error
+	for pos := 0; ; {
+		if i := bytes.IndexByte(buf[searched:n], '\n'); i >= 0 {
+			end := searched + i
+			s.line(pos, string(buf[:end]), end)
+			pos++
+			n = copy(buf, buf[end+1:n])
+			searched = 0
+			continue
+		}
+		searched = n
+		switch {
+		case eof:
+			if n > 0 {
+				s.line(pos, string(buf[:n]), n)
+			}
+			return readErr
+		case n == len(buf):
+			// A window without a newline: read the frames that start early enough to lie whole
+			// inside it, and keep the rest for the next window of the same line.
+			cut := n - maxLine
+			s.line(pos, string(buf[:n]), cut)
+			n = copy(buf, buf[cut:n])
+			searched = n
+			continue
+		}
+		m, err := r.Read(buf[n:])
+		n += dropCR(buf[n : n+m])
+		if err != nil {
+			eof = true
+			if err != io.EOF {
+				readErr = fmt.Errorf("frame: reading log: %w", err)
+			}
+		}
+	}
+}
+
+// dropCR removes carriage returns from b in place and returns the length left.
+func dropCR(b []byte) int {
+	k := 0
+	for _, c := range b {
+		if c != '\r' {
+			b[k] = c
+			k++
+		}
+	}
+	return k
 }
 
 type header struct {
@@ -103,6 +203,10 @@ type message struct {
 	// corruptHeader and corruptChunk record garbled lines, to tell "corrupt" from "missing".
 	corruptHeader bool
 	corruptChunk  map[int]bool
+	// bytes is the frame text kept for the message, with pieceOverhead per piece; overflow is set
+	// once it would pass MaxMessageBytes, and nothing more is kept.
+	bytes    int
+	overflow bool
 }
 
 // corruptLine is a garbled line, kept until the whole log is read because only then is it known
@@ -117,23 +221,60 @@ type corruptLine struct {
 type scanner struct {
 	messages map[string]*message
 	corrupt  []corruptLine
+	// bytes is the frame text kept for all messages, as message.bytes counts it.
+	bytes int
+	// limit is the first bound the log passed.
+	limit error
 }
 
+// message returns the message of id, creating it unless that would pass MaxMessages (then nil).
 func (s *scanner) message(id string, pos int) *message {
 	m, ok := s.messages[id]
 	if !ok {
+		if len(s.messages) >= MaxMessages {
+			s.passed(&LimitError{What: "the log", Limit: fmt.Sprintf("%d distinct messages", MaxMessages)})
+			return nil
+		}
+		// The ID is cloned: it points into the line, which must not stay alive with it.
+		id = strings.Clone(id)
 		m = &message{id: id, first: pos, pieces: map[int]map[int][]string{}, corruptChunk: map[int]bool{}}
 		s.messages[id] = m
 	}
 	return m
 }
 
-// line reads the frame lines starting at every marker on a line: when a newline was lost, the
-// first frame line swallows the next one and fails its checksum, while the next one still parses.
-func (s *scanner) line(pos int, line string) {
-	for off := 0; ; {
+// charge counts n more bytes kept for m; it reports false, and keeps nothing, when that would pass
+// a bound.
+func (s *scanner) charge(m *message, n int) bool {
+	switch {
+	case m.overflow:
+		return false
+	case m.bytes+n > MaxMessageBytes:
+		m.overflow = true
+		s.passed(&LimitError{What: "message " + m.id, Limit: fmt.Sprintf("%d MiB of frames", MaxMessageBytes>>20)})
+		return false
+	case s.bytes+n > MaxLogBytes:
+		s.passed(&LimitError{What: "the log", Limit: fmt.Sprintf("%d MiB of frames", MaxLogBytes>>20)})
+		return false
+	}
+	m.bytes += n
+	s.bytes += n
+	return true
+}
+
+func (s *scanner) passed(err error) {
+	if s.limit == nil {
+		s.limit = err
+	}
+}
+
+// line reads the frame lines starting at every marker on a line, or on a window of a long line,
+// that starts before limit: when a newline was lost, the first frame line swallows the next one
+// and fails its checksum, while the next one still parses.
+func (s *scanner) line(pos int, line string, limit int) {
+	for off := 0; off < limit; {
 		i := strings.Index(line[off:], Marker)
-		if i < 0 {
+		if i < 0 || off+i >= limit {
 			return
 		}
 		s.frameLine(pos, line[off+i:])
@@ -156,6 +297,11 @@ func (s *scanner) frameLine(pos int, text string) {
 // markers does not cost quadratic time.
 func leadingFields(text string, n int) []string {
 	text = text[:min(len(text), maxLine)]
+	// A marker glued to what follows is no frame: answer at once, so that a line of glued markers
+	// costs no scan of maxLine bytes per marker.
+	if rest := strings.TrimPrefix(text, Marker); rest != text && rest != "" && strings.IndexByte(" \t\v\f", rest[0]) < 0 {
+		return nil
+	}
 	var f []string
 	for len(f) < n {
 		text = strings.TrimLeft(text, " \t\v\f")
@@ -196,8 +342,12 @@ func (s *scanner) intact(pos int, kind, id, count, value string) bool {
 			return false
 		}
 		m := s.message(id, pos)
+		if m == nil {
+			return true
+		}
 		h := header{chunks: chunks, mac: value}
-		if !slices.Contains(m.headers, h) {
+		if !slices.Contains(m.headers, h) && len(m.headers) < maxCandidates && s.charge(m, len(value)+pieceOverhead) {
+			h.mac = strings.Clone(value)
 			m.headers = append(m.headers, h)
 		}
 		return true
@@ -207,26 +357,34 @@ func (s *scanner) intact(pos int, kind, id, count, value string) bool {
 			return false
 		}
 		m := s.message(id, pos)
+		if m == nil {
+			return true
+		}
 		byIndex := m.pieces[chunks]
+		if slices.Contains(byIndex[index], value) || len(byIndex[index]) >= maxCandidates || !s.charge(m, len(value)+pieceOverhead) {
+			return true
+		}
 		if byIndex == nil {
 			byIndex = map[int][]string{}
 			m.pieces[chunks] = byIndex
 		}
-		if !slices.Contains(byIndex[index], value) {
-			byIndex[index] = append(byIndex[index], value)
-		}
+		// The piece is cloned: it points into the line, which must not stay alive with it.
+		byIndex[index] = append(byIndex[index], strings.Clone(value))
 		return true
 	}
 	return false
 }
 
 func (s *scanner) recordCorrupt(pos int, f []string) {
+	if len(s.corrupt) >= maxCorrupt {
+		return
+	}
 	c := corruptLine{pos: pos}
-	if len(f) > 2 {
+	if len(f) > 2 && (f[2] == kindHeader || f[2] == kindData) {
 		c.kind = f[2]
 	}
-	if len(f) > 3 {
-		c.id = f[3]
+	if len(f) > 3 && len(f[3]) <= MaxIDLen {
+		c.id = strings.Clone(f[3])
 	}
 	if len(f) > 4 && c.kind == kindData {
 		c.index, _, _ = parseIndex(f[4])

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,9 +81,13 @@ func (e *SystemExecutor) Run(ctx context.Context, node runplan.Node, cmd Command
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
 	c.WaitDelay = e.StopGrace
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
+	// What the command prints is kept up to MaxOutputBytes a stream (capture.go).
+	stdout, stderr := newCapture(MaxOutputBytes), newCapture(MaxOutputBytes)
+	c.Stdout, c.Stderr = stdout, stderr
 	err := c.Run()
+	if err == nil {
+		err = errors.Join(stdout.err("stdout"), stderr.err("stderr"))
+	}
 	return stdout.Bytes(), stderr.Bytes(), err
 }
 

@@ -1226,3 +1226,20 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		}
 	}
 }
+
+// The manager's Go memory limit follows the container's: the chart hands it the limit in bytes.
+func TestManagerKnowsItsMemoryLimit(t *testing.T) {
+	_, c := manager(t, render(t))
+	for _, e := range c.Env {
+		if e.Name != "VMBENCH_MEMORY_LIMIT" {
+			continue
+		}
+		ref := e.ValueFrom
+		if ref == nil || ref.ResourceFieldRef == nil || ref.ResourceFieldRef.Resource != "limits.memory" ||
+			ref.ResourceFieldRef.ContainerName != c.Name {
+			t.Fatalf("VMBENCH_MEMORY_LIMIT is not the manager container's limits.memory: %+v", e)
+		}
+		return
+	}
+	t.Fatalf("the manager has no VMBENCH_MEMORY_LIMIT, so no Go memory limit: %+v", c.Env)
+}

@@ -102,6 +102,8 @@ func TestConfigMapQuotaLeavesTheResultsInStatusAndFreesTheSlot(t *testing.T) {
 		ContainSubstring("ConfigMap quota-container-1-tables (the run's result tables) was not written")))
 	h.g.Expect(s.Status.Warnings).To(ContainElement(HavePrefix("run quota-container-1 kept its results in status, but not all its raw outputs or tables: ConfigMap quota-container-1-raw")))
 	h.expectWarningEvent(controllers.ReasonOutputsNotKept, "run quota-container-1: ConfigMap quota-container-1-raw", "exceeded quota")
+	// The stuck run's pods hold the slot until they are gone, as the garbage collector removes them.
+	h.collectGarbage("quota")
 	next.goesOn()
 }
 
@@ -139,6 +141,8 @@ func TestConfigMapOfAnotherControllerIsNotTakenOverAndTheSlotIsFreed(t *testing.
 		h.g.Expect(cm.Data).To(Equal(map[string]string{"theirs": "yes"}))
 		h.g.Expect(metav1.GetControllerOf(cm).UID).To(Equal(squatter.UID))
 	}
+	// The stuck run's pods hold the slot until they are gone, as the garbage collector removes them.
+	h.collectGarbage("taken")
 	next.goesOn()
 }
 
@@ -175,6 +179,8 @@ func TestHugeSampleIsRefusedWithItsMetricAndTheSlotIsFreed(t *testing.T) {
 	m := findMetric(findResult(s, "cpu", "container").Metrics, metric)
 	h.g.Expect(m.N).To(Equal(int32(2)), "node01's 1 and node02's sample")
 	h.g.Expect(findResult(s, "net", "container").Metrics).NotTo(BeEmpty(), "the other benchmarks' results are kept")
+	// The stuck run's pods hold the slot until they are gone, as the garbage collector removes them.
+	h.collectGarbage("huge")
 	next.goesOn()
 }
 

@@ -32,20 +32,17 @@ import (
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	dto "github.com/prometheus/client_model/go"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -103,7 +100,7 @@ func run(m *testing.M) int {
 // three nodes) from creation to Complete, under the default run queue (one suite at a time: the
 // others wait in line) and without it (every suite's children at once).
 func BenchmarkSuites(b *testing.B) {
-	for _, n := range []int{5, 20, 50} {
+	for _, n := range []int{5, 20, 50, 500} {
 		for _, slots := range []int{1, 0} {
 			queue := "queue=1"
 			if slots == 0 {
@@ -126,6 +123,12 @@ func runSuites(b *testing.B, n, slots int) {
 	if err := direct.Create(ctx, ns); err != nil {
 		b.Fatal(err)
 	}
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	// Every suite has a history: the tables ConfigMap of a finished run (tablesKiB), as the
+	// manager leaves one per run with iozone or iperf3 tables, there before the manager starts.
+	createTables(ctx, b, ns.Name, n)
 	runtime.GC()
 	debug.FreeOSMemory()
 
@@ -184,30 +187,22 @@ func runSuites(b *testing.B, n, slots int) {
 	b.ReportMetric(float64(complete), "complete")
 	b.Logf("%d suites, %s: requests that took the most time: %s", n, map[int]string{0: "no queue", 1: "queue of 1"}[slots], calls.slowest(6))
 	if complete != n {
-		b.Errorf("%d of %d suites ended Complete", complete, n)
+		b.Errorf("%d of %d suites ended Complete; the first failed: %s", complete, n, firstFailure(ctx, ns.Name))
 	}
 }
 
-// startManager runs the controller as cmd/manager does: the cache restricted to vmbench's own
-// objects (here in one namespace), every request through the counting transport.
+// startManager runs the controller as cmd/manager does: the cache as cmd/manager sets it
+// (cache_test.go; here in one namespace), every request through the counting transport.
 func startManager(b *testing.B, ns string, slots int, logs controllers.LogReader, calls *countingTransport) func() {
 	counted := rest.CopyConfig(cfg)
 	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countedRoundTripper{next: rt, counts: calls} })
 	scheme := controllers.NewScheme()
-	suiteLabel, err := labels.NewRequirement(vmbenchv1.LabelSuite, selection.Exists, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	owned := cache.ByObject{Label: labels.NewSelector().Add(*suiteLabel)}
 	mgr, err := ctrl.NewManager(counted, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: owned, &corev1.Service{}: owned, &corev1.PersistentVolumeClaim{}: owned,
-			&networkingv1.NetworkPolicy{}: owned, &corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
-		}},
+		Cache:                  cacheOptions(b, ns),
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -310,7 +305,9 @@ func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
 			}
 			run := job.Labels[vmbenchv1.LabelRun]
 			log := msgs.log(b, metav1.GetControllerOf(job).UID, run, "kvm", job.CreationTimestamp.Time)
-			if launcherPod(ctx, b, ns, job.Labels, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", log, logs) &&
+			launcher := launcherJob(ctx, b, ns, job)
+			if launcher != nil && launcherPod(ctx, b, ns, job.Labels, map[string]string{mpiv2.JobRoleLabel: "launcher"}, "launcher", log, logs,
+				metav1.NewControllerRef(launcher, batchv1.SchemeGroupVersion.WithKind("Job"))) &&
 				setJobSucceeded(ctx, job) {
 				done[string(job.UID)] = true
 			}
@@ -329,7 +326,8 @@ func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
 			}
 			m := members[master]
 			log := msgs.log(b, metav1.GetControllerOf(m).UID, run, "kvm", m.CreationTimestamp.Time)
-			if !launcherPod(ctx, b, ns, m.Labels, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", log, logs) {
+			if !launcherPod(ctx, b, ns, m.Labels, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", log, logs,
+				metav1.NewControllerRef(m, kubevirtv1.VirtualMachineInstanceGroupVersionKind)) {
 				continue
 			}
 			ok := true
@@ -353,7 +351,10 @@ func drive(ctx context.Context, b *testing.B, ns string, logs *fakeLogs) {
 }
 
 // launcherPod creates the pod that holds a run's log, once.
-func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extra map[string]string, container string, log []byte, logs *fakeLogs) bool {
+// The controller reads only the log of a pod that its run's child controls (for an MPIJob through
+// the launcher Job), so owner is that controller.
+func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extra map[string]string, container string, log []byte, logs *fakeLogs,
+	owner *metav1.OwnerReference) bool {
 	l := map[string]string{vmbenchv1.LabelRole: vmbenchv1.RoleMaster}
 	for k, v := range childLabels {
 		l[k] = v
@@ -363,7 +364,7 @@ func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extr
 	}
 	name := l[vmbenchv1.LabelRun] + "-log"
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l, OwnerReferences: []metav1.OwnerReference{*owner}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: container, Image: "x"}}},
 	}
 	logs.set(ns, name, container, log)
@@ -374,6 +375,27 @@ func launcherPod(ctx context.Context, b *testing.B, ns string, childLabels, extr
 		return false
 	}
 	return true
+}
+
+// launcherJob creates, once, the Job <run>-launcher that the MPI Operator makes for an MPIJob.
+func launcherJob(ctx context.Context, b *testing.B, ns string, job *mpiv2.MPIJob) *batchv1.Job {
+	launcher := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: job.Name + "-launcher", Namespace: ns, OwnerReferences: []metav1.OwnerReference{
+			*metav1.NewControllerRef(job, mpiv2.SchemeGroupVersion.WithKind("MPIJob"))}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "launcher", Image: "x"}}}}},
+	}
+	err := direct.Create(ctx, launcher)
+	if apierrors.IsAlreadyExists(err) {
+		err = direct.Get(ctx, client.ObjectKeyFromObject(launcher), launcher)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			b.Logf("creating Job %s: %v", launcher.Name, err)
+		}
+		return nil
+	}
+	return launcher
 }
 
 func setJobSucceeded(ctx context.Context, job *mpiv2.MPIJob) bool {
@@ -723,4 +745,68 @@ func (a reconcileTimes) quantile(q float64) float64 {
 		}
 	}
 	return math.Inf(1)
+}
+
+// tablesKiB is the size of the tables ConfigMap of each suite's finished run (SCALE_TABLES_KIB,
+// default 256; a run keeps up to 16 of 512 KiB).
+func tablesKiB(b *testing.B) int {
+	v := os.Getenv("SCALE_TABLES_KIB")
+	if v == "" {
+		return 256
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		b.Fatalf("SCALE_TABLES_KIB=%q: want a number of KiB", v)
+	}
+	return n
+}
+
+// createTables creates, for each of the n suites to come, the tables ConfigMap of a finished run,
+// labelled as the manager labels it.
+func createTables(ctx context.Context, b *testing.B, ns string, n int) {
+	kib := tablesKiB(b)
+	if kib == 0 {
+		return
+	}
+	row := "1,2.5,3.25,4.125,5.0625,6.03125,7.015625\n"
+	csv := strings.Repeat(row, kib<<10/len(row))
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := range 4 {
+		wg.Go(func() {
+			for i := w; i < n; i += 4 {
+				suite := fmt.Sprintf("s%03d", i)
+				run := suite + "-container-0"
+				cm := &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: run + "-tables", Namespace: ns, Labels: map[string]string{
+						vmbenchv1.LabelSuite: suite, vmbenchv1.LabelPlatform: "container", vmbenchv1.LabelTablesOf: run}},
+					Data: map[string]string{"net.master-node01.csv": csv},
+				}
+				if err := direct.Create(ctx, cm); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatalf("creating the tables ConfigMaps: %v", err)
+	}
+}
+
+// firstFailure is the Failed condition of the first suite of ns that has one.
+func firstFailure(ctx context.Context, ns string) string {
+	list := &vmbenchv1.BenchmarkSuiteList{}
+	if err := direct.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	for _, s := range list.Items {
+		for _, c := range s.Status.Conditions {
+			if c.Type == vmbenchv1.ConditionFailed && c.Status == metav1.ConditionTrue {
+				return s.Name + ": " + c.Message
+			}
+		}
+	}
+	return "none"
 }

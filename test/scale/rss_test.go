@@ -1,0 +1,218 @@
+//go:build scale
+
+package scale
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// BenchmarkManagerRSS measures the manager binary itself, from outside, as an SRE would: built
+// from cmd/manager, run against the envtest API server with its default flags (one run slot,
+// every namespace but the benchmark's other ones left out), N suites that never progress (nothing
+// plays the MPI Operator or KubeVirt: one suite's first run waits for its pods, the others wait in
+// line), each with the tables ConfigMap of a finished run. It reports the process's RSS once every
+// suite was reconciled, and the reconcile p99 from its /metrics (classic buckets: the upper bound
+// of the bucket that holds the quantile).
+func BenchmarkManagerRSS(b *testing.B) {
+	for _, n := range []int{5, 50, 500} {
+		b.Run(fmt.Sprintf("suites=%d", n), func(b *testing.B) {
+			for range b.N {
+				managerRSS(b, n)
+			}
+		})
+	}
+}
+
+func managerRSS(b *testing.B, n int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "manager")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/manager")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/manager: %v\n%s", err, out)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	writeKubeconfig(b, kubeconfig)
+	for _, name := range []string{"vmbench-system"} {
+		if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			b.Fatal(err)
+		}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "rss-"}}
+	if err := direct.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	createTables(ctx, b, ns.Name, n)
+
+	metricsAddr := freeAddr(b)
+	cmd := exec.CommandContext(ctx, bin, "--kubeconfig="+kubeconfig, "--metrics-bind-address="+metricsAddr, "--metrics-secure=false",
+		"--health-probe-bind-address=0", "--watch-namespaces="+ns.Name)
+	cmd.Env = append(os.Environ(), "VMBENCH_MEMORY_LIMIT="+strconv.Itoa(256<<20))
+	log, err := os.Create(filepath.Join(dir, "manager.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	if err := waitMetrics(metricsAddr, time.Minute); err != nil {
+		out, _ := os.ReadFile(log.Name())
+		b.Fatalf("the manager serves no metrics: %v\n%s", err, out)
+	}
+	idle := procRSS(b, cmd.Process.Pid)
+
+	start := time.Now()
+	for i := range n {
+		s := &vmbenchv1.BenchmarkSuite{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("s%03d", i), Namespace: ns.Name},
+			Spec:       vmbenchv1.BenchmarkSuiteSpec{Repetitions: 1, Benchmarks: benchmarks()},
+		}
+		if err := direct.Create(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Every suite has a phase once a reconcile wrote its status.
+	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		list := &vmbenchv1.BenchmarkSuiteList{}
+		if err := direct.List(ctx, list, client.InNamespace(ns.Name)); err != nil {
+			b.Fatal(err)
+		}
+		seen := 0
+		for _, s := range list.Items {
+			if s.Status.Phase != "" {
+				seen++
+			}
+		}
+		if seen == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d suites reconciled within 15 minutes", seen, n)
+		}
+	}
+	answered := time.Since(start)
+	// The queue settles; RSS is the largest of 10 s of samples.
+	peak := uint64(0)
+	for range 20 {
+		peak = max(peak, procRSS(b, cmd.Process.Pid))
+		time.Sleep(500 * time.Millisecond)
+	}
+	p50, p99, count := scrapeReconciles(b, metricsAddr)
+	b.ReportMetric(float64(idle)/(1<<20), "idle-RSS-MiB")
+	b.ReportMetric(float64(peak)/(1<<20), "RSS-MiB")
+	b.ReportMetric(p50*1000, "p50-ms")
+	b.ReportMetric(p99*1000, "p99-ms")
+	b.ReportMetric(count, "reconciles")
+	b.ReportMetric(answered.Seconds(), "all-reconciled-s")
+	if path := os.Getenv("SCALE_HEAP_PROFILE"); path != "" {
+		b.Log("the manager binary serves no pprof; SCALE_HEAP_PROFILE applies to BenchmarkSuites")
+	}
+}
+
+func writeKubeconfig(b *testing.B, path string) {
+	c := clientcmdapi.NewConfig()
+	c.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	c.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	c.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
+	c.CurrentContext = "envtest"
+	if err := clientcmd.WriteToFile(*c, path); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func freeAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String()
+}
+
+func waitMetrics(addr string, limit time.Duration) error {
+	var err error
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var resp *http.Response
+		if resp, err = http.Get("http://" + addr + "/metrics"); err == nil {
+			_ = resp.Body.Close()
+			return nil
+		}
+	}
+	return err
+}
+
+// procRSS is VmRSS of a process.
+func procRSS(b *testing.B, pid int) uint64 {
+	out, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kib, _ := strconv.ParseUint(f[1], 10, 64)
+			return kib << 10
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
+
+// scrapeReconciles reads the suite controller's reconcile time histogram from the manager's
+// /metrics: its p50 and p99 (bucket upper bounds) and its count.
+func scrapeReconciles(b *testing.B, addr string) (p50, p99, count float64) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var h *dto.Histogram
+	for _, m := range families["controller_runtime_reconcile_time_seconds"].GetMetric() {
+		if hasLabel(m, "controller", "benchmarksuite") {
+			h = m.GetHistogram()
+		}
+	}
+	if h == nil || h.GetSampleCount() == 0 {
+		b.Fatal("no reconcile of the suite controller in the manager's metrics")
+	}
+	quantile := func(q float64) float64 {
+		want := q * float64(h.GetSampleCount())
+		for _, bucket := range h.GetBucket() {
+			if float64(bucket.GetCumulativeCount()) >= want {
+				return bucket.GetUpperBound()
+			}
+		}
+		return h.GetBucket()[len(h.GetBucket())-1].GetUpperBound()
+	}
+	return quantile(0.5), quantile(0.99), float64(h.GetSampleCount())
+}
