@@ -242,6 +242,14 @@ func TestManagerHeapUnderTenantInput(t *testing.T) {
 	d := driver{t: t, ctx: ctx, k8s: k8s, logs: fake}
 	d.finish("crafted-container-1", func() io.Reader { return &craftedLog{run: "crafted-container-1", size: 64 << 20} })
 	crafted := d.waitEnded("crafted")
+	// envtest runs no garbage collector: the ended run's pods and MPIJob, which hold the run slot
+	// until they are gone, are deleted as it would delete them.
+	for _, obj := range []client.Object{&corev1.Pod{}, &mpiv2.MPIJob{}} {
+		if err := k8s.DeleteAllOf(ctx, obj, client.InNamespace("bench"), client.MatchingLabels{vmbenchv1.LabelSuite: "crafted"},
+			client.GracePeriodSeconds(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	out, err := os.ReadFile(filepath.Join(root, "internal", "results", "testdata", "sysbench-cpu.txt"))
 	if err != nil {
@@ -306,9 +314,15 @@ func (d driver) eventually(what string, f func() error) {
 
 func (d driver) token(run string) []byte {
 	d.t.Helper()
+	// The run's Secret is named after the UID of the run's ConfigMap that owns it.
+	owner := &corev1.ConfigMap{}
+	d.eventually("the ConfigMap that owns the run's Secrets", func() error {
+		return d.k8s.Get(d.ctx, client.ObjectKey{Namespace: "bench", Name: run + "-secrets"}, owner)
+	})
+	name := platform.SecretName(platform.Run{SecretsOwner: owner.UID}, run+"-auth")
 	secret := &corev1.Secret{}
 	d.eventually("the run's Secret", func() error {
-		return d.k8s.Get(d.ctx, client.ObjectKey{Namespace: "bench", Name: run + "-auth"}, secret)
+		return d.k8s.Get(d.ctx, client.ObjectKey{Namespace: "bench", Name: name}, secret)
 	})
 	return secret.Data[platform.AuthTokenKey]
 }
