@@ -216,7 +216,7 @@ func TestMasterKeyRotationAfterTheRecordIsDeleted(t *testing.T) {
 	deleteObject(t, c, &corev1.Secret{}, keyRef)
 	own := bytes.Repeat([]byte("a"), platform.MasterKeySize)
 	putSecret(t, c, own)
-	loadFault(t, c, ReasonMasterKeyChanged)
+	_ = loadFault(t, c, ReasonMasterKeyChanged)
 	deleteObject(t, c, &corev1.ConfigMap{}, recordRef)
 	third, err := LoadMasterKey(ctx, c, keyRef)
 	if err != nil || !bytes.Equal(third, own) {

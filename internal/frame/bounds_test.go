@@ -45,7 +45,7 @@ func (l *lineSource) Read(p []byte) (int, error) {
 
 // scanHeap scans the log of next up to size bytes and returns what Scan returned and the most
 // the live heap grew above where it started, sampled after a collection every 4 MiB of log.
-func scanHeap(t *testing.T, size int, next func(i int) string) ([]Decoded, error, uint64) {
+func scanHeap(t *testing.T, size int, next func(i int) string) ([]Decoded, uint64, error) {
 	t.Helper()
 	var ms runtime.MemStats
 	runtime.GC()
@@ -62,7 +62,7 @@ func scanHeap(t *testing.T, size int, next func(i int) string) ([]Decoded, error
 	}
 	got, err := Scan(src, testKey)
 	src.sample()
-	return got, err, peak
+	return got, peak, err
 }
 
 func wantLimit(t *testing.T, err error, what, limit string) {
@@ -91,7 +91,7 @@ func TestLongLineIsReadInWindows(t *testing.T) {
 		msgs[i] = id
 		return strings.ReplaceAll(write(t, id, []byte(id), 1), "\n", " ")
 	}
-	got, err, peak := scanHeap(t, 64<<20, frameAt)
+	got, peak, err := scanHeap(t, 64<<20, frameAt)
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}
@@ -116,7 +116,7 @@ func TestTooManyMessages(t *testing.T) {
 		writeLine(&b, kindHeader, fmt.Sprintf("run-x-%d", i), "1", mac)
 		return b.String()
 	}
-	got, err, peak := scanHeap(t, 64<<20, header)
+	got, peak, err := scanHeap(t, 64<<20, header)
 	wantLimit(t, err, "the log", fmt.Sprintf("%d distinct messages", MaxMessages))
 	if len(got) != 0 {
 		t.Fatalf("got %d messages", len(got))
@@ -141,7 +141,7 @@ func TestMessageTooLarge(t *testing.T) {
 		return b.String()
 	}
 	ok := write(t, "run-1-a-2", []byte("small"), 1)
-	got, err, peak := scanHeap(t, 64<<20, func(i int) string {
+	got, peak, err := scanHeap(t, 64<<20, func(i int) string {
 		if i == 0 {
 			return ok
 		}
@@ -163,7 +163,7 @@ func TestLogTooLarge(t *testing.T) {
 		writeLine(&b, kindData, fmt.Sprintf("run-1-a-%d", i/per), fmt.Sprintf("%d/%d", i%per+1, per), piece)
 		return b.String()
 	}
-	_, err, peak := scanHeap(t, 64<<20, data)
+	_, peak, err := scanHeap(t, 64<<20, data)
 	wantLimit(t, err, "the log", "16 MiB of frames")
 	if peak > 32<<20 {
 		t.Fatalf("the live heap grew by %d MiB, want under 32", peak>>20)

@@ -157,7 +157,8 @@ func TestDeletedMasterKeyIsNamedAndTheQueueGoesOn(t *testing.T) {
 func TestRunCollectedUnderARotatedKeyFailsNamingBothKeys(t *testing.T) {
 	h := newHarness(t)
 	h.putMasterKey(masterKey)
-	h.loadKey()
+	_, fault := h.loadKey()
+	h.g.Expect(fault).To(BeNil())
 	oldID := controllers.MasterKeyID(masterKey)
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, h.quickSuite("rotated"))).To(Succeed())
@@ -169,7 +170,8 @@ func TestRunCollectedUnderARotatedKeyFailsNamingBothKeys(t *testing.T) {
 	h.deleteMasterKey()
 	h.g.Expect(k8s.Delete(h.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name: controllers.MasterKeyRecord(h.keyRef()).Name, Namespace: h.ns}})).To(Succeed())
-	fresh, fault := h.loadKey()
+	var fresh platform.MasterKey
+	fresh, fault = h.loadKey()
 	h.g.Expect(fault).To(BeNil())
 	newID := controllers.MasterKeyID(fresh)
 	h.g.Expect(newID).NotTo(Equal(oldID))
