@@ -71,8 +71,10 @@ func (e *env) waitRolledOut(key client.ObjectKey) {
 func TestStartupFailuresNameTheirCause(t *testing.T) {
 	e := newEnv(t, podSecurityRestricted)
 	const image = "vmbench/runner:does-not-exist"
-	// Both suites are in the run queue's slots at once, so that both fail within one startup limit.
-	e.managerArgs(map[string]string{"--runner-image": image, "--container-startup": "100s", "--max-active-runs": "2"})
+	// Both suites are in the run queue's slots at once (two slots, both for the test's namespace), so that both
+	// fail within one startup limit.
+	e.managerArgs(map[string]string{"--runner-image": image, "--container-startup": "100s", "--max-active-runs": "2",
+		"--max-active-runs-per-namespace": "2"})
 
 	tiny := func(name string) *vmbenchv1.BenchmarkSuite {
 		s := containerOnly(e.sample("suite-quick.yaml", name))
