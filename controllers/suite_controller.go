@@ -192,7 +192,10 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			// Ended before it was admitted: nothing of it ever ran.
 		case queue.Admitted:
 			// The admission is in status before any child exists, so that children never run
-			// outside a slot; the watch event of this write brings the suite back to start its run.
+			// outside a slot. The suite comes back to start its run after the write: not on the write's
+			// watch event alone, which a suite admitted again after a requeue may not send (its
+			// place in the queue looks as it did before the requeue, and its start time may be the same).
+			next.result = ctrl.Result{RequeueAfter: settle}
 		default:
 			if next, err = r.advance(ctx, suite, benchmarks, now); err != nil {
 				return ctrl.Result{}, err
