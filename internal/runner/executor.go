@@ -75,7 +75,7 @@ func (e *SystemExecutor) Run(ctx context.Context, node runplan.Node, cmd Command
 		argv := SSHArgv(node.Address, e.SSHPort, e.KnownHostsFile, RemoteCommand(ctx, cmd))
 		c = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	}
-	c.Env = append(os.Environ(), "LC_ALL=C")
+	c.Env = append(toolEnv(os.Environ()), "LC_ALL=C")
 	// Its own process group lets a timeout stop the whole tree (mpirun's children, a shell's
 	// children), and SIGTERM first lets mpirun tear down its remote ranks.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -149,4 +149,17 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// toolEnv is the runner's environment without the run's token: a tool that prints its environment
+// (or a crash dump that does) must not put the key that signs the results into its output, which
+// the run keeps in its raw outputs.
+func toolEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); name != runplan.TokenEnv {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -140,3 +140,21 @@ func TestSystemExecutorAllLocalNeverUsesSSH(t *testing.T) {
 		t.Errorf("stdout = %q, want %q", got, dir+"\n")
 	}
 }
+
+// The run's token is in the runner's environment (the launcher reads it from its Secret), but no
+// tool's: a tool that prints its environment cannot leak it into the run's raw outputs.
+func TestSystemExecutorKeepsTheTokenFromTools(t *testing.T) {
+	t.Setenv(runplan.TokenEnv, "secret-token")
+	t.Setenv("VMBENCH_TEST_OTHER", "kept")
+	e := NewSystemExecutor(runplan.Plan{Nodes: []runplan.Node{{Name: "master", Address: "m"}}})
+	stdout, _, err := e.Run(context.Background(), runplan.Node{Name: "master"}, Command{Argv: []string{"env"}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(stdout), "secret-token") || strings.Contains(string(stdout), runplan.TokenEnv+"=") {
+		t.Errorf("the tool saw the run's token:\n%s", stdout)
+	}
+	if !strings.Contains(string(stdout), "VMBENCH_TEST_OTHER=kept") {
+		t.Errorf("the tool lost the rest of the environment:\n%s", stdout)
+	}
+}
