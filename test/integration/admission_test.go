@@ -29,24 +29,8 @@ const privilegedLabel = vmbenchv1.LabelPrivilegedPlatforms
 // one of hack/helm.sh, as the chart tests use), with the given RuntimeClasses allowed.
 func renderPrivilegedPlatformsPolicy(t *testing.T, runtimeClasses string) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
-	root := filepath.Join("..", "..")
-	var stderr bytes.Buffer
-	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
-	find.Stderr = &stderr
-	helm, err := find.Output()
-	if err != nil {
-		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
-	}
-	stderr.Reset()
-	render := exec.Command(strings.TrimSpace(string(helm)), "template", "vmbench", filepath.Join(root, "charts", "vmbench"),
-		"--namespace", "vmbench-system", "--show-only", "templates/admission-policy.yaml",
+	out := helmTemplate(t, "vmbench", "vmbench-system", "--show-only", "templates/admission-policy.yaml",
 		"--set", "allowedRuntimeClasses={"+runtimeClasses+"}")
-	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-	render.Stderr = &stderr
-	out, err := render.Output()
-	if err != nil {
-		t.Fatalf("helm template: %v\n%s", err, stderr.String())
-	}
 	policy := &admissionv1.ValidatingAdmissionPolicy{}
 	binding := &admissionv1.ValidatingAdmissionPolicyBinding{}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(out)))
@@ -156,4 +140,28 @@ func TestPrivilegedPlatformsAreAnAdminsChoice(t *testing.T) {
 		s.Labels = map[string]string{"team": "perf"}
 		return k8s.Update(h.ctx, s)
 	}, timeout, interval).Should(Succeed(), "other updates of an admitted suite")
+}
+
+// helmTemplate renders the chart with helm (the one of hack/helm.sh, as the chart tests use) as
+// release `release` in namespace ns, with the given extra arguments.
+func helmTemplate(t *testing.T, release, ns string, args ...string) []byte {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	var stderr bytes.Buffer
+	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
+	find.Stderr = &stderr
+	helm, err := find.Output()
+	if err != nil {
+		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
+	}
+	stderr.Reset()
+	render := exec.Command(strings.TrimSpace(string(helm)), append([]string{"template", release, filepath.Join(root, "charts", "vmbench"),
+		"--namespace", ns}, args...)...)
+	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	render.Stderr = &stderr
+	out, err := render.Output()
+	if err != nil {
+		t.Fatalf("helm template %v: %v\n%s", args, err, stderr.String())
+	}
+	return out
 }

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -47,23 +45,7 @@ var managerAccessKinds = map[string]bool{
 // Secret policy, exactly as rendered, with the name of the manager's service account.
 func renderManagerAccess(t *testing.T, release, ns string, args ...string) (rbac, policy []*unstructured.Unstructured, serviceAccount string) {
 	t.Helper()
-	root := filepath.Join("..", "..")
-	var stderr bytes.Buffer
-	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
-	find.Stderr = &stderr
-	helm, err := find.Output()
-	if err != nil {
-		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
-	}
-	stderr.Reset()
-	render := exec.Command(strings.TrimSpace(string(helm)), append([]string{"template", release, filepath.Join(root, "charts", "vmbench"),
-		"--namespace", ns}, args...)...)
-	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-	render.Stderr = &stderr
-	out, err := render.Output()
-	if err != nil {
-		t.Fatalf("helm template %v: %v\n%s", args, err, stderr.String())
-	}
+	out := helmTemplate(t, release, ns, args...)
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(out)))
 	for {
 		doc, err := reader.Read()

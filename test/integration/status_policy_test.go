@@ -1,10 +1,7 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,23 +19,7 @@ import (
 // renderStatusPolicy renders the chart's status policy (templates/status-policy.yaml) with helm.
 func renderStatusPolicy(t *testing.T) *admissionv1.ValidatingAdmissionPolicy {
 	t.Helper()
-	root := filepath.Join("..", "..")
-	var stderr bytes.Buffer
-	find := exec.Command(filepath.Join(root, "hack", "helm.sh"))
-	find.Stderr = &stderr
-	helm, err := find.Output()
-	if err != nil {
-		t.Fatalf("hack/helm.sh: %v\n%s", err, stderr.String())
-	}
-	stderr.Reset()
-	render := exec.Command(strings.TrimSpace(string(helm)), "template", "vmbench", filepath.Join(root, "charts", "vmbench"),
-		"--namespace", "vmbench-system", "--show-only", "templates/status-policy.yaml")
-	render.Env = append(render.Environ(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-	render.Stderr = &stderr
-	out, err := render.Output()
-	if err != nil {
-		t.Fatalf("helm template: %v\n%s", err, stderr.String())
-	}
+	out := helmTemplate(t, "vmbench", "vmbench-system", "--show-only", "templates/status-policy.yaml")
 	doc, _, _ := strings.Cut(string(out), "\n---\n")
 	policy := &admissionv1.ValidatingAdmissionPolicy{}
 	if err := yaml.UnmarshalStrict([]byte(doc), policy); err != nil || policy.Kind != "ValidatingAdmissionPolicy" {
