@@ -126,7 +126,7 @@ func sideBySidePanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 
 // overheadPanel is a horizontal bar gauge of overhead percentages, emulated series in purple.
 func overheadPanel(id uint32, at dashboard.GridPos, title, expr, legend string) *bargauge.PanelBuilder {
-	return bargauge.NewPanelBuilder().
+	return emulatedBars(bargauge.NewPanelBuilder().
 		Id(id).
 		GridPos(at).
 		Title(title).
@@ -138,14 +138,8 @@ func overheadPanel(id uint32, at dashboard.GridPos, title, expr, legend string) 
 		WithTarget(instant("A", expr, legend)).
 		Unit("percent").
 		Decimals(1).
-		Thresholds(overheadThresholds()).
-		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{fixedColor(emulatedColor)}).
-		Orientation(common.VizOrientationHorizontal).
-		DisplayMode(common.BarGaugeDisplayModeBasic).
-		ValueMode(common.BarGaugeValueModeText).
-		NamePlacement(common.BarGaugeNamePlacementTop).
-		ShowUnfilled(true).
-		ReduceOptions(lastValue())
+		Thresholds(overheadThresholds()),
+		common.BarGaugeNamePlacementTop)
 }
 
 func nodeReadyPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
@@ -172,7 +166,7 @@ func nodeReadyPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
 // summaryPanel shows vmbench report's summary per platform: the geometric mean of each benchmark's
 // ratios and of all of them. Its series stay as long as the suite, unlike the per-metric ones.
 func summaryPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
-	return bargauge.NewPanelBuilder().
+	return emulatedBars(bargauge.NewPanelBuilder().
 		Id(id).
 		GridPos(at).
 		Title("Speed against the baseline, per benchmark and overall (geometric mean)").
@@ -185,12 +179,19 @@ func summaryPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
 			"{{group}} | {{platform}} vs {{baseline}} | emulated={{emulated}}")).
 		Decimals(3).
 		Min(0).
-		Thresholds(thresholds("red", step{0.7, "yellow"}, step{0.95, "green"})).
+		Thresholds(thresholds("red", step{0.7, "yellow"}, step{0.95, "green"})),
+		common.BarGaugeNamePlacementTop)
+}
+
+// emulatedBars is the style of the horizontal bar gauges that compare platforms: emulated VMs'
+// bars in purple, values as text, unfilled bars shown, the last value of each series.
+func emulatedBars(b *bargauge.PanelBuilder, names common.BarGaugeNamePlacement) *bargauge.PanelBuilder {
+	return b.
 		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{fixedColor(emulatedColor)}).
 		Orientation(common.VizOrientationHorizontal).
 		DisplayMode(common.BarGaugeDisplayModeBasic).
 		ValueMode(common.BarGaugeValueModeText).
-		NamePlacement(common.BarGaugeNamePlacementTop).
+		NamePlacement(names).
 		ShowUnfilled(true).
 		ReduceOptions(lastValue())
 }

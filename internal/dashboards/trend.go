@@ -37,7 +37,7 @@ func Trend() (dashboard.Dashboard, error) {
 }
 
 func lastMeanPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
-	return bargauge.NewPanelBuilder().
+	return emulatedBars(bargauge.NewPanelBuilder().
 		Id(id).
 		GridPos(at).
 		Title("Mean per suite and platform (last value in range)").
@@ -46,14 +46,8 @@ func lastMeanPanel(id uint32, at dashboard.GridPos) *bargauge.PanelBuilder {
 		Datasource(datasource()).
 		WithTarget(instant("A", `last_over_time(vmbench_result_value{`+trendSelector+`}[$__range])`, trendLegend)).
 		Decimals(3).
-		ColorScheme(dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdFixed).FixedColor("blue")).
-		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{fixedColor(emulatedColor)}).
-		Orientation(common.VizOrientationHorizontal).
-		DisplayMode(common.BarGaugeDisplayModeBasic).
-		ValueMode(common.BarGaugeValueModeText).
-		NamePlacement(common.BarGaugeNamePlacementLeft).
-		ShowUnfilled(true).
-		ReduceOptions(lastValue())
+		ColorScheme(dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdFixed).FixedColor("blue")),
+		common.BarGaugeNamePlacementLeft)
 }
 
 func trendPanel(id uint32, at dashboard.GridPos, title, description string) *timeseries.PanelBuilder {
