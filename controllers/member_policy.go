@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
-	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,11 +39,14 @@ const maxMemberRestarts = 3
 type memberObservation struct {
 	Run string
 	// Pods are the pods labelled with the run: the MPIJob's launcher and workers, or the VMs'
-	// virt-launchers. Only those that one of Owners or the run's launcher Job controls count.
+	// virt-launchers. Only those that memberPods picks count.
 	Pods []corev1.Pod
 	VMIs []*kubevirtv1.VirtualMachineInstance
 	// Owners are the UIDs of the run's children (its MPIJob, its VMIs).
 	Owners map[types.UID]bool
+	// Since is when the run's MPIJob was made: a pod of a launcher Job of the run's name that is
+	// older belongs to an earlier MPIJob of the same name (the Job's UID is not cached).
+	Since time.Time
 	// Benchmarks are the run's benchmarks, whose memory sizes an OOM kill names.
 	Benchmarks []vmbenchv1.Benchmark
 }
@@ -53,22 +56,14 @@ type memberObservation struct {
 // that a virt-launcher's own reason is named rather than only its VMI's phase. A non-terminal cause
 // is a member whose node stopped reporting. It is nil when every member is well or ended normally.
 func memberCause(o memberObservation) *cause {
-	pods := append([]corev1.Pod(nil), o.Pods...)
-	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	var first *cause
-	note := func(c *cause) *cause {
-		if c != nil && first == nil {
-			first = c
-		}
-		return c
-	}
-	for i := range pods {
-		role, ok := memberRole(&pods[i], o.Run, o.Owners)
-		if !ok {
-			continue
-		}
-		if c := note(podMemberCause(&pods[i], role, o.Benchmarks)); c != nil && c.Terminal {
+	for _, m := range memberPods(o) {
+		c := podMemberCause(m.pod, m.role, o.Benchmarks)
+		if c != nil && c.Terminal {
 			return c
+		}
+		if first == nil {
+			first = c
 		}
 	}
 	vmis := append([]*kubevirtv1.VirtualMachineInstance(nil), o.VMIs...)
@@ -81,28 +76,66 @@ func memberCause(o memberObservation) *cause {
 	return first
 }
 
-// memberRole is how a pod takes part in the run (launcher, worker, virt-launcher of a VM), and
-// whether it does: a pod that only carries the run's labels, which anyone who may create pods in the
-// namespace can copy, is not a member.
-func memberRole(pod *corev1.Pod, run string, owners map[types.UID]bool) (string, bool) {
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil {
-		return "", false
+// memberPod is a pod of the run and how it takes part in it.
+type memberPod struct {
+	pod  *corev1.Pod
+	role string
+}
+
+// memberPods picks the run's members among the pods with its labels, in name order. Labels, and
+// even a controller reference, are metadata that anyone who may create pods in the namespace can
+// copy; what a copy cannot take is a name or a place in time. The MPI Operator's workers have fixed
+// names (<run>-worker-<i>); the launcher Job's pod and each VMI's virt-launcher are the oldest pods
+// of their controller (the rule log_pod.go reads the launcher's log by). A launcher Job's pod older
+// than the run's MPIJob is an earlier MPIJob's.
+func memberPods(o memberObservation) []memberPod {
+	pods := make([]*corev1.Pod, len(o.Pods))
+	for i := range o.Pods {
+		pods[i] = &o.Pods[i]
 	}
-	launcherJob := ref.Kind == "Job" && ref.Name == run+"-launcher"
-	if !owners[ref.UID] && !launcherJob {
-		return "", false
+	sort.SliceStable(pods, func(i, j int) bool {
+		ti, tj := pods[i].CreationTimestamp.Time, pods[j].CreationTimestamp.Time
+		return ti.Before(tj) || (ti.Equal(tj) && pods[i].Name < pods[j].Name)
+	})
+	taken := map[types.UID]bool{}
+	launcherTaken := false
+	var out []memberPod
+	for _, pod := range pods {
+		ref := metav1.GetControllerOf(pod)
+		switch {
+		case ref == nil:
+		case ref.Kind == "MPIJob" && o.Owners[ref.UID]:
+			if isWorkerName(pod.Name, o.Run) {
+				out = append(out, memberPod{pod: pod, role: "worker"})
+			}
+		case ref.Kind == "VirtualMachineInstance" && o.Owners[ref.UID]:
+			if !taken[ref.UID] {
+				taken[ref.UID] = true
+				out = append(out, memberPod{pod: pod, role: "virt-launcher of VMI " + ref.Name})
+			}
+		case ref.Kind == "Job" && ref.Name == o.Run+"-launcher" && !pod.CreationTimestamp.Time.Before(o.Since):
+			if !launcherTaken {
+				launcherTaken = true
+				out = append(out, memberPod{pod: pod, role: "launcher"})
+			}
+		}
 	}
-	l := pod.Labels
-	switch {
-	case l["kubevirt.io"] == "virt-launcher":
-		return "virt-launcher of VM " + l[vmbenchv1.LabelNode], true
-	case l[mpiv2.JobRoleLabel] != "":
-		return l[mpiv2.JobRoleLabel], true
-	case launcherJob:
-		return "launcher", true
+	sort.Slice(out, func(i, j int) bool { return out[i].pod.Name < out[j].pod.Name })
+	return out
+}
+
+// isWorkerName reports whether name is one the MPI Operator gives a worker of run: <run>-worker-<i>.
+func isWorkerName(name, run string) bool {
+	index, ok := strings.CutPrefix(name, run+"-worker-")
+	if !ok || index == "" {
+		return false
 	}
-	return l[vmbenchv1.LabelRole], true
+	for _, c := range index {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // podMemberCause is what a started pod's kubelet, or the control plane on its node's behalf, says

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"testing"
+	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -82,6 +83,7 @@ func TestMemberCause(t *testing.T) {
 		pods         []corev1.Pod
 		vmis         []*kubevirtv1.VirtualMachineInstance
 		benchmarks   []vmbenchv1.Benchmark
+		since        time.Time
 		wantReason   string
 		wantMessage  string
 		wantTerminal bool
@@ -128,6 +130,24 @@ func TestMemberCause(t *testing.T) {
 			pods:       []corev1.Pod{launcher(corev1.PodFailed, 1)},
 			wantReason: ReasonMemberFailed, wantTerminal: true,
 			wantMessage: "container launcher of pod s-container-1-launcher-abcde (launcher) on node n0 exited with code 1 (Error); see kubectl logs s-container-1-launcher-abcde -c launcher"},
+		{name: "a failed launcher older than the run's MPIJob is an earlier MPIJob's",
+			pods: []corev1.Pod{launcher(corev1.PodFailed, 1)}, since: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)},
+		{name: "a newer pod that names the launcher Job as its controller is a look-alike",
+			pods: []corev1.Pod{
+				func() corev1.Pod {
+					p := launcher(corev1.PodRunning, 0)
+					p.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+					p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+					return p
+				}(),
+				func() corev1.Pod {
+					p := launcher(corev1.PodFailed, 1)
+					p.Name, p.CreationTimestamp = run+"-launcher-forged", metav1.NewTime(time.Date(2026, 11, 27, 10, 0, 5, 0, time.UTC))
+					return p
+				}(),
+			}},
+		{name: "a pod that names the MPIJob as its controller without a worker's name is a look-alike",
+			pods: []corev1.Pod{worker(run+"-forged", terminated(corev1.PodFailed, "OOMKilled", 137))}},
 		{name: "a launcher that succeeded and workers the MPI Operator deletes are the normal end",
 			pods: []corev1.Pod{launcher(corev1.PodSucceeded, 0), worker(run+"-worker-0", func(p *corev1.Pod) {
 				p.DeletionTimestamp = ptr.To(metav1.Now())
@@ -161,7 +181,7 @@ func TestMemberCause(t *testing.T) {
 		{name: "a virt-launcher OOM-killed is named before its failed VMI",
 			pods: []corev1.Pod{virtLauncher}, vmis: []*kubevirtv1.VirtualMachineInstance{failedVMI},
 			wantReason: ReasonOOMKilled, wantTerminal: true,
-			wantMessage: "container compute of pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VM node01) on node n2 was killed for its memory (OOMKilled, exit code 137): " +
+			wantMessage: "container compute of pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 was killed for its memory (OOMKilled, exit code 137): " +
 				"it had a memory limit of 2302Mi, which holds the guest's cluster.memory and KubeVirt's overhead; raise cluster.memory, or lower what the benchmarks ask for"},
 		{name: "a failed VMI",
 			vmis:       []*kubevirtv1.VirtualMachineInstance{failedVMI},
@@ -171,7 +191,7 @@ func TestMemberCause(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := memberCause(memberObservation{Run: run, Pods: tc.pods, VMIs: tc.vmis, Owners: owners, Benchmarks: tc.benchmarks})
+			got := memberCause(memberObservation{Run: run, Pods: tc.pods, VMIs: tc.vmis, Owners: owners, Benchmarks: tc.benchmarks, Since: tc.since})
 			if tc.wantReason == "" {
 				if got != nil {
 					t.Fatalf("memberCause = %s, want none", got)

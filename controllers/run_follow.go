@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,7 +67,8 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		}
 		if member != nil && member.Terminal {
 			msg := member.String()
-			if outcome.Phase == platform.PhaseFailed {
+			// The MPI Operator's words add to the member's; a failed VMI's would repeat them.
+			if outcome.Phase == platform.PhaseFailed && member.Reason != ReasonVMFailed {
 				msg += "; " + outcome.Message
 			}
 			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
@@ -96,14 +98,16 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		if err != nil {
 			return step{}, err
 		}
+		if member != nil && (held == nil || !held.Terminal) {
+			// A started member's trouble is more specific than the Warning events (BackOff) that
+			// holdUp may have found.
+			held = member
+		}
 		switch {
 		case held != nil && held.Terminal:
 			// Waiting for the startup limit would change nothing.
 			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: held.String()}
 		case now.Before(startupEnd):
-			if held == nil {
-				held = member
-			}
 			if held == nil {
 				held = &cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
 			}
@@ -190,6 +194,9 @@ func (r *SuiteReconciler) memberTrouble(ctx context.Context, suite *vmbenchv1.Be
 	o := memberObservation{Run: run, Pods: pods.Items, Owners: map[types.UID]bool{}, Benchmarks: benchmarks}
 	for _, obj := range children {
 		o.Owners[obj.GetUID()] = true
+		if _, ok := obj.(*mpiv2.MPIJob); ok {
+			o.Since = obj.GetCreationTimestamp().Time
+		}
 		if vmi, ok := obj.(*kubevirtv1.VirtualMachineInstance); ok {
 			o.VMIs = append(o.VMIs, vmi)
 		}

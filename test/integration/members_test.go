@@ -155,7 +155,7 @@ func TestEvictedWorkerFailsTheRunWithTheKubeletsMessage(t *testing.T) {
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("evict", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	job := h.mpiJob("evict-container-1")
 	started := runMessages(t, "evict-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
-	h.containerLauncherPod("evict", "evict-container-1", runnerLog(t, h.token("evict", "evict-container-1"), started...))
+	launcher := h.containerLauncherPod("evict", "evict-container-1", runnerLog(t, h.token("evict", "evict-container-1"), started...))
 	h.setMPIJobCondition("evict-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")
 
 	kubelet := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 91952Ki. " +
@@ -168,6 +168,7 @@ func TestEvictedWorkerFailsTheRunWithTheKubeletsMessage(t *testing.T) {
 	h.expectRunFailedNow("evict", "evict-container-1", "Evicted: pod evict-container-1-worker-0 (worker) on node node-b was evicted by the kubelet: "+
 		kubelet+"; the run's results are lost and later runs go on; run the suite on nodes with room to spare (spec.placement), "+
 		"and keep requests equal to limits (no cluster.cpuRequest or cluster.memoryRequest) so that its pods are evicted last")
+	h.g.Expect(h.logs.openedPods()).To(ContainElement(launcher.Name), "the launcher's log is read for what was measured before")
 	h.expectNextRunStarts("evict", "evict-container-1", "evict-container-2")
 }
 
@@ -208,7 +209,7 @@ func TestOOMKilledVirtLauncherFailsTheVMRunAtOnce(t *testing.T) {
 		corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}, corev1.ContainerState{}))
 	h.setVMIPhase(node01.Name, kubevirtv1.Failed)
 
-	h.expectRunFailedNow("vmoom", "vmoom-vm-1", "OOMKilled: container compute of pod virt-launcher-vmoom-vm-1-node01-x7k2p (virt-launcher of VM node01) "+
+	h.expectRunFailedNow("vmoom", "vmoom-vm-1", "OOMKilled: container compute of pod virt-launcher-vmoom-vm-1-node01-x7k2p (virt-launcher of VMI vmoom-vm-1-node01) "+
 		"on node node-c was killed for its memory (OOMKilled, exit code 137): it had a memory limit of 2Gi, which holds the guest's cluster.memory "+
 		"and KubeVirt's overhead; raise cluster.memory, or lower what the benchmarks ask for")
 	h.expectNextRunStarts("vmoom", "vmoom-vm-1", "vmoom-vm-2")
