@@ -56,9 +56,18 @@ type memberObservation struct {
 // that a virt-launcher's own reason is named rather than only its VMI's phase. A non-terminal cause
 // is a member whose node stopped reporting. It is nil when every member is well or ended normally.
 func memberCause(o memberObservation) *cause {
+	failedVMIs := map[types.UID]bool{}
+	for _, vmi := range o.VMIs {
+		failedVMIs[vmi.UID] = vmi.Status.Phase == kubevirtv1.Failed
+	}
 	var first *cause
 	for _, m := range memberPods(o) {
 		c := podMemberCause(m.pod, m.role, o.Benchmarks)
+		if c != nil && m.vmi != "" && !failedVMIs[m.vmi] && c.Reason != ReasonEvicted && c.Reason != ReasonNodeLost {
+			// A VM's containers end in many ways as it powers off; what ended one counts once
+			// virt-handler says the VM failed.
+			continue
+		}
 		if c != nil && c.Terminal {
 			return c
 		}
@@ -80,6 +89,8 @@ func memberCause(o memberObservation) *cause {
 type memberPod struct {
 	pod  *corev1.Pod
 	role string
+	// vmi is the UID of the VMI whose virt-launcher the pod is.
+	vmi types.UID
 }
 
 // memberPods picks the run's members among the pods with its labels, in name order. Labels, and
@@ -111,7 +122,7 @@ func memberPods(o memberObservation) []memberPod {
 		case ref.Kind == "VirtualMachineInstance" && o.Owners[ref.UID]:
 			if !taken[ref.UID] {
 				taken[ref.UID] = true
-				out = append(out, memberPod{pod: pod, role: "virt-launcher of VMI " + ref.Name})
+				out = append(out, memberPod{pod: pod, role: "virt-launcher of VMI " + ref.Name, vmi: ref.UID})
 			}
 		case ref.Kind == "Job" && ref.Name == o.Run+"-launcher" && !pod.CreationTimestamp.Time.Before(o.Since):
 			if !launcherTaken {

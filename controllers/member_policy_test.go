@@ -64,11 +64,13 @@ func TestMemberCause(t *testing.T) {
 	vm := vmbenchv1.Benchmark{Name: "vm", Type: vmbenchv1.BenchmarkStressNGVM, StressNGVM: &vmbenchv1.StressNGVMParams{Bytes: "50%", Workers: 2}}
 
 	failedVMI := &kubevirtv1.VirtualMachineInstance{
-		ObjectMeta: metav1.ObjectMeta{Name: "s-vm-1-node01", Labels: map[string]string{vmbenchv1.LabelNode: "node01"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "s-vm-1-node01", UID: vmiUID, Labels: map[string]string{vmbenchv1.LabelNode: "node01"}},
 		Status: kubevirtv1.VirtualMachineInstanceStatus{Phase: kubevirtv1.Failed, NodeName: "n2",
 			Conditions: []kubevirtv1.VirtualMachineInstanceCondition{{Type: kubevirtv1.VirtualMachineInstanceReady, Status: corev1.ConditionFalse,
 				Reason: "PodTerminating", Message: "virt-launcher pod is terminating"}}},
 	}
+	runningVMI := failedVMI.DeepCopy()
+	runningVMI.Status = kubevirtv1.VirtualMachineInstanceStatus{Phase: kubevirtv1.Running}
 	virtLauncher := corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "virt-launcher-s-vm-1-node01-xyz", Labels: map[string]string{"kubevirt.io": "virt-launcher", vmbenchv1.LabelNode: "node01"},
 			OwnerReferences: []metav1.OwnerReference{{Kind: "VirtualMachineInstance", Name: "s-vm-1-node01", UID: vmiUID, Controller: ptr.To(true)}}},
@@ -183,6 +185,16 @@ func TestMemberCause(t *testing.T) {
 			wantReason: ReasonOOMKilled, wantTerminal: true,
 			wantMessage: "container compute of pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 was killed for its memory (OOMKilled, exit code 137): " +
 				"it had a memory limit of 2302Mi, which holds the guest's cluster.memory and KubeVirt's overhead; raise cluster.memory, or lower what the benchmarks ask for"},
+		{name: "a virt-launcher's containers that ended count once virt-handler says the VM failed",
+			pods: []corev1.Pod{virtLauncher}, vmis: []*kubevirtv1.VirtualMachineInstance{runningVMI}},
+		{name: "an evicted virt-launcher is named at once",
+			pods: []corev1.Pod{func() corev1.Pod {
+				p := *virtLauncher.DeepCopy()
+				p.Status.Reason, p.Status.Message = "Evicted", evictedMsg
+				return p
+			}()}, vmis: []*kubevirtv1.VirtualMachineInstance{runningVMI},
+			wantReason: ReasonEvicted, wantTerminal: true,
+			wantMessage: "pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 was evicted by the kubelet: " + evictedMsg + "; " + evictionAdvice},
 		{name: "a failed VMI",
 			vmis:       []*kubevirtv1.VirtualMachineInstance{failedVMI},
 			wantReason: ReasonVMFailed, wantTerminal: true,
