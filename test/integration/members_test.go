@@ -214,3 +214,43 @@ func TestOOMKilledVirtLauncherFailsTheVMRunAtOnce(t *testing.T) {
 		"and KubeVirt's overhead; raise cluster.memory, or lower what the benchmarks ask for")
 	h.expectNextRunStarts("vmoom", "vmoom-vm-1", "vmoom-vm-2")
 }
+
+// A worker whose node stops reporting: the node lifecycle controller marks the pod not ready while
+// its containers still say they run. The suite names it while the run goes on; the taint manager's
+// eviction (DisruptionTarget) then fails the run at once.
+func TestWorkerOnALostNodeIsNamedThenItsEvictionFailsTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("lost", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
+	job := h.mpiJob("lost-container-1")
+	started := runMessages(t, "lost-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
+	h.containerLauncherPod("lost", "lost-container-1", runnerLog(t, h.token("lost", "lost-container-1"), started...))
+	h.setMPIJobCondition("lost-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")
+	running := runningStatus(corev1.PodRunning, "worker", 0,
+		corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}, corev1.ContainerState{})
+	running.ContainerStatuses[0].Ready = true
+	running.Conditions = append(running.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()})
+	pod := h.workerPod(job, 0, corev1.RestartPolicyNever, running)
+	h.eventuallySuite("lost", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(progressing(s).Reason).To(Equal(vmbenchv1.ReasonRunning))
+	})
+
+	// What MarkPodsNotReady writes: Ready False, nothing else.
+	running.Conditions[1].Status = corev1.ConditionFalse
+	h.writePodStatus(pod, running)
+	want := "NodeLost: pod lost-container-1-worker-0 (worker) on node node-b is not ready while its containers still run: its node is NotReady or unreachable; " +
+		"the run fails when the pod is evicted from it (after its not-ready toleration, 300s by default), and goes on if the node comes back"
+	s := h.eventuallySuite("lost", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonNodeLost))
+	})
+	h.g.Expect(runOf(s, "lost-container-1").Phase).To(Equal(vmbenchv1.RunRunning))
+	h.g.Expect(runOf(s, "lost-container-1").Message).To(Equal(want))
+
+	// The taint manager's eviction, past the pod's toleration.
+	running.Conditions = append(running.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: "DeletionByTaintManager", Message: "Taint manager: deleting due to NoExecute taint", LastTransitionTime: metav1.Now()})
+	h.writePodStatus(pod, running)
+	h.expectRunFailedNow("lost", "lost-container-1", "NodeLost: pod lost-container-1-worker-0 (worker) on node node-b is being removed: "+
+		"DeletionByTaintManager: Taint manager: deleting due to NoExecute taint; the run's results are lost and later runs go on")
+	h.expectNextRunStarts("lost", "lost-container-1", "lost-container-2")
+}
