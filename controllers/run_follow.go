@@ -6,9 +6,13 @@ import (
 	"strings"
 	"time"
 
+	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -53,6 +57,23 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: fmt.Sprintf("%s: %s was deleted while the run was running; "+
 			"this run's results are lost, later runs go on", ReasonChildDeleted, outcome.Gone)}
 	}
+	// What the kubelets and virt-handler say of the run's members after they started
+	// (member_policy.go): a member that cannot come back fails the run now, not at its deadline.
+	var member *cause
+	if !retired && outcome.Phase != platform.PhaseSucceeded {
+		var err error
+		if member, err = r.memberTrouble(ctx, suite, run.Name, children, benchmarks); err != nil {
+			return step{}, err
+		}
+		if member != nil && member.Terminal {
+			msg := member.String()
+			// The MPI Operator's words add to the member's; a failed VMI's would repeat them.
+			if outcome.Phase == platform.PhaseFailed && member.Reason != ReasonVMFailed {
+				msg += "; " + outcome.Message
+			}
+			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
+		}
+	}
 	if err := r.lookAtStartup(ctx, suite, active, planned.Platform.Type, children); err != nil {
 		return step{}, err
 	}
@@ -64,6 +85,10 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	runTimedOut := !now.Before(end)
 	if !outcome.Finished() && !runTimedOut && !t.suiteTimedOut {
 		if outcome.Phase == platform.PhaseRunning {
+			if member != nil {
+				active.Message = truncate(member.String(), 1024)
+				return step{waiting: member, result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
+			}
 			if active.EndTime == nil {
 				active.Message = ""
 			}
@@ -72,6 +97,11 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		held, err := r.holdUp(ctx, suite, run, children, active.StartTime.Time)
 		if err != nil {
 			return step{}, err
+		}
+		if member != nil && (held == nil || !held.Terminal) {
+			// A started member's trouble is more specific than the Warning events (BackOff) that
+			// holdUp may have found.
+			held = member
 		}
 		switch {
 		case held != nil && held.Terminal:
@@ -113,6 +143,10 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		if now.Before(retryEnd) {
 			held := &cause{Reason: ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
 				run.Name, retryEnd.UTC().Format(time.RFC3339), err)}
+			if member != nil && member.Terminal {
+				// The member's failure is the cause; the log is read for what was measured before it.
+				held = &cause{Reason: member.Reason, Message: member.Message + "; " + held.Message}
+			}
 			active.Message = truncate("collecting: "+held.Message, 1024)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 		}
@@ -146,6 +180,28 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	done := finishedRun{Status: *active, PlatformType: planned.Platform.Type, FailedBenchmarks: typesOf(failed, benchmarks), Children: children}
 	// The next run starts once this status write and the cleanup are done; the cleanup's events say so.
 	return step{finished: []finishedRun{done}, timedOut: t.suiteTimedOut}, nil
+}
+
+// memberTrouble lists the run's pods (cached) and names what went wrong with a member after it
+// started (memberCause).
+func (r *SuiteReconciler) memberTrouble(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string, children []client.Object,
+	benchmarks []vmbenchv1.Benchmark) (*cause, error) {
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(suite.Namespace),
+		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run}); err != nil {
+		return nil, fmt.Errorf("listing the pods of run %s: %w", run, err)
+	}
+	o := memberObservation{Run: run, Pods: pods.Items, Owners: map[types.UID]bool{}, Benchmarks: benchmarks}
+	for _, obj := range children {
+		o.Owners[obj.GetUID()] = true
+		if _, ok := obj.(*mpiv2.MPIJob); ok {
+			o.Since = obj.GetCreationTimestamp().Time
+		}
+		if vmi, ok := obj.(*kubevirtv1.VirtualMachineInstance); ok {
+			o.VMIs = append(o.VMIs, vmi)
+		}
+	}
+	return memberCause(o), nil
 }
 
 // membersOf names what a platform's cluster is made of, for messages.
