@@ -289,18 +289,30 @@ func findResult(s *vmbenchv1.BenchmarkSuite, benchmark, platform string) vmbench
 // waits until the API server enforces it.
 func (h *harness) denyMPIJobs() {
 	h.t.Helper()
-	name := "deny-mpijobs-" + h.ns
+	h.refuseInNamespace("deny-mpijobs", admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule:       admissionv1.Rule{APIGroups: []string{"kubeflow.org"}, APIVersions: []string{"*"}, Resources: []string{"mpijobs"}},
+	}, "benchmarks are not allowed in this namespace")
+	probe := &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: h.ns}, Spec: mpiv2.MPIJobSpec{
+		MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{mpiv2.MPIReplicaTypeLauncher: {Template: corev1.PodTemplateSpec{
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}}}}}}}
+	h.g.Eventually(func() error {
+		return k8s.Create(h.ctx, probe.DeepCopy(), client.DryRunAll)
+	}, timeout, interval).Should(MatchError(ContainSubstring("benchmarks are not allowed")), "the policy is enforced")
+}
+
+// refuseInNamespace installs a ValidatingAdmissionPolicy, bound to the test's namespace only, that
+// refuses every request the rule matches with the message, and removes it when the test ends. The
+// caller waits until the API server enforces it.
+func (h *harness) refuseInNamespace(prefix string, rule admissionv1.RuleWithOperations, message string) {
+	h.t.Helper()
+	name := prefix + "-" + h.ns
 	policy := &admissionv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionv1.Fail),
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-					Rule:       admissionv1.Rule{APIGroups: []string{"kubeflow.org"}, APIVersions: []string{"*"}, Resources: []string{"mpijobs"}},
-				},
-			}}},
-			Validations: []admissionv1.Validation{{Expression: "false", Message: "benchmarks are not allowed in this namespace"}},
+			FailurePolicy:    ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: rule}}},
+			Validations:      []admissionv1.Validation{{Expression: "false", Message: message}},
 		},
 	}
 	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
@@ -318,12 +330,6 @@ func (h *harness) denyMPIJobs() {
 		_ = k8s.Delete(context.Background(), binding)
 		_ = k8s.Delete(context.Background(), policy)
 	})
-	probe := &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: h.ns}, Spec: mpiv2.MPIJobSpec{
-		MPIReplicaSpecs: map[mpiv2.MPIReplicaType]*mpiv2.ReplicaSpec{mpiv2.MPIReplicaTypeLauncher: {Template: corev1.PodTemplateSpec{
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}}}}}}}
-	h.g.Eventually(func() error {
-		return k8s.Create(h.ctx, probe.DeepCopy(), client.DryRunAll)
-	}, timeout, interval).Should(MatchError(ContainSubstring("benchmarks are not allowed")), "the policy is enforced")
 }
 
 // A run that an earlier vmbench started signs its frames with the suite's key, which this vmbench

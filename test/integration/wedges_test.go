@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"testing"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -188,36 +186,11 @@ func TestHugeSampleIsRefusedWithItsMetricAndTheSlotIsFreed(t *testing.T) {
 // event says why, so that kubectl describe explains it.
 func TestRefusedStatusWriteIsNamedInAnEvent(t *testing.T) {
 	h := newHarness(t)
-	name := "deny-status-" + h.ns
-	policy := &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionv1.Fail),
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Update},
-					Rule: admissionv1.Rule{APIGroups: []string{vmbenchv1.GroupVersion.Group}, APIVersions: []string{"*"},
-						Resources: []string{"benchmarksuites/status"}},
-				},
-			}}},
-			Validations: []admissionv1.Validation{{Expression: "false", Message: "status writes are frozen in this namespace"}},
-		},
-	}
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        name,
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{corev1.LabelMetadataName: h.ns}}},
-		},
-	}
-	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
-	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
-	t.Cleanup(func() {
-		_ = k8s.Delete(context.Background(), binding)
-		_ = k8s.Delete(context.Background(), policy)
-	})
+	h.refuseInNamespace("deny-status", admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Update},
+		Rule: admissionv1.Rule{APIGroups: []string{vmbenchv1.GroupVersion.Group}, APIVersions: []string{"*"},
+			Resources: []string{"benchmarksuites/status"}},
+	}, "status writes are frozen in this namespace")
 	suite := h.quickSuite("frozen")
 	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
 	h.g.Eventually(func() error {
