@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -36,26 +35,8 @@ func TestManagerStartsWithoutItsDeletedMasterKey(t *testing.T) {
 		}
 		return
 	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-unit`, which provides kube-apiserver and etcd under bin/k8s")
-	}
-	root := filepath.Join("..", "..")
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	k8s, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, k8s, _ := startAPIServer(t, []string{"config/crd/bases"}, "vmbench-system", "bench")
 	ctx, cancel := context.WithCancel(context.Background())
-	for _, ns := range []string{"vmbench-system", "bench"} {
-		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	o := validOptions()
 	o.metricsAddr, o.probeAddr, o.containerStart, o.vmStart = "0", "0", time.Minute, time.Minute
 	ref, _ := o.masterKey()
@@ -84,7 +65,7 @@ func TestManagerStartsWithoutItsDeletedMasterKey(t *testing.T) {
 		t.Errorf("the master key Secret after the start: %v; want none made", err)
 	}
 
-	sample, err := os.ReadFile(filepath.Join(root, "config", "samples", "suite-quick.yaml"))
+	sample, err := os.ReadFile(filepath.Join(repoRoot, "config", "samples", "suite-quick.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
@@ -156,30 +154,12 @@ func TestManagerHeapUnderTenantInput(t *testing.T) {
 		return
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
-	root := filepath.Join("..", "..")
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases"), filepath.Join(root, "bin", "crds")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	if len(env.CRDs) < 3 {
-		t.Fatalf("envtest loaded %d CRDs, want BenchmarkSuite, MPIJob and VirtualMachineInstance: run `make envtest-crds`", len(env.CRDs))
-	}
-	k8s, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
-	if err != nil {
-		t.Fatal(err)
+	cfg, k8s, n := startAPIServer(t, []string{"config/crd/bases", "bin/crds"}, "vmbench-system", "bench", "tenant")
+	if n < 3 {
+		t.Fatalf("envtest loaded %d CRDs, want BenchmarkSuite, MPIJob and VirtualMachineInstance: run `make envtest-crds`", n)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for _, ns := range []string{"vmbench-system", "bench", "tenant"} {
-		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	// The flood: anyone who may create ConfigMaps can label them as a suite's.
 	start := time.Now()
@@ -251,7 +231,7 @@ func TestManagerHeapUnderTenantInput(t *testing.T) {
 		}
 	}
 
-	out, err := os.ReadFile(filepath.Join(root, "internal", "results", "testdata", "sysbench-cpu.txt"))
+	out, err := os.ReadFile(filepath.Join(repoRoot, "internal", "results", "testdata", "sysbench-cpu.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

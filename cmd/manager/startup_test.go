@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -44,28 +45,10 @@ func (b *syncBuffer) String() string {
 // the manager starts, says which platform types are unavailable and why, and fails each run of
 // those types with that cause instead of waiting for children that cannot exist.
 func TestManagerStartsWithoutMPIOperatorAndKubeVirt(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-unit`, which provides kube-apiserver and etcd under bin/k8s")
-	}
 	logs := &syncBuffer{}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
-	root := filepath.Join("..", "..")
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting envtest: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	k8s, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, k8s, _ := startAPIServer(t, []string{"config/crd/bases"}, "vmbench-system", "bench")
 	ctx, cancel := context.WithCancel(context.Background())
-	for _, ns := range []string{"vmbench-system", "bench"} {
-		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	o := validOptions()
 	o.metricsAddr, o.probeAddr, o.containerStart, o.vmStart = "0", "0", time.Minute, time.Minute
@@ -92,7 +75,7 @@ func TestManagerStartsWithoutMPIOperatorAndKubeVirt(t *testing.T) {
 	}
 
 	// The sample suite, once with its container platform and once with its VM platform.
-	sample, err := os.ReadFile(filepath.Join(root, "config", "samples", "suite-quick.yaml"))
+	sample, err := os.ReadFile(filepath.Join(repoRoot, "config", "samples", "suite-quick.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +116,36 @@ func TestManagerStartsWithoutMPIOperatorAndKubeVirt(t *testing.T) {
 			t.Errorf("%s suite: first run's message %q, want one starting %q", platformType, got, message)
 		}
 	}
+}
+
+// repoRoot is the repository's root, from this package's directory.
+var repoRoot = filepath.Join("..", "..")
+
+// startAPIServer starts envtest's API server with the CRDs of the given directories (relative to the
+// repository's root) and the given namespaces, and stops it when the test ends. It says how many
+// CRDs it loaded.
+func startAPIServer(t *testing.T, crdDirs []string, namespaces ...string) (*rest.Config, client.Client, int) {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-unit`, which provides kube-apiserver and etcd under bin/k8s")
+	}
+	env := &envtest.Environment{ErrorIfCRDPathMissing: true}
+	for _, dir := range crdDirs {
+		env.CRDDirectoryPaths = append(env.CRDDirectoryPaths, filepath.Join(repoRoot, dir))
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	k8s, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range namespaces {
+		if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cfg, k8s, len(env.CRDs)
 }
