@@ -133,10 +133,7 @@ func TestAuthData(t *testing.T) {
 // OpenSSH itself, where installed, reads the private key and finds the authorized key in it: the
 // VMs' ssh client is OpenSSH, not x/crypto.
 func TestRunAuthKeyReadsInOpenSSH(t *testing.T) {
-	keygen, err := exec.LookPath("ssh-keygen")
-	if err != nil {
-		t.Skip("no ssh-keygen here")
-	}
+	keygen := lookTool(t, "ssh-keygen")
 	a := mustRunAuth(t, testMaster, "uid-1", "demo-vm-1", true)
 	file := filepath.Join(t.TempDir(), "id_ed25519")
 	if err := os.WriteFile(file, a.SSHPrivateKey, 0o600); err != nil {

@@ -74,10 +74,7 @@ func TestRunHostKeyIsDerivedPerRun(t *testing.T) {
 // runner and mpirun dial on port 2222: the Service's names, short names and addresses, which ssh
 // looks up as "[name]:2222".
 func TestRunHostKeyInOpenSSH(t *testing.T) {
-	keygen, err := exec.LookPath("ssh-keygen")
-	if err != nil {
-		t.Skip("no ssh-keygen here")
-	}
+	keygen := lookTool(t, "ssh-keygen")
 	a := mustRunAuth(t, testMaster, "uid-1", "demo-container-1", false)
 	dir := t.TempDir()
 	key, known := filepath.Join(dir, "ssh_host_ed25519_key"), filepath.Join(dir, "known_hosts")
