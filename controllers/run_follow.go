@@ -74,8 +74,14 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
 		}
 	}
-	if err := r.lookAtStartup(ctx, suite, active, planned.Platform.Type, children); err != nil {
+	pods, err := r.lookAtStartup(ctx, suite, active, planned.Platform.Type, children)
+	if err != nil {
 		return step{}, err
+	}
+	if !retired && (outcome.Phase == platform.PhaseRunning || outcome.Phase == platform.PhaseSucceeded) {
+		if err := r.recordEnvironment(ctx, suite, active, planned.Platform.Type, children, pods); err != nil {
+			return step{}, err
+		}
 	}
 	if planned.Platform.Type == vmbenchv1.PlatformVM {
 		recordVMSettings(st, planned.Platform.Name, children)
@@ -130,7 +136,6 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: unverifiable.String()}
 	}
 	var report runReport
-	var err error
 	if !retired && unverifiable == nil {
 		var keys frameKeys
 		if keys, err = r.frameKeysOf(suite, run.Name); err != nil {

@@ -23,12 +23,12 @@ import (
 // lookAtStartup reads the run's pods from the cache and merges what they and the run's VMIs show
 // into the run's status.
 func (r *SuiteReconciler) lookAtStartup(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
-	platformType vmbenchv1.PlatformType, children []client.Object) error {
+	platformType vmbenchv1.PlatformType, children []client.Object) ([]corev1.Pod, error) {
 	obs := startupObservation{Since: active.StartTime.Time}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(suite.Namespace),
 		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: active.Name}); err != nil {
-		return fmt.Errorf("listing the pods of run %s: %w", active.Name, err)
+		return nil, fmt.Errorf("listing the pods of run %s: %w", active.Name, err)
 	}
 	obs.Pods = pods.Items
 	for _, obj := range children {
@@ -37,7 +37,7 @@ func (r *SuiteReconciler) lookAtStartup(ctx context.Context, suite *vmbenchv1.Be
 		}
 	}
 	observeStartup(active, platformType, obs)
-	return nil
+	return pods.Items, nil
 }
 
 // startupObservation is what one look at a run's members shows.

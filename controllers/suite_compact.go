@@ -15,7 +15,7 @@ import (
 // included: far below etcd's 1.5 MiB object
 // limit, with room for the spec and metadata. Past it, fitStatus drops per-sample detail; statistics
 // stay exact because they are updated sample by sample (combine).
-const statusBudget = 768 << 10
+const statusBudget = 800 << 10
 
 // fitStatus brings the status within statusBudget. It first compacts the per-node lists of finished
 // runs, oldest first (compactRun), and only then drops per-sample detail, from the metrics with the
@@ -42,6 +42,13 @@ func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 		compactRun(run)
 		size += jsonLen(run) - before
 		changed = true
+	}
+	if size > statusBudget {
+		before := jsonLen(st.Environments)
+		if newestEnvironments(st) {
+			size += jsonLen(st.Environments) - before
+			changed = true
+		}
 	}
 	var metrics []*vmbenchv1.MetricSummary
 	for i := range st.Results {

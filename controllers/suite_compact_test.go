@@ -508,6 +508,21 @@ func TestWorstCaseStatusSize(t *testing.T) {
 			QOSClass: strings.Repeat("q", 16)})
 	}
 	vmSettings := slices.Clone(st.VMSettings)
+	// Every run ran on another environment, each at its longest: the list keeps the last four.
+	st.ParametersHash = strings.Repeat("p", 16)
+	for i := range st.Runs {
+		env := vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformContainer, KubeVirtVersion: strings.Repeat("k", 64),
+			LauncherImage: strings.Repeat("l", 512), RunnerImage: strings.Repeat("r", 512), Message: strings.Repeat("m", 256)}
+		for n := 0; n < maxEnvironmentNodes; n++ {
+			env.Nodes = append(env.Nodes, vmbenchv1.NodeEnvironment{Name: fmt.Sprintf("%0253d", n*1000+i), KernelVersion: strings.Repeat("k", 64),
+				OSImage: strings.Repeat("o", 128), ContainerRuntimeVersion: strings.Repeat("c", 64), KubeletVersion: strings.Repeat("v", 32),
+				Architecture: strings.Repeat("a", 16), CPUModel: strings.Repeat("m", 64)})
+		}
+		st.Runs[i].Environment = keepEnvironment(st, env)
+	}
+	if len(st.Environments) != maxEnvironments {
+		t.Fatalf("%d environments kept, want %d", len(st.Environments), maxEnvironments)
+	}
 
 	if len(st.Results) != maxBenchmarks*maxPlatforms {
 		t.Fatalf("built %d results, want %d", len(st.Results), maxBenchmarks*maxPlatforms)

@@ -143,6 +143,12 @@ type RunStatus struct {
 	// +listMapKey=node
 	CPUs []NodeCPUs `json:"cpus,omitempty"`
 
+	// Environment is the ID of the entry of status.environments that the run ran on: its nodes'
+	// versions, KubeVirt's and the images. Absent until the run's members were seen running.
+	// +optional
+	// +kubebuilder:validation:MaxLength=12
+	Environment string `json:"environment,omitempty"`
+
 	// Compacted is set when the run's per-node lists (noise, cpus, bootSeconds) were dropped and its
 	// message cut to 256 characters to keep the status within its size budget, oldest runs first; it
 	// keeps what the lists said in short, and status.warnings says that runs were compacted.

@@ -166,6 +166,23 @@ type BenchmarkSuiteStatus struct {
 	// +listMapKey=platform
 	SharedStorage []PlatformSharedStorage `json:"sharedStorage,omitempty"`
 
+	// ParametersHash is a hash of what the suite measures (its defaulted benchmarks, its platforms and
+	// its cluster shape), set when its first run starts. Results are comparable across suites, for
+	// example the suites of one schedule, only under one hash.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	ParametersHash string `json:"parametersHash,omitempty"`
+
+	// Environments are what the suite's runs ran on, each kept once however many runs share it:
+	// runs[].environment names one. A change between two runs (a node upgraded, KubeVirt updated, a
+	// new runner image) shows as a second entry. The oldest entry goes when a fifth is seen, and
+	// where the status outgrows its size budget only the newest entry of each platform type is kept.
+	// +optional
+	// +kubebuilder:validation:MaxItems=4
+	// +listType=map
+	// +listMapKey=id
+	Environments []RunEnvironment `json:"environments,omitempty"`
+
 	// Warnings are facts that make the comparison less fair than it should be, for example
 	// requests below limits or emulated VMs.
 	// +optional

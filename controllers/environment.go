@@ -1,0 +1,252 @@
+package controllers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/platform"
+)
+
+// What a run ran on: the versions that an upgrade changes (nodes' kernels, OS images, runtimes and
+// kubelets, KubeVirt, the images), read once per run when its members run, and kept in
+// status.environments once however many runs share them.
+
+// maxEnvironments bounds status.environments, as the CRD does.
+const maxEnvironments = 4
+
+// hostModelCPULabel prefixes the label by which KubeVirt's node labeller names a node's host CPU model.
+const hostModelCPULabel = "host-model-cpu.node.kubevirt.io/"
+
+// launcherComputeContainer is the virt-launcher pod's container that runs libvirt and QEMU.
+const launcherComputeContainer = "compute"
+
+// recordEnvironment reads, once per run, what the run's members run on and names it in
+// active.Environment; the suite's parameters hash is set with the first. A run whose members are not
+// all placed and started yet is looked at again on a later reconcile.
+func (r *SuiteReconciler) recordEnvironment(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
+	platformType vmbenchv1.PlatformType, children []client.Object, pods []corev1.Pod) error {
+	if active.Environment != "" {
+		return nil
+	}
+	env, ready := environmentOf(platformType, children, pods)
+	if !ready {
+		return nil
+	}
+	var unreadable []string
+	for i := range env.Nodes {
+		node := &corev1.Node{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Name: env.Nodes[i].Name}, node)
+		switch {
+		case apierrors.IsForbidden(err):
+			unreadable = append(unreadable, env.Nodes[i].Name)
+			continue
+		case apierrors.IsNotFound(err):
+			unreadable = append(unreadable, env.Nodes[i].Name)
+			continue
+		case err != nil:
+			return fmt.Errorf("reading node %s for the environment of run %s: %w", env.Nodes[i].Name, active.Name, err)
+		}
+		env.Nodes[i] = nodeEnvironment(node)
+	}
+	var notes []string
+	if len(unreadable) > 0 {
+		notes = append(notes, fmt.Sprintf("nodes %s could not be read (the manager may not get nodes, as in a namespaced install, "+
+			"or they are gone): grant the manager get on nodes to record their versions", strings.Join(unreadable, ", ")))
+	}
+	if platformType == vmbenchv1.PlatformVM {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(platform.KubeVirtListGVK)
+		if err := r.APIReader.List(ctx, list); err != nil {
+			notes = append(notes, fmt.Sprintf("KubeVirt's version could not be read: %v", err))
+		} else {
+			env.KubeVirtVersion = kubeVirtVersion(list.Items)
+		}
+	}
+	env.Message = truncate(strings.Join(notes, "; "), 256)
+	st := &suite.Status
+	if st.ParametersHash == "" {
+		st.ParametersHash = parametersHash(suite)
+	}
+	active.Environment = keepEnvironment(st, env)
+	return nil
+}
+
+// environmentOf is what the run's children and pods show of its environment: the nodes by name only
+// (their versions are read from the API), and the images by digest. ready is false while a member
+// is not on a node or a container has not started.
+func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object, pods []corev1.Pod) (env vmbenchv1.RunEnvironment, ready bool) {
+	env.Platform = platformType
+	nodes := map[string]bool{}
+	var vmis []*kubevirtv1.VirtualMachineInstance
+	for _, obj := range children {
+		if vmi, ok := obj.(*kubevirtv1.VirtualMachineInstance); ok {
+			vmis = append(vmis, vmi)
+		}
+	}
+	if platformType == vmbenchv1.PlatformVM && len(vmis) == 0 {
+		return env, false
+	}
+	for _, vmi := range vmis {
+		if vmi.Status.NodeName == "" || vmi.Status.Phase != kubevirtv1.Running {
+			return env, false
+		}
+		nodes[vmi.Status.NodeName] = true
+		pod := launcherPodOf(vmi, pods)
+		if pod == nil {
+			return env, false
+		}
+		for _, c := range pod.Status.ContainerStatuses {
+			switch {
+			case c.Name == launcherComputeContainer && c.ImageID != "":
+				env.LauncherImage = imageOf(c)
+			case strings.HasPrefix(c.Name, "volume") && c.ImageID != "" && vmi.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster:
+				// KubeVirt runs a containerDisk as a container named after its volume.
+				env.RunnerImage = imageOf(c)
+			}
+		}
+	}
+	if platformType == vmbenchv1.PlatformContainer {
+		if len(pods) == 0 {
+			return env, false
+		}
+		for i := range pods {
+			pod := &pods[i]
+			if pod.Spec.NodeName == "" || len(pod.Status.ContainerStatuses) == 0 {
+				return env, false
+			}
+			nodes[pod.Spec.NodeName] = true
+			for _, c := range pod.Status.ContainerStatuses {
+				if c.ImageID == "" {
+					return env, false
+				}
+				if env.RunnerImage == "" || pod.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster {
+					env.RunnerImage = imageOf(c)
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
+		if len(env.Nodes) == maxEnvironmentNodes {
+			break
+		}
+		env.Nodes = append(env.Nodes, vmbenchv1.NodeEnvironment{Name: name})
+	}
+	return env, len(env.Nodes) > 0
+}
+
+// maxEnvironmentNodes bounds an environment's nodes, as the CRD does.
+const maxEnvironmentNodes = 8
+
+// imageOf is a container's image by digest where the kubelet reports one (imageID), else by name.
+func imageOf(c corev1.ContainerStatus) string {
+	id := c.ImageID
+	if id == "" || strings.HasPrefix(id, "sha256:") {
+		// A bare digest names no repository: the image's name says more beside it.
+		id = strings.TrimSuffix(c.Image+"@"+id, "@")
+	}
+	return truncate(id, 512)
+}
+
+// nodeEnvironment is what the node's kubelet reports of it, and its CPU model where KubeVirt's node
+// labeller named it.
+func nodeEnvironment(node *corev1.Node) vmbenchv1.NodeEnvironment {
+	info := node.Status.NodeInfo
+	env := vmbenchv1.NodeEnvironment{Name: node.Name, KernelVersion: truncate(info.KernelVersion, 64), OSImage: truncate(info.OSImage, 128),
+		ContainerRuntimeVersion: truncate(info.ContainerRuntimeVersion, 64), KubeletVersion: truncate(info.KubeletVersion, 32),
+		Architecture: truncate(info.Architecture, 16)}
+	var models []string
+	for k, v := range node.Labels {
+		if model, ok := strings.CutPrefix(k, hostModelCPULabel); ok && v == "true" {
+			models = append(models, model)
+		}
+	}
+	slices.Sort(models)
+	env.CPUModel = truncate(strings.Join(models, ","), 64)
+	return env
+}
+
+// kubeVirtVersion is the version the cluster's KubeVirt CR reports it deployed.
+func kubeVirtVersion(kubevirts []unstructured.Unstructured) string {
+	for _, kv := range kubevirts {
+		if v, _, _ := unstructured.NestedString(kv.Object, "status", "observedKubeVirtVersion"); v != "" {
+			return truncate(v, 64)
+		}
+	}
+	return ""
+}
+
+// keepEnvironment adds env to the suite's environments unless an equal one is there, and returns
+// its ID. The oldest entry goes when the list is full: runs keep the ID of an entry that went.
+func keepEnvironment(st *vmbenchv1.BenchmarkSuiteStatus, env vmbenchv1.RunEnvironment) string {
+	env.ID = environmentID(env)
+	for _, had := range st.Environments {
+		if had.ID == env.ID {
+			return env.ID
+		}
+	}
+	st.Environments = append(st.Environments, env)
+	if len(st.Environments) > maxEnvironments {
+		st.Environments = slices.Delete(st.Environments, 0, len(st.Environments)-maxEnvironments)
+	}
+	return env.ID
+}
+
+// newestEnvironments keeps, of the suite's environments, the newest of each platform type: what
+// fitStatus gives up before any sample. Runs keep the IDs of the entries that went.
+func newestEnvironments(st *vmbenchv1.BenchmarkSuiteStatus) bool {
+	newest := map[vmbenchv1.PlatformType]int{}
+	for i, env := range st.Environments {
+		newest[env.Platform] = i
+	}
+	if len(newest) == len(st.Environments) {
+		return false
+	}
+	kept := st.Environments[:0]
+	for i, env := range st.Environments {
+		if newest[env.Platform] == i {
+			kept = append(kept, env)
+		}
+	}
+	st.Environments = kept
+	return true
+}
+
+// environmentID hashes what an environment says, its ID and message aside.
+func environmentID(env vmbenchv1.RunEnvironment) string {
+	env.ID, env.Message = "", ""
+	return shortHash(env, 12)
+}
+
+// parametersHash hashes what a suite measures: its benchmarks with their defaults, its platforms and
+// its cluster shape. Placement, repetitions and precision change how often or where, not what.
+func parametersHash(suite *vmbenchv1.BenchmarkSuite) string {
+	return shortHash(struct {
+		Benchmarks []vmbenchv1.Benchmark  `json:"benchmarks"`
+		Platforms  []vmbenchv1.Platform   `json:"platforms"`
+		Cluster    vmbenchv1.ClusterShape `json:"cluster"`
+	}{DefaultedBenchmarks(suite), suite.Spec.Platforms, suite.Spec.Cluster}, 16)
+}
+
+// shortHash is the first n hex digits of the SHA-256 of v's JSON.
+func shortHash(v any, n int) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// The API's own types always marshal; should one not, its printed form still names it.
+		b = fmt.Appendf(nil, "%+v", v)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:n]
+}
