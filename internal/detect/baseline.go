@@ -68,18 +68,23 @@ const (
 
 // BaselineVerdict is one metric held against its baseline.
 type BaselineVerdict struct {
-	Name  string
-	State BaselineState
+	Name  string        `json:"name"`
+	State BaselineState `json:"state"`
 	// Ratio is the recent level over the baseline's in the higher-is-better sense (below 1 is
 	// worse, as in the report), with the two-sided interval at 1 - 2·Alpha whose bounds are the two
 	// one-sided tests.
-	Ratio, RatioLow, RatioHigh float64
+	Ratio     float64 `json:"ratio"`
+	RatioLow  float64 `json:"ratioLow"`
+	RatioHigh float64 `json:"ratioHigh"`
 	// PDrifted is the one-sided p-value of "worse than 1 - Tolerance", PHolds of "better than
 	// 1 - Tolerance"; the Holm values are adjusted over the metrics given together.
-	PDrifted, PDriftedHolm float64
-	PHolds, PHoldsHolm     float64
+	PDrifted     float64 `json:"pDrifted"`
+	PDriftedHolm float64 `json:"pDriftedHolm"`
+	PHolds       float64 `json:"pHolds"`
+	PHoldsHolm   float64 `json:"pHoldsHolm"`
 	// Recent and BaselineRuns are the runs on each side of the comparison.
-	Recent, BaselineRuns int
+	Recent       int `json:"recent"`
+	BaselineRuns int `json:"baselineRuns"`
 }
 
 // CompareToBaseline holds the newest Window runs of each metric against its baseline: a

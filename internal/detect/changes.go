@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Config holds the change-point settings. DefaultConfig gives the documented defaults.
@@ -104,73 +105,79 @@ const (
 // Step is a difference in level between the runs before a run and the runs from it on.
 type Step struct {
 	// Index is the first run after the step (0-based, in the slice given to Analyze).
-	Index int
+	Index int `json:"index"`
 	// RunID is that run's ID.
-	RunID string
+	RunID string `json:"runID"`
+	// Time is that run's Time.
+	Time time.Time `json:"time"`
 	// Direction is which way the mean moved; Regression says whether that is worse for the
 	// metric's Sense.
-	Direction  Direction
-	Regression bool
+	Direction  Direction `json:"direction"`
+	Regression bool      `json:"regression"`
 	// Ratio is the geometric-mean level after over the level before (1.05 for +5%), with its
 	// interval at Config.Confidence.
-	Ratio, RatioLow, RatioHigh float64
+	Ratio     float64 `json:"ratio"`
+	RatioLow  float64 `json:"ratioLow"`
+	RatioHigh float64 `json:"ratioHigh"`
 	// PValue is the two-sided p-value corrected for the choice of the split (Bonferroni: times
 	// twice the number of splits of the segment, or of pairs of a split and an end, at most 1);
 	// RawPValue is the p-value of this split alone.
-	PValue, RawPValue float64
+	PValue    float64 `json:"pValue"`
+	RawPValue float64 `json:"rawPValue"`
 	// Before and After are the runs on each side in the test: from the start of the segment (the
 	// previous change, or the first run) to the end of the second side.
-	Before, After int
+	Before int `json:"before"`
+	After  int `json:"after"`
 }
 
 // Suspect is a step that is big enough but not yet a change.
 type Suspect struct {
 	Step
 	// Reasons say what the step still lacks, in words for a condition message.
-	Reasons []string
+	Reasons []string `json:"reasons"`
 	// ConfirmationRuns is how many more runs would settle it: enough for MinRunsEachSide after
 	// the step and, at the observed size, for Config.Power to reach significance; at most
 	// Config.MaxConfirmationRuns.
-	ConfirmationRuns int
+	ConfirmationRuns int `json:"confirmationRuns"`
 }
 
 // Noise describes the runs since the last change, for boards.
 type Noise struct {
 	// Runs is how many runs it is computed from.
-	Runs int
+	Runs int `json:"runs"`
 	// RunSD is the standard deviation of one run's mean around the level (log scale; about the
 	// coefficient of variation of a run): the runs' own standard errors and the between-run
 	// spread together.
-	RunSD float64
+	RunSD float64 `json:"runSD"`
 	// BetweenSD is the between-run standard deviation beyond the runs' own standard errors
 	// (square root of the DerSimonian-Laird tau²).
-	BetweenSD float64
+	BetweenSD float64 `json:"betweenSD"`
 	// WithinSE is the root mean square of the runs' own standard errors.
-	WithinSE float64
+	WithinSE float64 `json:"withinSE"`
 	// MinDetectableChange is the smallest step (fraction, 0.02 for 2%) that would be found with
 	// Config.Power once MinRunsEachSide runs at this noise follow these runs, at Config.Alpha
 	// with the same correction. The detector never reports a step below Config.MinChange, whatever
 	// this says.
-	MinDetectableChange float64
+	MinDetectableChange float64 `json:"minDetectableChange"`
 }
 
 // Analysis is the verdict on one series.
 type Analysis struct {
-	State State
+	State State `json:"state"`
 	// Runs is the number of runs analysed.
-	Runs int
+	Runs int `json:"runs"`
 	// Changes are the significant steps of at least MinChange that a drift does not explain, in
 	// run order.
-	Changes []Step
+	Changes []Step `json:"changes,omitempty"`
 	// Minor are significant steps below MinChange: real but too small to report; they bound
 	// segments like changes and can be drawn on boards, but are not findings.
-	Minor []Step
+	Minor []Step `json:"minor,omitempty"`
 	// Suspect is the strongest step since the last change (or minor step) that is big enough but
 	// not yet a change; nil when there is none.
-	Suspect *Suspect
+	Suspect *Suspect `json:"suspect,omitempty"`
 	// Noise is measured over the runs since the last change or minor step; its zero value before
 	// MinHistory runs.
-	Noise Noise
+	Noise Noise `json:"noise"`
 }
 
 // Analyze finds the changes in a series of runs, oldest first. sense says which direction is a
@@ -265,7 +272,7 @@ func (d *detector) segment(s, e int) {
 
 func (d *detector) step(tau, s, e int, f stepFit, adjusted float64) Step {
 	t := tQuantile(1-(1-d.cfg.Confidence)/2, f.DF)
-	st := Step{Index: tau, RunID: d.runs[tau].ID, Direction: Up,
+	st := Step{Index: tau, RunID: d.runs[tau].ID, Time: d.runs[tau].Time, Direction: Up,
 		Ratio: math.Exp(f.Diff), RatioLow: math.Exp(f.Diff - t*f.SE), RatioHigh: math.Exp(f.Diff + t*f.SE),
 		PValue: adjusted, RawPValue: f.P, Before: tau - s, After: e - tau}
 	if f.Diff < 0 {

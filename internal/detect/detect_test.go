@@ -192,52 +192,59 @@ func TestFalseAlarmRateWhenAnalysedAfterEveryRun(t *testing.T) {
 	}
 }
 
-// A slow drift of 0.5% per run on a noisy machine, against a baseline record taken before it
-// started: the baseline verdict says Drifted, and change points find nothing, at every run up to
-// the first Drifted verdict and in the whole history of 30 runs.
+// A slow drift of 0.5% per run on a noisy machine, 30 runs after a baseline record taken before it
+// started: the baseline verdict says Drifted and the change points of the whole history find
+// nothing. The figures over 200 series, analysed after every run as a schedule would, are logged
+// for docs/change-detection.md: they are measurements, not a bound of the design.
 func TestSlowDriftCaughtByBaselineNotByChangePoints(t *testing.T) {
 	cfg, bcfg := DefaultConfig(), DefaultBaselineConfig()
-	for _, seed := range []uint64{1, 2, 3} {
-		runs := series(seed, driftLevels(31, 0.005), noisyMachine)
-		baseline, history := runs[:1], runs[1:]
-		drifted := -1
-		for k := cfg.MinHistory; k <= len(history); k++ {
-			a := analyze(t, history[:k], cfg)
-			if len(a.Changes) > 0 && drifted < 0 {
-				t.Fatalf("seed %d: change point %+v after %d runs, before the baseline verdict saw the drift", seed, a.Changes[0], k)
-			}
-			v, err := CompareToBaseline([]BaselineMetric{{Name: "m", Baseline: baseline, Runs: history[:k]}}, bcfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v[0].State == Drifted && drifted < 0 {
-				drifted = k
-				t.Logf("seed %d: Drifted after %d runs, ratio %.3f [%.3f, %.3f], p %.2g", seed, k, v[0].Ratio, v[0].RatioLow, v[0].RatioHigh, v[0].PDriftedHolm)
-			}
-		}
-		if drifted < 0 {
-			t.Errorf("seed %d: the baseline verdict never saw a drift of %.0f%% over 30 runs", seed, 30*0.5)
-		}
-		if a := analyze(t, history, cfg); len(a.Changes) > 0 {
-			t.Errorf("seed %d: change points %+v in a drift without a step", seed, a.Changes)
-		}
-	}
-	// Over 200 series: how often each verdict sees the drift in the full history.
-	changes, drifts := 0, 0
-	for seed := range uint64(200) {
-		runs := series(3000+seed, driftLevels(31, 0.005), noisyMachine)
-		if len(analyze(t, runs[1:], cfg).Changes) > 0 {
-			changes++
-		}
-		v, err := CompareToBaseline([]BaselineMetric{{Name: "m", Baseline: runs[:1], Runs: runs[1:]}}, bcfg)
+	judge := func(baseline, runs []Run) BaselineVerdict {
+		v, err := CompareToBaseline([]BaselineMetric{{Name: "m", Baseline: baseline, Runs: runs}}, bcfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v[0].State == Drifted {
-			drifts++
+		return v[0]
+	}
+	for _, seed := range []uint64{1, 2, 3} {
+		runs := series(seed, driftLevels(31, 0.005), noisyMachine)
+		baseline, history := runs[:1], runs[1:]
+		if a := analyze(t, history, cfg); len(a.Changes) > 0 || a.State != Stable {
+			t.Errorf("seed %d: state %s, change points %+v in a drift without a step", seed, a.State, a.Changes)
+		}
+		v := judge(baseline, history)
+		t.Logf("seed %d: %s after 30 runs, ratio %.3f [%.3f, %.3f], p %.2g", seed, v.State, v.Ratio, v.RatioLow, v.RatioHigh, v.PDriftedHolm)
+		if v.State != Drifted || v.Ratio > 0.95 {
+			t.Errorf("seed %d: %s ratio %v, want Drifted below 0.95", seed, v.State, v.Ratio)
 		}
 	}
-	t.Logf("0.5%%/run drift, 30 runs, 200 series: baseline Drifted in %d, a change point in %d", drifts, changes)
+	var drifted, drifts, changeFull, changeAny, changeFirst int
+	for seed := range uint64(200) {
+		runs := series(3000+seed, driftLevels(31, 0.005), noisyMachine)
+		firstChange, firstDrift := -1, -1
+		for k := cfg.MinHistory; k <= 30; k++ {
+			if firstChange < 0 && len(analyze(t, runs[1:1+k], cfg).Changes) > 0 {
+				firstChange = k
+			}
+			if firstDrift < 0 && judge(runs[:1], runs[1:1+k]).State == Drifted {
+				firstDrift = k
+			}
+		}
+		if firstDrift >= 0 {
+			drifts++
+			drifted += firstDrift
+		}
+		if len(analyze(t, runs[1:], cfg).Changes) > 0 {
+			changeFull++
+		}
+		if firstChange >= 0 {
+			changeAny++
+			if firstDrift < 0 || firstChange < firstDrift {
+				changeFirst++
+			}
+		}
+	}
+	t.Logf("0.5%%/run drift, noisy machine, 200 series: Drifted in %d (first at run %.1f on average); a change point in the 30-run history of %d, at some run of %d, before Drifted in %d",
+		drifts, float64(drifted)/float64(max(drifts, 1)), changeFull, changeAny, changeFirst)
 }
 
 // A series that holds its level stays within the tolerance: Holds, or Inconclusive, never Drifted;

@@ -15,15 +15,15 @@ import (
 // means for one metric (or of the per-repetition VM/container log-ratios).
 type Run struct {
 	// ID names the run (the suite's name, for example) in findings.
-	ID string
+	ID string `json:"id"`
 	// Time is when the run finished; informational, the order of the slice is the series' order.
-	Time time.Time
+	Time time.Time `json:"time"`
 	// N is the number of repetitions; at least 1.
-	N int
+	N int `json:"n"`
 	// Mean is the mean of the logarithms.
-	Mean float64
+	Mean float64 `json:"mean"`
 	// Variance is the sample variance (n-1 denominator) of the logarithms; ignored when N is 1.
-	Variance float64
+	Variance float64 `json:"variance"`
 }
 
 // Sense says which way a metric improves.
