@@ -57,9 +57,9 @@ func validateRuns(runs []Run) error {
 
 // priorDF is the weight, in degrees of freedom, of the series' pooled within-run variance in each
 // run's moderated variance (Smyth's empirical-Bayes moderation, with a fixed prior). A variance from
-// 2 to 5 repetitions is too noisy to weigh runs by: with each run's raw variance the step test
-// raised 4.5-6% false alarms at a nominal 5% on synthetic series, with 10 prior degrees of freedom
-// 2-3% (docs/change-detection.md).
+// 2 to 5 repetitions is too noisy to weigh runs by: with each run's raw variance, 5-8% of
+// synthetic series without change alarmed at a nominal 5%, with 10 prior degrees of freedom 1.4-2.2%
+// (docs/change-detection.md).
 const priorDF = 10
 
 // squaredStandardErrors is each run's squared standard error of its mean: its moderated variance
