@@ -133,7 +133,9 @@ type Step struct {
 // Suspect is a step that is big enough but not yet a change.
 type Suspect struct {
 	Step
-	// Reasons say what the step still lacks, in words for a condition message.
+	// Reasons say what the step still lacks, in words for a condition message: too few runs
+	// after it, too high a p-value, or (rarely) the significance at a split the search did not
+	// choose.
 	Reasons []string `json:"reasons"`
 	// ConfirmationRuns is how many more runs would settle it: enough for MinRunsEachSide after
 	// the step and, at the observed size, for Config.Power to reach significance; at most
@@ -322,6 +324,10 @@ func (d *detector) lacks(f stepFit, after, total int) ([]string, int) {
 	splits, _ := splitCounts(total, m)
 	if p := 2 * f.P * float64(max(1, splits)); p > d.cfg.Alpha {
 		reasons = append(reasons, fmt.Sprintf("p=%.2g after the correction for %d splits, %g needed", p, max(1, splits), d.cfg.Alpha))
+	}
+	if len(reasons) == 0 {
+		reasons = append(reasons, "significant at this run, but the split of the segment that E-Divisive chose is another run, "+
+			"which is not: more runs settle where the step is")
 	}
 	before := total - after
 	// The step's standard error with r more runs like the ones after it, by the same equal-weight

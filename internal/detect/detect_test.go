@@ -309,6 +309,20 @@ func TestSuspectAsksForConfirmationRuns(t *testing.T) {
 	}
 }
 
+// A 4% drop in the last 4 of 16 runs on a noisy machine where this seed's run 9 is significant on
+// its own (corrected p 0.00045) but E-Divisive's split of the whole segment is not: a suspect that
+// says so, since it lacks neither runs nor significance.
+func TestSuspectAtASplitTheSearchDidNotChoose(t *testing.T) {
+	a := analyze(t, series(102, stepLevels(12, 4, -0.04), noisyMachine), DefaultConfig())
+	if a.Suspect == nil || len(a.Changes) != 0 {
+		t.Fatalf("suspect %+v changes %+v, want a suspect and no change", a.Suspect, a.Changes)
+	}
+	s := a.Suspect
+	if s.PValue > DefaultConfig().Alpha || s.After < 3 || len(s.Reasons) != 1 || !strings.Contains(s.Reasons[0], "E-Divisive chose") || s.ConfirmationRuns < 1 {
+		t.Errorf("suspect %+v, want a significant split with 3 runs after, the reason naming the search's choice, and a confirmation run", s)
+	}
+}
+
 // No verdict in a series' first MinHistory runs, whatever they show.
 func TestNoVerdictInTheFirstRuns(t *testing.T) {
 	runs := series(31, stepLevels(2, 2, -0.5), preciseRuns)
