@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -79,7 +81,7 @@ func headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.PlatformRati
 				if r.Metric != want && !strings.HasSuffix(r.Metric, "_"+want) {
 					continue
 				}
-				summary := fmt.Sprintf("%s/%s %.2f", pr.Platform, spec.Baseline, r.Ratio)
+				summary := fmt.Sprintf("%s/%s %s", pr.Platform, spec.Baseline, twoFigures(r.Ratio))
 				if pr.Emulated {
 					summary += " (emulated)"
 				}
@@ -88,4 +90,19 @@ func headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.PlatformRati
 		}
 	}
 	return nil
+}
+
+// twoFigures writes a ratio with two significant figures, so that an HPL ratio of 0.0031 under
+// emulation reads 0.0031, not 0.00, and 0.5 reads 0.50.
+func twoFigures(x float64) string {
+	if x <= 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'g', 2, 64)
+	}
+	exp := int(math.Floor(math.Log10(x)))
+	decimals := max(0, 1-exp)
+	// Rounding may carry into another digit (0.996 to 1.00): one decimal less then.
+	if rounded, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', decimals, 64), 64); rounded >= math.Pow(10, float64(exp+1)) && decimals > 0 {
+		decimals--
+	}
+	return strconv.FormatFloat(x, 'f', decimals, 64)
 }

@@ -191,3 +191,15 @@ func TestHeadline(t *testing.T) {
 		})
 	}
 }
+
+// The headline ratio keeps two significant figures, whatever its size.
+func TestTwoFigures(t *testing.T) {
+	for x, want := range map[float64]string{
+		0.0031: "0.0031", 0.003: "0.0030", 0.5: "0.50", 0.934: "0.93", 0.996: "1.0", 1.23: "1.2", 9.96: "10", 12.3: "12",
+		123.4: "123", 0.000123: "0.00012", 0: "0",
+	} {
+		if got := twoFigures(x); got != want {
+			t.Errorf("twoFigures(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
