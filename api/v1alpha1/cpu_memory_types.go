@@ -87,7 +87,7 @@ type StressNGVMParams struct {
 	// +kubebuilder:default="50%"
 	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`
 	// +kubebuilder:validation:MaxLength=8
-	// +kubebuilder:validation:XValidation:rule="!self.matches('^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$') || (self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 64 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 65536)",message="bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$') || (self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 64 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 65536)",message="bytes must be at most 64G, which the workers share, or a share of the memory such as 50%: lower it"
 	Bytes string `json:"bytes,omitempty"`
 
 	// Workers is the number of stressor instances.

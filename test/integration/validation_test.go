@@ -228,7 +228,7 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 		}, "spec.benchmarks[1].fio.blockSize: Invalid value: \"32m\": blockSize must be at most 16M: lower it, for example to 4k"},
 		{"stress-ng vm bytes above 64G", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "vm", Type: vmbenchv1.BenchmarkStressNGVM, StressNGVM: &vmbenchv1.StressNGVMParams{Bytes: "65G"}})
-		}, "spec.benchmarks[1].stressNGVM.bytes: Invalid value: \"65G\": bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"},
+		}, "spec.benchmarks[1].stressNGVM.bytes: Invalid value: \"65G\": bytes must be at most 64G, which the workers share, or a share of the memory such as 50%: lower it"},
 		{"memory traffic above 1T", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "mem", Type: vmbenchv1.BenchmarkSysbenchMemory, SysbenchMemory: &vmbenchv1.SysbenchMemoryParams{TotalSize: "2T"}})
 		}, "spec.benchmarks[1].sysbenchMemory.totalSize: Invalid value: \"2T\": totalSize must be at most 1T of memory traffic per execution: lower it, for example to 10G"},
