@@ -393,7 +393,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	suite.Spec.Baseline = suite.Spec.Platforms[0].Name
 	suite.Spec.Placement = vmbenchv1.Placement{NodeSelector: map[string]vmbenchv1.LabelValue{"vmbench.io/pool": "bench"},
-		Tolerations: []corev1.Toleration{{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
+		Tolerations: []vmbenchv1.Toleration{{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}
 	suite.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs-client", Size: quantity("4Gi")}
 	suite.Spec.Precision = &vmbenchv1.PrecisionSpec{HalfWidthPercent: 0.5, MaxRepetitions: maxRepetitions}
 	types := []vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU, vmbenchv1.BenchmarkIperf3, vmbenchv1.BenchmarkFio,

@@ -2,10 +2,7 @@ package controllers
 
 import (
 	"fmt"
-	"slices"
 	"time"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -123,13 +120,6 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 		return err
 	}
 	shape := suite.Spec.Cluster
-	cpuRequest, memoryRequest := shape.Requests()
-	if cpuRequest.Cmp(*resource.NewQuantity(int64(shape.CPULimit()), resource.DecimalSI)) > 0 {
-		return fmt.Errorf("cluster.cpuRequest %s exceeds cluster.cpu %d: lower cluster.cpuRequest or remove it", cpuRequest.String(), shape.CPULimit())
-	}
-	if memoryRequest.Cmp(shape.MemoryLimit()) > 0 {
-		return fmt.Errorf("cluster.memoryRequest %s exceeds cluster.memory %s: lower cluster.memoryRequest or remove it", memoryRequest.String(), memoryString(shape))
-	}
 	for _, b := range benchmarks {
 		if b.HPCC == nil {
 			continue
@@ -139,13 +129,6 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 			return fmt.Errorf("benchmark %s: hpcc.nodes Workers runs HPCC on every node but the master, and the cluster has %d node(s): set spec.cluster.nodes to 2 or more, or hpcc.nodes to All",
 				b.Name, shape.NodeCount())
 		}
-		if b.HPCC.ProblemSizeList() == nil {
-			nb := slices.Max(b.HPCC.BlockSizeList())
-			if n := hpccDerivedN(b.HPCC, nodes, shape); n < nb {
-				return fmt.Errorf("benchmark %s: %d nodes of %s leave no room for an HPL matrix at %d%% memory and NB=%d: set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent",
-					b.Name, nodes, memoryString(shape), b.HPCC.MemoryPercent, nb)
-			}
-		}
 	}
 	for _, p := range suite.Spec.Platforms {
 		if p.Type == vmbenchv1.PlatformVM && !shape.Guaranteed() && shape.MemoryRequest != nil && shape.MemoryRequest.Cmp(shape.MemoryLimit()) < 0 {
@@ -153,17 +136,6 @@ func validateSpec(suite *vmbenchv1.BenchmarkSuite, benchmarks []vmbenchv1.Benchm
 		}
 	}
 	return nil
-}
-
-// hpccDerivedN is the N the runner will use on nodes nodes when hpcc.problemSize is empty.
-func hpccDerivedN(p *vmbenchv1.HPCCParams, nodes int32, shape vmbenchv1.ClusterShape) int32 {
-	memory := shape.MemoryLimit()
-	return p.SizingN(nodes, memory.Value())
-}
-
-func memoryString(shape vmbenchv1.ClusterShape) string {
-	m := shape.MemoryLimit()
-	return m.String()
 }
 
 // syncRuns makes status list every planned run in order, keeping what is known of each.

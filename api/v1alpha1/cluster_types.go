@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -9,8 +8,8 @@ import (
 
 // ClusterShape is the size of the small cluster that every platform builds for a run: one master and
 // Nodes-1 workers, each with the same CPU and memory.
-// Requests above limits are refused by the controller (InvalidSpec): a CEL rule over two
-// int-or-string quantities exceeds the API server's cost budget.
+// +kubebuilder:validation:XValidation:fieldPath=".cpuRequest",rule="!has(self.cpuRequest) || !isQuantity(string(self.cpuRequest)) || quantity(string(self.cpuRequest)).compareTo(quantity('0').add(has(self.cpu) ? self.cpu : 2)) <= 0",messageExpression="'cluster.cpuRequest %s is above cluster.cpu, the CPU limit of each node: set cluster.cpuRequest to %d or less, or remove it'.format([dyn(string(self.cpuRequest)), dyn(has(self.cpu) ? self.cpu : 2)])"
+// +kubebuilder:validation:XValidation:fieldPath=".memoryRequest",rule="!has(self.memoryRequest) || !isQuantity(string(self.memoryRequest)) || !isQuantity(has(self.memory) ? string(self.memory) : '2Gi') || quantity(string(self.memoryRequest)).compareTo(quantity(has(self.memory) ? string(self.memory) : '2Gi')) <= 0",messageExpression="'cluster.memoryRequest %s is above cluster.memory, the memory limit of each node: set cluster.memoryRequest to %s or less, or remove it'.format([string(self.memoryRequest), has(self.memory) ? string(self.memory) : '2Gi'])"
 // +kubebuilder:validation:XValidation:rule="!has(self.dedicatedCPUs) || !self.dedicatedCPUs || (!has(self.cpuRequest) && !has(self.memoryRequest))",message="cluster.dedicatedCPUs needs requests equal to limits (Guaranteed QoS, whole CPUs): remove cluster.cpuRequest and cluster.memoryRequest, or set dedicatedCPUs to false"
 type ClusterShape struct {
 	// Nodes is the number of machines per platform, master included. The seeds used 3.
@@ -71,7 +70,7 @@ type Placement struct {
 	// +kubebuilder:validation:items:XValidation:fieldPath=".value",rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",message="operator Exists matches any value: remove value, or set operator to Equal"
 	// +kubebuilder:validation:items:XValidation:fieldPath=".tolerationSeconds",rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerationSeconds applies only to effect NoExecute: set effect to NoExecute or remove tolerationSeconds"
 	// +listType=atomic
-	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	Tolerations []Toleration `json:"tolerations,omitempty"`
 }
 
 // LabelValue is the value of a node's label, as a nodeSelector matches it. A type of its own, so that

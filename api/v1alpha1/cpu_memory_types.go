@@ -25,12 +25,15 @@ type SysbenchCPUParams struct {
 
 // SysbenchMemoryParams configure `sysbench memory` on every node, once per block size.
 type SysbenchMemoryParams struct {
-	// BlockSizes are the memory block sizes to test, one execution each.
+	// BlockSizes are the memory block sizes to test, one execution each: powers of two, each at
+	// most cluster.memory, as sysbench allocates the whole block.
 	// +optional
 	// +kubebuilder:default={"1K","1M"}
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=4
 	// +kubebuilder:validation:items:Pattern=`^[1-9][0-9]{0,6}[KMG]?$`
+	// +kubebuilder:validation:items:MaxLength=8
+	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^[1-9][0-9]{0,6}[KMG]?$') || ((self.endsWith('K') || self.endsWith('M') || self.endsWith('G')) ? int(self.substring(0, size(self) - 1)) : int(self)) in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608] && (self.endsWith('K') || self.endsWith('M') || self.endsWith('G') || int(self) >= 8)",message="a sysbench memory block size must be a power of two of at least 8 bytes, such as 4K, 1M or 1G: sysbench refuses any other"
 	// +listType=set
 	BlockSizes []string `json:"blockSizes,omitempty"`
 
@@ -78,13 +81,13 @@ type StressNGCPUParams struct {
 
 // StressNGVMParams configure the stress-ng vm stressor on every node.
 type StressNGVMParams struct {
-	// Bytes is the memory each worker allocates and exercises: a size ("512M") or a share of the
-	// available memory ("50%").
+	// Bytes is the memory the workers allocate and exercise, which stress-ng divides between them: a
+	// size ("512M"), at most cluster.memory, or a share of the node's memory limit ("50%").
 	// +optional
 	// +kubebuilder:default="50%"
 	// +kubebuilder:validation:Pattern=`^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$`
 	// +kubebuilder:validation:MaxLength=8
-	// +kubebuilder:validation:XValidation:rule="!self.matches('^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$') || (self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 64 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 65536)",message="bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([1-9][0-9]{0,6}[KMG]?|[1-9][0-9]?%)$') || (self.endsWith('G') ? int(self.substring(0, size(self) - 1)) <= 64 : !self.endsWith('M') || int(self.substring(0, size(self) - 1)) <= 65536)",message="bytes must be at most 64G, which the workers share, or a share of the memory such as 50%: lower it"
 	Bytes string `json:"bytes,omitempty"`
 
 	// Workers is the number of stressor instances.

@@ -86,6 +86,9 @@ func FirstInvalidValue(s *BenchmarkSuite) error {
 			return err
 		}
 	}
+	if err := fitProblem(spec); err != nil {
+		return err
+	}
 	if err := placementProblem(spec.Placement); err != nil {
 		return err
 	}
@@ -306,6 +309,12 @@ func placementProblem(p Placement) error {
 			return fmt.Errorf("%s.effect: %q: set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect", path, t.Effect)
 		case t.Operator == corev1.TolerationOpExists && t.Value != "":
 			return fmt.Errorf("%s.value: operator Exists matches any value: remove value %q, or set operator to Equal", path, t.Value)
+		case len(validation.IsQualifiedName(t.Key)) > 0:
+			return fmt.Errorf("%s.key: %q is not a label name (%s), which the pod API requires of a toleration key: write it like vmbench.io/dedicated",
+				path, t.Key, strings.Join(validation.IsQualifiedName(t.Key), "; "))
+		case len(validation.IsValidLabelValue(t.Value)) > 0:
+			return fmt.Errorf("%s.value: %q is not a label value (%s), which the pod API requires of a toleration value: change it",
+				path, t.Value, strings.Join(validation.IsValidLabelValue(t.Value), "; "))
 		case t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute:
 			return fmt.Errorf("%s.tolerationSeconds: applies only to effect NoExecute: set effect to NoExecute or remove tolerationSeconds", path)
 		}

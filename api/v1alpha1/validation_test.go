@@ -22,7 +22,7 @@ func validSuite() *BenchmarkSuite {
 		Spec: BenchmarkSuiteSpec{
 			Platforms: []Platform{{Name: "container", Type: PlatformContainer, RuntimeClassName: ptr.To("kata.v2")}, {Name: "vm2", Type: PlatformVM}},
 			Baseline:  "container",
-			Cluster:   ClusterShape{Nodes: 3, CPU: 2, Memory: qty("2Gi"), CPURequest: qty("500m"), MemoryRequest: qty("1Gi")},
+			Cluster:   ClusterShape{Nodes: 3, CPU: 2, Memory: qty("64Gi"), CPURequest: qty("500m"), MemoryRequest: qty("1Gi")},
 			Benchmarks: []Benchmark{
 				{Name: "cpu", Type: BenchmarkSysbenchCPU, Timeout: dur(time.Minute), SysbenchCPU: &SysbenchCPUParams{Duration: dur(59 * time.Second)}},
 				{Name: "mem", Type: BenchmarkSysbenchMemory, Concurrency: ConcurrencyAllNodes, SysbenchMemory: &SysbenchMemoryParams{TotalSize: "1T"}},
@@ -36,7 +36,7 @@ func validSuite() *BenchmarkSuite {
 			Repetitions: 1,
 			Placement: Placement{
 				NodeSelector: map[string]LabelValue{"vmbench.io/pool": "bench", "kubernetes.io/arch": "amd64", "dedicated": ""},
-				Tolerations: []corev1.Toleration{
+				Tolerations: []Toleration{
 					{Key: "vmbench.io/dedicated", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 					{Key: "pool", Operator: corev1.TolerationOpEqual, Value: "bench"},
 					{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](60)},
@@ -193,7 +193,7 @@ func TestFirstInvalidValue(t *testing.T) {
 		{"memory traffic beyond int64", func(s *BenchmarkSuite) { bench(s, "mem").SysbenchMemory.TotalSize = "9999999T" },
 			`spec.benchmarks[1].sysbenchMemory.totalSize: "9999999T" is more than 1T`},
 		{"toleration without a key", func(s *BenchmarkSuite) {
-			s.Spec.Placement.Tolerations = append(s.Spec.Placement.Tolerations, corev1.Toleration{Operator: corev1.TolerationOpExists})
+			s.Spec.Placement.Tolerations = append(s.Spec.Placement.Tolerations, Toleration{Operator: corev1.TolerationOpExists})
 		}, "spec.placement.tolerations[3].key: a toleration without a key tolerates every taint"},
 		{"toleration operator", func(s *BenchmarkSuite) { s.Spec.Placement.Tolerations[0].Operator = "In" },
 			`spec.placement.tolerations[0].operator: "In": set operator to Exists or Equal`},
@@ -203,6 +203,47 @@ func TestFirstInvalidValue(t *testing.T) {
 			"spec.placement.tolerations[0].value: operator Exists matches any value"},
 		{"toleration seconds without NoExecute", func(s *BenchmarkSuite) { s.Spec.Placement.Tolerations[1].TolerationSeconds = ptr.To[int64](5) },
 			"spec.placement.tolerations[1].tolerationSeconds: applies only to effect NoExecute"},
+		{"fio file on the Shared target larger than the claim", func(s *BenchmarkSuite) {
+			s.Spec.SharedStorage.Size = qty("8Gi")
+			bench(s, "fio").Fio.Target = StorageShared
+		}, "spec.benchmarks[6]: fio writes 16Gi to the Shared target from 1 node(s) at a time (concurrency OneNodeAtATime), more than spec.sharedStorage.size 8Gi holds: " +
+			"raise sharedStorage.size, or write at most 8Gi from each node"},
+		{"iozone files of every node at once on the Shared target", func(s *BenchmarkSuite) {
+			s.Spec.SharedStorage.Size = qty("20Gi")
+			bench(s, "disk-auto").Iozone.Targets = []StorageTarget{StorageShared}
+			bench(s, "disk-auto").Concurrency = ConcurrencyAllNodes
+		}, "spec.benchmarks[7]: disk-auto writes 16Gi to the Shared target from 3 node(s) at a time (concurrency AllNodes), more than spec.sharedStorage.size 20Gi holds: " +
+			"raise sharedStorage.size, or write at most 6826Mi from each node"},
+		{"toleration key that is no label name", func(s *BenchmarkSuite) { s.Spec.Placement.Tolerations[1].Key = "a b" },
+			`spec.placement.tolerations[1].key: "a b" is not a label name`},
+		{"toleration value that is no label value", func(s *BenchmarkSuite) { s.Spec.Placement.Tolerations[1].Value = "-bench" },
+			`spec.placement.tolerations[1].value: "-bench" is not a label value`},
+		{"cpu request above the limit", func(s *BenchmarkSuite) { s.Spec.Cluster.CPURequest = qty("2500m") },
+			"cluster.cpuRequest 2500m exceeds cluster.cpu 2: lower cluster.cpuRequest or remove it"},
+		{"memory request above the limit", func(s *BenchmarkSuite) { s.Spec.Cluster.MemoryRequest = qty("65Gi") },
+			"cluster.memoryRequest 65Gi exceeds cluster.memory 64Gi: lower cluster.memoryRequest or remove it"},
+		{"HPL matrix above the nodes' memory", func(s *BenchmarkSuite) {
+			s.Spec.Cluster.Memory = qty("2Gi")
+			s.Spec.Benchmarks[3].StressNGVM.Bytes = "1G"
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, Benchmark{Name: "hpl", Type: BenchmarkHPCC, HPCC: &HPCCParams{N: ptr.To[int32](150000)}})
+		}, "spec.benchmarks[8].hpcc.problemSize: 150000 needs 167.6 GiB of matrix (8·N² bytes), more than hpcc.memoryPercent 80% of the memory of the 3 node(s) taking part, " +
+			"each of cluster.memory 2Gi: set problem sizes of at most 25381"},
+		{"HPL sweep one above the largest that fits", func(s *BenchmarkSuite) {
+			s.Spec.Cluster.Memory = qty("2Gi")
+			s.Spec.Benchmarks[3].StressNGVM.Bytes = "1G"
+			s.Spec.Benchmarks = append(s.Spec.Benchmarks, Benchmark{Name: "hpl", Type: BenchmarkHPCC,
+				HPCC: &HPCCParams{ProblemSizes: []int32{16384, 16385}, MemoryPercent: 50, Nodes: HPCCWorkers}})
+		}, "spec.benchmarks[8].hpcc.problemSizes: 16385 needs 2.0 GiB of matrix"},
+		{"HPL derived N narrower than one block", func(s *BenchmarkSuite) {
+			s.Spec.Cluster = ClusterShape{Nodes: 1, CPU: 1, Memory: qty("256Mi")}
+			s.Spec.Benchmarks = []Benchmark{{Name: "hpl", Type: BenchmarkHPCC, HPCC: &HPCCParams{MemoryPercent: 1, NB: 580}}}
+		}, "benchmark hpl: 1 nodes of 256Mi leave no room for an HPL matrix at 1% memory and NB=580: set hpcc.problemSize, or raise cluster.memory or hpcc.memoryPercent; block sizes of at most 579 fit"},
+		{"sysbench block above the node's memory", func(s *BenchmarkSuite) { bench(s, "mem").SysbenchMemory.BlockSizes = []string{"1K", "128G"} },
+			"spec.benchmarks[1].sysbenchMemory.blockSizes: 128G is more than cluster.memory 64Gi, the memory limit of each node, and sysbench allocates the whole block: use block sizes of at most 64Gi"},
+		{"sysbench block that is no power of two", func(s *BenchmarkSuite) { bench(s, "mem").SysbenchMemory.BlockSizes = []string{"3K"} },
+			`spec.benchmarks[1].sysbenchMemory.blockSizes: "3K" is not a power of two of at least 8 bytes`},
+		{"stress-ng bytes above the node's memory", func(s *BenchmarkSuite) { s.Spec.Cluster.Memory = qty("32Gi") },
+			"spec.benchmarks[3].stressNGVM.bytes: 64G is more than cluster.memory 32Gi, the memory limit of each node, and the stress-ng workers allocate all of it between them: set bytes to at most 32Gi"},
 		{"node selector key", func(s *BenchmarkSuite) { s.Spec.Placement.NodeSelector["a b"] = "c" },
 			`spec.placement.nodeSelector: key "a b" is not a label name`},
 		{"node selector value", func(s *BenchmarkSuite) { s.Spec.Placement.NodeSelector["pool"] = "-x" },

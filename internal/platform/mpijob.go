@@ -178,7 +178,7 @@ func (MPIJobAdapter) podTemplate(run Run, role string, shared bool, storage podS
 		Containers:                    []corev1.Container{container},
 		Volumes:                       volumes,
 		NodeSelector:                  spec.Placement.NodeSelectorLabels(),
-		Tolerations:                   spec.Placement.Tolerations,
+		Tolerations:                   spec.Placement.PodTolerations(),
 		RuntimeClassName:              run.Platform.RuntimeClassName,
 		HostNetwork:                   hostNetwork,
 		EnableServiceLinks:            ptr.To(false),

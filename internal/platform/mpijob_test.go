@@ -21,7 +21,10 @@ import (
 	"github.com/vmbench/vmbench/internal/runplan"
 )
 
-var testTolerations = []corev1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+var testTolerations = []vmbenchv1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+
+// testPodTolerations are testTolerations as the pods and VMIs must carry them.
+var testPodTolerations = []corev1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
 
 func quantity(s string) *resource.Quantity {
 	q := resource.MustParse(s)
@@ -334,7 +337,7 @@ func TestMPIJobPodTemplates(t *testing.T) {
 				if diff := cmp.Diff(map[string]string{"vmbench.io/pool": "bench"}, pod.NodeSelector); diff != "" {
 					t.Errorf("%s nodeSelector mismatch (-want +got):\n%s", role, diff)
 				}
-				if diff := cmp.Diff(testTolerations, pod.Tolerations); diff != "" {
+				if diff := cmp.Diff(testPodTolerations, pod.Tolerations); diff != "" {
 					t.Errorf("%s tolerations mismatch (-want +got):\n%s", role, diff)
 				}
 				c := pod.Containers[0]

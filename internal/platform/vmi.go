@@ -176,7 +176,7 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 			Hostname:                      node,
 			Subdomain:                     run.Name,
 			NodeSelector:                  spec.Placement.NodeSelectorLabels(),
-			Tolerations:                   spec.Placement.Tolerations,
+			Tolerations:                   spec.Placement.PodTolerations(),
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 			Domain: kubevirtv1.DomainSpec{
 				CPU:    &kubevirtv1.CPU{Cores: uint32(spec.Cluster.CPULimit()), Sockets: 1, Threads: 1},

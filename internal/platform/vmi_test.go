@@ -168,7 +168,7 @@ func TestVMIBuildVMs(t *testing.T) {
 				if diff := cmp.Diff(map[string]string{"vmbench.io/pool": "bench"}, spec.NodeSelector); diff != "" {
 					t.Errorf("%s nodeSelector mismatch (-want +got):\n%s", node, diff)
 				}
-				if diff := cmp.Diff(testTolerations, spec.Tolerations); diff != "" {
+				if diff := cmp.Diff(testPodTolerations, spec.Tolerations); diff != "" {
 					t.Errorf("%s tolerations mismatch (-want +got):\n%s", node, diff)
 				}
 				wantVolumes := []kubevirtv1.Volume{

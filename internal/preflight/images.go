@@ -66,7 +66,7 @@ func ImagePod(needs Needs, img Image, timeout time.Duration) *corev1.Pod {
 			AutomountServiceAccountToken:  ptr.To(false),
 			EnableServiceLinks:            ptr.To(false),
 			NodeSelector:                  needs.Placement.NodeSelectorLabels(),
-			Tolerations:                   needs.Placement.Tolerations,
+			Tolerations:                   needs.Placement.PodTolerations(),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),
 				RunAsUser:      ptr.To[int64](65534),

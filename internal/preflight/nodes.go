@@ -93,8 +93,8 @@ func excluded(n *corev1.Node, needs Needs) string {
 			continue
 		}
 		tolerated := false
-		for j := range needs.Placement.Tolerations {
-			if needs.Placement.Tolerations[j].ToleratesTaint(klog.Background(), taint, false) {
+		for _, t := range needs.Placement.PodTolerations() {
+			if t.ToleratesTaint(klog.Background(), taint, false) {
 				tolerated = true
 				break
 			}

@@ -61,7 +61,7 @@ func TestCheckNodesFit(t *testing.T) {
 		{name: "a toleration lets runs use a tainted node",
 			suite: func(t *testing.T) *vmbenchv1.BenchmarkSuite {
 				s := shaped(t, 1, "", "1Gi", container)
-				s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+				s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
 				return s
 			},
 			nodes: func(*testing.T) []corev1.Node { return []corev1.Node{node("a", "8", "8Gi", tainted("dedicated"))} },

@@ -228,6 +228,10 @@ func generatedPositions() []position {
 			set := func(s *vmbenchv1.BenchmarkSuite, v string) {
 				s.Spec.Benchmarks[slot] = fullBenchmark(sz.typ)
 				sz.set(&s.Spec.Benchmarks[slot], v)
+				if sz.typ == vmbenchv1.BenchmarkStressNGVM {
+					// Nodes large enough for the 64G bound: bytes above a node's memory are refused too.
+					s.Spec.Cluster.Memory = ptr.To(resource.MustParse("256Gi"))
+				}
 			}
 			ps = append(ps, position{path: fmt.Sprintf("spec.benchmarks[%d].%s", slot, sz.field),
 				bad: stringVariants(set, sz.bad...), good: stringVariants(set, sz.good...)})
@@ -362,7 +366,7 @@ func generatedPositions() []position {
 	)
 
 	// Tolerations, each in every slot of three.
-	badTolerations := []corev1.Toleration{
+	badTolerations := []vmbenchv1.Toleration{
 		{Operator: corev1.TolerationOpExists},
 		{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
 		{Operator: corev1.TolerationOpEqual, Value: "x"},
@@ -373,8 +377,21 @@ func generatedPositions() []position {
 		{Key: "pool", Operator: corev1.TolerationOpExists, Value: "bench"},
 		{Key: "pool", Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](5)},
 		{Key: "pool", TolerationSeconds: ptr.To[int64](5)},
+		// Keys and values the pod API refuses.
+		{Key: "a b", Operator: corev1.TolerationOpExists},
+		{Key: "-pool", Operator: corev1.TolerationOpExists},
+		{Key: "pool-", Operator: corev1.TolerationOpExists},
+		{Key: "Vmbench.io/pool", Operator: corev1.TolerationOpExists},
+		{Key: "vmbench.io/a/b", Operator: corev1.TolerationOpExists},
+		{Key: "vmbench.io/", Operator: corev1.TolerationOpExists},
+		{Key: "vmbench.io/" + strings.Repeat("b", 64), Operator: corev1.TolerationOpExists},
+		{Key: strings.Repeat("a", 254) + "/b", Operator: corev1.TolerationOpExists},
+		{Key: "pool", Value: "a b"},
+		{Key: "pool", Operator: corev1.TolerationOpEqual, Value: "-bench"},
+		{Key: "pool", Value: strings.Repeat("v", 64)},
+		{Key: "pool", Value: "x/y"},
 	}
-	goodTolerations := []corev1.Toleration{
+	goodTolerations := []vmbenchv1.Toleration{
 		{Key: "pool", Operator: corev1.TolerationOpExists},
 		{Key: "pool", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
 		{Key: "pool", Operator: corev1.TolerationOpEqual, Value: "x"},
@@ -385,13 +402,19 @@ func generatedPositions() []position {
 		{Key: "pool", Value: "bench"},
 		{Key: "pool", Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](5)},
 		{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
+		{Key: "A_b.C-1", Operator: corev1.TolerationOpExists},
+		{Key: "vmbench.io/" + strings.Repeat("b", 63), Operator: corev1.TolerationOpExists},
+		{Key: strings.Repeat("a", 253) + "/b", Operator: corev1.TolerationOpExists},
+		{Key: "pool", Value: "x.Y_z-1"},
+		{Key: "pool", Operator: corev1.TolerationOpEqual, Value: strings.Repeat("v", 63)},
+		{Key: "pool", Value: "1"},
 	}
 	for slot := range 3 {
-		mk := func(ts []corev1.Toleration) []variant {
+		mk := func(ts []vmbenchv1.Toleration) []variant {
 			var out []variant
 			for _, t := range ts {
 				out = append(out, variant{label: fmt.Sprintf("%+v", t), apply: func(s *vmbenchv1.BenchmarkSuite) {
-					s.Spec.Placement.Tolerations = []corev1.Toleration{
+					s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{
 						{Key: "a", Operator: corev1.TolerationOpExists}, {Key: "b", Operator: corev1.TolerationOpExists}, {Key: "c", Operator: corev1.TolerationOpExists}}
 					s.Spec.Placement.Tolerations[slot] = t
 				}})

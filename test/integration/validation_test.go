@@ -228,24 +228,24 @@ func TestInvalidSuitesAreRejectedWithAReadableMessage(t *testing.T) {
 		}, "spec.benchmarks[1].fio.blockSize: Invalid value: \"32m\": blockSize must be at most 16M: lower it, for example to 4k"},
 		{"stress-ng vm bytes above 64G", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "vm", Type: vmbenchv1.BenchmarkStressNGVM, StressNGVM: &vmbenchv1.StressNGVMParams{Bytes: "65G"}})
-		}, "spec.benchmarks[1].stressNGVM.bytes: Invalid value: \"65G\": bytes must be at most 64G per worker, or a share of the memory such as 50%: lower it"},
+		}, "spec.benchmarks[1].stressNGVM.bytes: Invalid value: \"65G\": bytes must be at most 64G, which the workers share, or a share of the memory such as 50%: lower it"},
 		{"memory traffic above 1T", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "mem", Type: vmbenchv1.BenchmarkSysbenchMemory, SysbenchMemory: &vmbenchv1.SysbenchMemoryParams{TotalSize: "2T"}})
 		}, "spec.benchmarks[1].sysbenchMemory.totalSize: Invalid value: \"2T\": totalSize must be at most 1T of memory traffic per execution: lower it, for example to 10G"},
 		{"toleration without a key", func(s *vmbenchv1.BenchmarkSuite) {
-			s.Spec.Placement.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+			s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Operator: corev1.TolerationOpExists}}
 		}, "spec.placement.tolerations[0].key: Invalid value: a toleration without a key tolerates every taint, the control plane's included: set key to the key of the taint to tolerate"},
 		{"toleration operator", func(s *vmbenchv1.BenchmarkSuite) {
-			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Operator: "In"}}
+			s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Key: "pool", Operator: "In"}}
 		}, "spec.placement.tolerations[0].operator: Invalid value: set operator to Exists or Equal"},
 		{"toleration effect", func(s *vmbenchv1.BenchmarkSuite) {
-			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Effect: "NoExec"}}
+			s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Key: "pool", Effect: "NoExec"}}
 		}, "spec.placement.tolerations[0].effect: Invalid value: set effect to NoSchedule, PreferNoSchedule or NoExecute, or leave it out to tolerate every effect"},
 		{"toleration Exists with a value", func(s *vmbenchv1.BenchmarkSuite) {
-			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Operator: corev1.TolerationOpExists, Value: "bench"}}
+			s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Key: "pool", Operator: corev1.TolerationOpExists, Value: "bench"}}
 		}, "spec.placement.tolerations[0].value: Invalid value: operator Exists matches any value: remove value, or set operator to Equal"},
 		{"tolerationSeconds without NoExecute", func(s *vmbenchv1.BenchmarkSuite) {
-			s.Spec.Placement.Tolerations = []corev1.Toleration{{Key: "pool", Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](60)}}
+			s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Key: "pool", Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](60)}}
 		}, "spec.placement.tolerations[0].tolerationSeconds: Invalid value: tolerationSeconds applies only to effect NoExecute"},
 		{"node selector key that is no label name", func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"vmbench.io/my pool": "bench"}
@@ -337,26 +337,28 @@ func TestServerDefaultsMatchGoDefaults(t *testing.T) {
 	h.g.Expect(spec.Timeout.Duration()).To(Equal(vmbenchv1.BenchmarkSuiteSpec{}.SuiteTimeout()))
 }
 
-// A spec the CRD cannot judge gets an InvalidSpec condition; fixing the spec lets the suite start,
-// and once it has started its experiment can no longer change.
+// A spec that only the controller refuses (a VM platform with a memory request below its guest
+// memory, which KubeVirt commits when the VM boots) gets an InvalidSpec condition; fixing the spec
+// lets the suite start, and once it has started its experiment can no longer change.
 func TestInvalidSpecWaitsForAFixAndThenFreezes(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(allKinds())
-	s := containerOnly(h.suite("fixme", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU)))
-	s.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("4Gi"))
+	s := h.suite("fixme", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	s.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("1Gi"))
 	h.g.Expect(k8s.Create(h.ctx, s)).To(Succeed())
 	bad := h.eventuallySuite("fixme", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionFailed)).To(BeTrue())
 	})
 	failed := meta.FindStatusCondition(bad.Status.Conditions, vmbenchv1.ConditionFailed)
 	h.g.Expect(failed.Reason).To(Equal(vmbenchv1.ReasonInvalidSpec))
-	h.g.Expect(failed.Message).To(Equal("cluster.memoryRequest 4Gi exceeds cluster.memory 2Gi: lower cluster.memoryRequest or remove it"))
+	h.g.Expect(failed.Message).To(Equal("platform vm: a VM's guest memory is committed when it boots, so cluster.memoryRequest below cluster.memory cannot hold; remove cluster.memoryRequest"))
 	h.g.Expect(bad.Status.StartTime).To(BeNil(), "nothing ran")
 	list := &corev1.ConfigMapList{}
 	h.g.Expect(k8s.List(h.ctx, list, client.InNamespace(h.ns), client.HasLabels{vmbenchv1.LabelRun})).To(Succeed())
 	h.g.Expect(list.Items).To(BeEmpty(), "no half-created run")
 
-	bad.Spec.Cluster.MemoryRequest = ptr.To(resource.MustParse("1Gi"))
+	bad.Spec.Cluster.MemoryRequest = nil
+	bad.Spec.Cluster.CPURequest = ptr.To(resource.MustParse("1"))
 	h.g.Expect(k8s.Update(h.ctx, bad)).To(Succeed())
 	started := h.eventuallySuite("fixme", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(runPhase(s, "fixme-container-1")).To(Equal(vmbenchv1.RunRunning))
