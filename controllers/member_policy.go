@@ -257,7 +257,7 @@ func oomAdvice(pod *corev1.Pod, container string, benchmarks []vmbenchv1.Benchma
 			n := float64(slicesMax(sizes))
 			asks = append(asks, fmt.Sprintf("%s (hpcc) problemSize %d needs %.1f GiB of matrix (8·N²) across the nodes", b.Name, int64(n), 8*n*n/(1<<30)))
 		case b.StressNGVM != nil:
-			asks = append(asks, fmt.Sprintf("%s (stress-ng-vm) asks for %d workers × stressNGVM.bytes %s", b.Name, b.StressNGVM.Workers, b.StressNGVM.Bytes))
+			asks = append(asks, fmt.Sprintf("%s (stress-ng-vm) asks for stressNGVM.bytes %s, split across its %d workers", b.Name, b.StressNGVM.Bytes, b.StressNGVM.Workers))
 		case b.SysbenchMemory != nil:
 			asks = append(asks, fmt.Sprintf("%s (sysbench-memory) uses sysbenchMemory.blockSizes %s", b.Name, strings.Join(b.SysbenchMemory.BlockSizes, ",")))
 		}

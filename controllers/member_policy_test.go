@@ -106,7 +106,7 @@ func TestMemberCause(t *testing.T) {
 			benchmarks: []vmbenchv1.Benchmark{hpcc, vm}, wantReason: ReasonOOMKilled, wantTerminal: true,
 			wantMessage: "container worker of pod s-container-1-worker-1 (worker) on node n1 was killed for its memory (OOMKilled, exit code 137): " +
 				"it had a memory limit of 2Gi (cluster.memory); hpl (hpcc) problemSize 40000 needs 11.9 GiB of matrix (8·N²) across the nodes; " +
-				"vm (stress-ng-vm) asks for 2 workers × stressNGVM.bytes 50%; raise cluster.memory, or lower what the benchmarks ask for"},
+				"vm (stress-ng-vm) asks for stressNGVM.bytes 50%, split across its 2 workers; raise cluster.memory, or lower what the benchmarks ask for"},
 		{name: "OOM kill seen before the kubelet marks the pod Failed",
 			pods:       []corev1.Pod{worker(run+"-worker-1", terminated(corev1.PodRunning, "OOMKilled", 137))},
 			wantReason: ReasonOOMKilled, wantTerminal: true,

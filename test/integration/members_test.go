@@ -143,7 +143,7 @@ func TestOOMKilledWorkerFailsTheRunAtOnce(t *testing.T) {
 		corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}, corev1.ContainerState{}))
 	h.expectRunFailedNow("oom", "oom-container-1", "OOMKilled: container worker of pod oom-container-1-worker-1 (worker) on node node-b "+
 		"was killed for its memory (OOMKilled, exit code 137): it had a memory limit of 2Gi (cluster.memory); "+
-		"vm (stress-ng-vm) asks for 1 workers × stressNGVM.bytes 50%; raise cluster.memory, or lower what the benchmarks ask for")
+		"vm (stress-ng-vm) asks for stressNGVM.bytes 50%, split across its 1 workers; raise cluster.memory, or lower what the benchmarks ask for")
 	h.expectNextRunStarts("oom", "oom-container-1", "oom-container-2")
 }
 
