@@ -112,7 +112,7 @@ func TestParseStressNGErrors(t *testing.T) {
 		{"YAML without metrics section", readFixture(t, "stress-ng-cpu-yaml-nometrics.yaml"), "run stress-ng with --metrics-brief"},
 		{"stderr log without metrics", readFixture(t, "stress-ng-cpu-yaml-nometrics.txt"), "run stress-ng with --metrics-brief"},
 		{"empty metrics section", []byte("---\nsystem-info:\n  cpus: 2\nmetrics:\n...\n"), "metrics section is empty"},
-		{"metrics without figures", []byte("---\nmetrics:\n  - stressor: cpu\n    bogo-ops: 1\n...\n"), "no readable figures"},
+		{"metrics without figures", []byte("---\nmetrics:\n  - stressor: cpu\n    bogo-ops: 1\n...\n"), "the entry of stressor \"cpu\" has no bogo-ops-per-second-real-time"},
 		{"stressor failure", []byte("stress-ng: info:  [1] dispatching hogs: 1 foo\nstress-ng: error: [1] foo: cannot open /dev/foo\n"), "stress-ng reported an error: error: [1] foo: cannot open /dev/foo"},
 		{"not YAML", []byte("Segmentation fault (core dumped)\n"), "neither stress-ng YAML nor a text report"},
 		{"other YAML", []byte("apiVersion: v1\nkind: Pod\n"), "is this stress-ng --yaml output?"},
