@@ -168,7 +168,7 @@ func TestParseFioVariants(t *testing.T) {
 			}},
 		{"differently named jobs get prefixes", `{"jobs": [
 			{"jobname": "rand-read", "error": 0, "read": {"iops": 10, "bw": 40, "total_ios": 100,
-				"clat_ns": {"mean": 5, "N": 100}, "lat_ns": {"mean": 6, "N": 100}},
+				"clat_ns": {"mean": 5, "N": 100, "percentile": {"99.000000": 8}}, "lat_ns": {"mean": 6, "N": 100}},
 				"write": {"iops": 0, "bw": 0, "total_ios": 0}},
 			{"jobname": "seq write", "error": 0, "write": {"iops": 3, "bw": 3072, "total_ios": 30,
 				"clat_ns": {"mean": 7, "N": 30, "percentile": {"99.000000": 9}}, "lat_ns": {"mean": 8, "N": 30}}}]}`,
@@ -176,6 +176,7 @@ func TestParseFioVariants(t *testing.T) {
 				m("rand_read_read_iops", 10, "IOPS", HigherIsBetter),
 				m("rand_read_read_bw_kib_per_second", 40, "KiB/s", HigherIsBetter),
 				m("rand_read_read_clat_mean_ns", 5, "ns", LowerIsBetter),
+				m("rand_read_read_clat_p99_ns", 8, "ns", LowerIsBetter),
 				m("rand_read_read_lat_mean_ns", 6, "ns", LowerIsBetter),
 				m("seq_write_write_iops", 3, "IOPS", HigherIsBetter),
 				m("seq_write_write_bw_kib_per_second", 3072, "KiB/s", HigherIsBetter),
