@@ -37,7 +37,9 @@ var (
 //
 // A line from nc or dd ("nc: connect to ... failed", "dd: error writing
 // 'standard output': Broken pipe") or fewer records written than read means
-// the transfer was cut short, which is an error, not a slow transfer.
+// the transfer was cut short, which is an error, not a slow transfer. A
+// summary that cannot be read, or without both record lines beside it, is
+// refused; so is a dd that prints no summary at all (Debian's BusyBox dd).
 func ParseNetcat(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("netcat: empty output; did dd run (its summary goes to stderr, which the runner must capture)?")
@@ -60,7 +62,9 @@ func ParseNetcat(output []byte) ([]Metric, error) {
 			records = append(records, match[1]+"+"+match[2])
 			continue
 		}
-		if ddSummaryStart.MatchString(t) && strings.Contains(t, ", ") {
+		// Any other line that starts with a count is dd's summary, in a
+		// spelling that ddSummaryMetrics reads or refuses by name.
+		if ddSummaryStart.MatchString(t) {
 			summary = t
 		}
 	}
@@ -68,9 +72,21 @@ func ParseNetcat(output []byte) ([]Metric, error) {
 		return nil, fmt.Errorf("netcat: dd read %s records but wrote %s; the receiver went away before the end of the transfer", records[0], records[1])
 	}
 	if summary == "" {
+		if len(records) > 0 {
+			return nil, errors.New("netcat: no dd summary line after dd's records (\"<n> bytes ... copied, <t> s, <rate>\"): a dd built without one (BusyBox without FEATURE_DD_THIRD_STATUS_LINE, such as Debian's busybox) cannot time the transfer; use coreutils dd")
+		}
 		return nil, errors.New("netcat: no dd summary line (\"<n> bytes ... copied, <t> s, <rate>\"); run the sender as dd ... | nc ... with dd's stderr captured")
 	}
-	return ddSummaryMetrics(summary)
+	ms, err := ddSummaryMetrics(summary)
+	if err != nil {
+		return nil, err
+	}
+	// dd prints both record lines before its summary; without them the check
+	// above that nothing was lost could not run.
+	if len(records) < 2 {
+		return nil, fmt.Errorf("netcat: dd's \"records in\" and \"records out\" lines are not both there beside its summary (%d found); the output is cut off or damaged", len(records))
+	}
+	return ms, nil
 }
 
 func ddSummaryMetrics(summary string) ([]Metric, error) {
