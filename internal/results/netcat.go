@@ -18,7 +18,10 @@ var (
 	ddSummaryStart = regexp.MustCompile(`^([0-9]+) \S`)
 	ddParenthesis  = regexp.MustCompile(`\([^)]*\)`)
 	// "0.195737 s", "4.6908e-05 s", "0,195737 s" (decimal comma), "1.2 seconds".
-	ddSeconds = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?(?:[eE][-+]?[0-9]+)?) \pL`)
+	// An error line of dd or of nc, also of a build that names itself
+	// otherwise: "nc.traditional: invalid option -- 'N'".
+	ddOrNcError = regexp.MustCompile(`^(dd|nc(?:\.[a-z]+)?):\s*(.*)$`)
+	ddSeconds   = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?(?:[eE][-+]?[0-9]+)?) \pL`)
 )
 
 // ParseNetcat parses the output of the runner's netcat bulk transfer, a
@@ -46,13 +49,16 @@ func ParseNetcat(output []byte) ([]Metric, error) {
 	}
 	ls := lines(output)
 	for _, l := range ls {
-		t := strings.TrimSpace(l)
-		for _, tool := range []string{"nc:", "dd:"} {
-			if strings.HasPrefix(t, tool) {
-				return nil, fmt.Errorf("netcat: %s reported an error, so the transfer did not complete: %s",
-					strings.TrimSuffix(tool, ":"), firstLine(strings.TrimSpace(strings.TrimPrefix(t, tool))))
-			}
+		match := ddOrNcError.FindStringSubmatch(strings.TrimSpace(l))
+		if match == nil {
+			continue
 		}
+		message := firstLine(match[2])
+		hint := ""
+		if strings.HasPrefix(match[1], "nc") && strings.Contains(message, "invalid option") {
+			hint = "; the sender needs an nc that knows -N and -v, such as OpenBSD netcat"
+		}
+		return nil, fmt.Errorf("netcat: %s reported an error, so the transfer did not complete: %s%s", match[1], message, hint)
 	}
 	var records []string
 	summary := ""
