@@ -226,12 +226,23 @@ func TestParseFioErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// fio before 3.0 reports clat and lat in microseconds, under other keys.
+	usec := fioFixtureJobs(t, "fio-randread-4k-qd16.json")
+	read := usec["jobs"].([]any)[0].(map[string]any)["read"].(map[string]any)
+	read["clat"], read["lat"] = read["clat_ns"], read["lat_ns"]
+	delete(read, "clat_ns")
+	delete(read, "lat_ns")
+	usecJSON, err := json.Marshal(usec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := string(readFixture(t, "fio-randread-4k-qd16.json"))
 	tests := []struct {
 		name  string
 		input []byte
 		want  string
 	}{
+		{"fio before 3.0", usecJSON, `fio: job "randread" read reports clat in microseconds, not clat_ns: fio before 3.0 is not read; use fio 3.0 or later`},
 		{"job error", failedJSON, `fio job "randread" failed with error 5 (input/output error)`},
 		{"normal output", readFixture(t, "fio-randread-4k-qd16-normal.txt"), "run fio with --output-format=json"},
 		{"terse output", readFixture(t, "fio-randread-4k-qd16-terse.txt"), "run fio with --output-format=json"},

@@ -145,6 +145,9 @@ func TestParsersRefusePartialOutput(t *testing.T) {
 		{"stress-ng YAML: max-rss with a unit", ParseStressNG, stressYAML,
 			func(t *testing.T) []byte { return damaged(t, stressYAML, "max-rss: 263952", "max-rss: 263952 KB") },
 			`cannot read max-rss of stressor "vm": "263952 KB"`},
+		{"stress-ng YAML: the stressor's name in another spelling", ParseStressNG, stressYAML,
+			func(t *testing.T) []byte { return damaged(t, stressYAML, "- stressor: vm", "- name: vm") },
+			"entry 1 of metrics has no stressor name"},
 		{"stress-ng text: a column of the row lost", ParseStressNG, stressText,
 			func(t *testing.T) []byte { return damaged(t, stressText, "0.02       247.52", "0.02") },
 			`cannot read the metrics row "stress-ng: metrc: [26193] cpu                2481     10.02      2.22      0.02        1109.71"`},
@@ -182,6 +185,12 @@ func TestParsersRefusePartialOutput(t *testing.T) {
 		{"iperf3: the sender's rate left out", ParseIperf3, iperfTCP,
 			func(t *testing.T) []byte { return damagedJSON(t, iperfTCP, "end", "sum_sent", "bits_per_second") },
 			"end.sum_sent has no bits_per_second"},
+		{"iperf3: the receiver's rate left out", ParseIperf3, iperfTCP,
+			func(t *testing.T) []byte { return damagedJSON(t, iperfTCP, "end", "sum_received", "bits_per_second") },
+			"end.sum_received has no bits_per_second"},
+		{"iperf3: the sender's sum left out", ParseIperf3, iperfTCP,
+			func(t *testing.T) []byte { return damagedJSON(t, iperfTCP, "end", "sum_sent") },
+			"has end.sum_received but no end.sum_sent"},
 		{"iperf3: the remote CPU left out", ParseIperf3, iperfTCP,
 			func(t *testing.T) []byte {
 				return damagedJSON(t, iperfTCP, "end", "cpu_utilization_percent", "remote_total")
@@ -190,6 +199,15 @@ func TestParsersRefusePartialOutput(t *testing.T) {
 		{"iperf3: UDP jitter left out", ParseIperf3, iperfUDP,
 			func(t *testing.T) []byte { return damagedJSON(t, iperfUDP, "end", "sum_received", "jitter_ms") },
 			"the UDP report's end.sum_received has no jitter_ms"},
+		{"iperf3: UDP loss left out", ParseIperf3, iperfUDP,
+			func(t *testing.T) []byte { return damagedJSON(t, iperfUDP, "end", "sum_received", "lost_percent") },
+			"the UDP report's end.sum_received has no lost_percent"},
+		{"fio: bw left out", ParseFio, fioRead,
+			func(t *testing.T) []byte { return damagedJSON(t, fioRead, "jobs", "0", "read", "bw") },
+			`fio: job "randread" read did I/O but has no bw`},
+		{"fio: clat_ns left out", ParseFio, fioRead,
+			func(t *testing.T) []byte { return damagedJSON(t, fioRead, "jobs", "0", "read", "clat_ns") },
+			`fio: job "randread" read did I/O but has no clat_ns`},
 		{"fio: the percentiles left out", ParseFio, fioRead,
 			func(t *testing.T) []byte {
 				return damagedJSON(t, fioRead, "jobs", "0", "read", "clat_ns", "percentile")
@@ -214,6 +232,11 @@ func TestParsersRefusePartialOutput(t *testing.T) {
 		{"ping BusyBox: a decimal comma", ParsePing, pingBusyBox,
 			func(t *testing.T) []byte { return damaged(t, pingBusyBox, "0.045/0.067/0.080", "0.045/0.067/0,080") },
 			`cannot read the round-trip line "round-trip min/avg/max = 0.045/0.067/0,080 ms"`},
+		{"ping BusyBox: a fourth figure without its label", ParsePing, pingBusyBox,
+			func(t *testing.T) []byte {
+				return damaged(t, pingBusyBox, "0.045/0.067/0.080", "0.045/0.067/0.080/0.001")
+			},
+			`the round-trip line "round-trip min/avg/max = 0.045/0.067/0.080/0.001 ms" has more figures than min/avg/max`},
 		{"ping inetutils: the round-trip line deleted", ParsePing, pingInet,
 			func(t *testing.T) []byte {
 				return damaged(t, pingInet, "round-trip min/avg/max/stddev = 0.065/0.069/0.071/0.000 ms\n", "")
