@@ -257,3 +257,30 @@ func TestParseFioErrors(t *testing.T) {
 		})
 	}
 }
+
+// A real randrw run of two jobs with the same name (numjobs=2, json+): both directions of both jobs
+// are summed, their means weighted by N, and p99 taken from the merged histograms (1253376 and 13376
+// ns, between the jobs' own p99s of 946176/1449984 and 13120/13504).
+func TestParseFioRealTwoJobsRandRW(t *testing.T) {
+	ms, err := ParseFio(readFixture(t, "fio-randrw-4k-nj2-jsonplus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMetrics(t, ms)
+	const r1, r2, w1, w2 = 6113.0, 6780.0, 6176.0, 6919.0
+	want := []Metric{
+		m("read_iops", 5917.715392+6773.226773, "IOPS", HigherIsBetter),
+		m("read_bw_kib_per_second", 23670+27092, "KiB/s", HigherIsBetter),
+		m("read_clat_mean_ns", (98752.091772*r1+112194.412094*r2)/(r1+r2), "ns", LowerIsBetter),
+		m("read_clat_p99_ns", 1253376, "ns", LowerIsBetter),
+		m("read_lat_mean_ns", (98771.497301*r1+112213.236431*r2)/(r1+r2), "ns", LowerIsBetter),
+		m("write_iops", 5978.702807+6912.087912, "IOPS", HigherIsBetter),
+		m("write_bw_kib_per_second", 23914+27648, "KiB/s", HigherIsBetter),
+		m("write_clat_mean_ns", (3176.569301*w1+3229.995664*w2)/(w1+w2), "ns", LowerIsBetter),
+		m("write_clat_p99_ns", 13376, "ns", LowerIsBetter),
+		m("write_lat_mean_ns", (3207.112532*w1+3262.531869*w2)/(w1+w2), "ns", LowerIsBetter),
+	}
+	if diff := cmp.Diff(want, ms, approx); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
