@@ -39,17 +39,46 @@ func (j fioJob) direction(dir string) *fioDirection {
 	return nil
 }
 
+// Pointers tell a figure fio left out from a 0.
 type fioDirection struct {
-	IOPS     float64    `json:"iops"`
-	BW       float64    `json:"bw"`
-	IOBytes  float64    `json:"io_bytes"`
-	TotalIOs float64    `json:"total_ios"`
-	Clat     fioLatency `json:"clat_ns"`
-	Lat      fioLatency `json:"lat_ns"`
+	IOPS     *float64    `json:"iops"`
+	BW       *float64    `json:"bw"`
+	IOBytes  float64     `json:"io_bytes"`
+	TotalIOs float64     `json:"total_ios"`
+	Clat     *fioLatency `json:"clat_ns"`
+	Lat      *fioLatency `json:"lat_ns"`
+	// UsecClat is the clat object of fio before 3.0, in microseconds.
+	UsecClat json.RawMessage `json:"clat"`
 }
 
 func (d *fioDirection) hasIO() bool {
-	return d != nil && (d.TotalIOs > 0 || d.IOBytes > 0 || d.IOPS > 0)
+	return d != nil && (d.TotalIOs > 0 || d.IOBytes > 0 || (d.IOPS != nil && *d.IOPS > 0))
+}
+
+// complete says which figure of a direction that did I/O is missing: iops,
+// bw, the clat_ns and lat_ns means with their sample counts, and clat_ns's
+// 99th percentile.
+func (d *fioDirection) complete(job, dir string) error {
+	missing := ""
+	switch {
+	case d.IOPS == nil:
+		missing = "iops"
+	case d.BW == nil:
+		missing = "bw"
+	case d.Clat == nil && len(d.UsecClat) > 0:
+		return fmt.Errorf("fio: job %q %s reports clat in microseconds, not clat_ns: fio before 3.0 is not read; use fio 3.0 or later", job, dir)
+	case d.Clat == nil || d.Clat.N <= 0:
+		missing = "clat_ns (with its mean and N)"
+	case d.Lat == nil || d.Lat.N <= 0:
+		missing = "lat_ns (with its mean and N)"
+	}
+	if missing != "" {
+		return fmt.Errorf("fio: job %q %s did I/O but has no %s; the report is damaged", job, dir, missing)
+	}
+	if _, ok := fioPercentile(d.Clat.Percentile, fioP99); !ok {
+		return fmt.Errorf("fio: job %q %s has no 99th percentile in clat_ns.percentile; keep clat_percentiles on and 99 in --percentile_list", job, dir)
+	}
+	return nil
 }
 
 type fioLatency struct {
@@ -73,7 +102,9 @@ type fioLatency struct {
 // named jobs, each job's metrics get a "<jobname>_" prefix (snake_case).
 //
 // Warnings printed before the JSON are skipped. A job whose error field is
-// not 0 makes the whole report an error.
+// not 0 makes the whole report an error, and so does a direction that did I/O
+// without iops, bw, clat_ns and lat_ns (with their N) or clat_ns's 99th
+// percentile.
 func ParseFio(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("fio: empty output")
@@ -90,6 +121,13 @@ func ParseFio(output []byte) ([]Metric, error) {
 	for _, j := range report.Jobs {
 		if j.Error != 0 {
 			return nil, fmt.Errorf("fio job %q failed with %s", j.Name, fioErrorText(j.Error))
+		}
+		for _, dir := range fioDirections {
+			if d := j.direction(dir); d.hasIO() {
+				if err := d.complete(firstLine(j.Name), dir); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if _, ok := groups[j.Name]; !ok {
 			names = append(names, j.Name)
@@ -184,18 +222,18 @@ func fioAddDirection(ms *metricList, name string, jobs []fioJob, dir string) {
 	}
 	var iops, bw float64
 	for _, d := range active {
-		iops += d.IOPS
-		bw += d.BW
+		iops += *d.IOPS
+		bw += *d.BW
 	}
 	ms.add(name+"_iops", iops, unitIOPS, HigherIsBetter)
 	ms.add(name+"_bw_kib_per_second", bw, unitKiBPerS, HigherIsBetter)
-	if mean, ok := fioWeightedMean(active, func(d *fioDirection) fioLatency { return d.Clat }); ok {
+	if mean, ok := fioWeightedMean(active, func(d *fioDirection) fioLatency { return *d.Clat }); ok {
 		ms.add(name+"_clat_mean_ns", mean, unitNs, LowerIsBetter)
 	}
 	if p99, ok := fioClatP99(active); ok {
 		ms.add(name+"_clat_p99_ns", p99, unitNs, LowerIsBetter)
 	}
-	if mean, ok := fioWeightedMean(active, func(d *fioDirection) fioLatency { return d.Lat }); ok {
+	if mean, ok := fioWeightedMean(active, func(d *fioDirection) fioLatency { return *d.Lat }); ok {
 		ms.add(name+"_lat_mean_ns", mean, unitNs, LowerIsBetter)
 	}
 }

@@ -168,7 +168,7 @@ func TestParseFioVariants(t *testing.T) {
 			}},
 		{"differently named jobs get prefixes", `{"jobs": [
 			{"jobname": "rand-read", "error": 0, "read": {"iops": 10, "bw": 40, "total_ios": 100,
-				"clat_ns": {"mean": 5, "N": 100}, "lat_ns": {"mean": 6, "N": 100}},
+				"clat_ns": {"mean": 5, "N": 100, "percentile": {"99.000000": 8}}, "lat_ns": {"mean": 6, "N": 100}},
 				"write": {"iops": 0, "bw": 0, "total_ios": 0}},
 			{"jobname": "seq write", "error": 0, "write": {"iops": 3, "bw": 3072, "total_ios": 30,
 				"clat_ns": {"mean": 7, "N": 30, "percentile": {"99.000000": 9}}, "lat_ns": {"mean": 8, "N": 30}}}]}`,
@@ -176,6 +176,7 @@ func TestParseFioVariants(t *testing.T) {
 				m("rand_read_read_iops", 10, "IOPS", HigherIsBetter),
 				m("rand_read_read_bw_kib_per_second", 40, "KiB/s", HigherIsBetter),
 				m("rand_read_read_clat_mean_ns", 5, "ns", LowerIsBetter),
+				m("rand_read_read_clat_p99_ns", 8, "ns", LowerIsBetter),
 				m("rand_read_read_lat_mean_ns", 6, "ns", LowerIsBetter),
 				m("seq_write_write_iops", 3, "IOPS", HigherIsBetter),
 				m("seq_write_write_bw_kib_per_second", 3072, "KiB/s", HigherIsBetter),
@@ -225,12 +226,23 @@ func TestParseFioErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// fio before 3.0 reports clat and lat in microseconds, under other keys.
+	usec := fioFixtureJobs(t, "fio-randread-4k-qd16.json")
+	read := usec["jobs"].([]any)[0].(map[string]any)["read"].(map[string]any)
+	read["clat"], read["lat"] = read["clat_ns"], read["lat_ns"]
+	delete(read, "clat_ns")
+	delete(read, "lat_ns")
+	usecJSON, err := json.Marshal(usec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := string(readFixture(t, "fio-randread-4k-qd16.json"))
 	tests := []struct {
 		name  string
 		input []byte
 		want  string
 	}{
+		{"fio before 3.0", usecJSON, `fio: job "randread" read reports clat in microseconds, not clat_ns: fio before 3.0 is not read; use fio 3.0 or later`},
 		{"job error", failedJSON, `fio job "randread" failed with error 5 (input/output error)`},
 		{"normal output", readFixture(t, "fio-randread-4k-qd16-normal.txt"), "run fio with --output-format=json"},
 		{"terse output", readFixture(t, "fio-randread-4k-qd16-terse.txt"), "run fio with --output-format=json"},
@@ -243,5 +255,32 @@ func TestParseFioErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			checkParseError(t, ParseFio, tt.input, tt.want)
 		})
+	}
+}
+
+// A real randrw run of two jobs with the same name (numjobs=2, json+): both directions of both jobs
+// are summed, their means weighted by N, and p99 taken from the merged histograms (1253376 and 13376
+// ns, between the jobs' own p99s of 946176/1449984 and 13120/13504).
+func TestParseFioRealTwoJobsRandRW(t *testing.T) {
+	ms, err := ParseFio(readFixture(t, "fio-randrw-4k-nj2-jsonplus.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMetrics(t, ms)
+	const r1, r2, w1, w2 = 6113.0, 6780.0, 6176.0, 6919.0
+	want := []Metric{
+		m("read_iops", 5917.715392+6773.226773, "IOPS", HigherIsBetter),
+		m("read_bw_kib_per_second", 23670+27092, "KiB/s", HigherIsBetter),
+		m("read_clat_mean_ns", (98752.091772*r1+112194.412094*r2)/(r1+r2), "ns", LowerIsBetter),
+		m("read_clat_p99_ns", 1253376, "ns", LowerIsBetter),
+		m("read_lat_mean_ns", (98771.497301*r1+112213.236431*r2)/(r1+r2), "ns", LowerIsBetter),
+		m("write_iops", 5978.702807+6912.087912, "IOPS", HigherIsBetter),
+		m("write_bw_kib_per_second", 23914+27648, "KiB/s", HigherIsBetter),
+		m("write_clat_mean_ns", (3176.569301*w1+3229.995664*w2)/(w1+w2), "ns", LowerIsBetter),
+		m("write_clat_p99_ns", 13376, "ns", LowerIsBetter),
+		m("write_lat_mean_ns", (3207.112532*w1+3262.531869*w2)/(w1+w2), "ns", LowerIsBetter),
+	}
+	if diff := cmp.Diff(want, ms, approx); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -74,6 +74,12 @@ const (
 // of its fastest run (testdata/hpcc-sweep-np2.txt, Debian's hpcc 1.5.0:
 // HPL_Tflops=0.00698076 with HPL_N=200, HPL_NB=64, HPL_nprow=1, HPL_npcol=2
 // is the 6.981 Gflop/s point, the second of eight, at the smaller N).
+//
+// Every one of the 31 performance keys must be in the Summary and be a
+// number, or nan/inf, which HPCC prints for a figure it could not compute and
+// which is left out like -1; a key missing or unreadable is refused by name.
+// So are an HPL result line that cannot be read and, in a sweep, a point
+// without its PASSED residual line although Success=1.
 func ParseHPCC(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("hpcc: empty output")
@@ -86,7 +92,10 @@ func ParseHPCC(output []byte) ([]Metric, error) {
 	if !ok {
 		return nil, errors.New("hpcc: Summary section has no Success key; the output is truncated")
 	}
-	points, _ := HPLPoints(output)
+	points, err := HPLPoints(output)
+	if err != nil && !errors.Is(err, errNoHPLSection) && !errors.Is(err, errNoHPLResult) {
+		return nil, err
+	}
 	if v, ok := parseNumber(success); !ok || v != 1 {
 		var failed []string
 		for _, p := range points {
@@ -101,30 +110,66 @@ func ParseHPCC(output []byte) ([]Metric, error) {
 		return nil, fmt.Errorf("hpcc: run failed verification (Success=%s)", firstLine(success))
 	}
 	var ms metricList
+	var missing []string
 	for _, km := range hpccMetrics {
 		raw, ok := summary[km.key]
 		if !ok {
+			missing = append(missing, km.key)
 			continue
 		}
 		v, ok := parseNumber(raw)
+		if !ok {
+			if hpccNotMeasured(raw) {
+				continue
+			}
+			return nil, fmt.Errorf("hpcc: cannot read the Summary line %q", firstLine(km.key+"="+raw))
+		}
 		// Negative values are HPCC's "not measured" marker (-1), never a result.
-		if !ok || v < 0 {
+		if v < 0 {
 			continue
 		}
 		ms.add(km.key, v, km.unit, km.dir)
 	}
-	if ms.empty() {
+	switch {
+	case len(missing) == len(hpccMetrics):
+		return nil, errors.New("hpcc: Summary section has no performance figures (no HPL_Tflops= line); the output is cut off or not HPCC's")
+	case len(missing) > 0:
+		return nil, fmt.Errorf("hpcc: the Summary section has no %s line; the output is cut off or damaged, or from an HPCC build that names its figures otherwise",
+			hpccList(missing))
+	case ms.empty():
 		return nil, errors.New("hpcc: Summary section has no performance figures")
 	}
 	if len(points) > 1 {
 		for _, p := range points {
-			// Success=1 means every point passed; a point without its check line is cut off.
-			if p.Passed {
-				ms.add(HPLPointMetric(p), p.Gflops, unitGflops, HigherIsBetter)
+			// Success=1 means every point passed: a point without its PASSED line is cut off or damaged.
+			if !p.Passed {
+				return nil, fmt.Errorf("hpcc: the HPL point %s has no PASSED residual check line although Success=1; the HPL section is cut off or damaged", p)
 			}
+			ms.add(HPLPointMetric(p), p.Gflops, unitGflops, HigherIsBetter)
 		}
 	}
 	return ms.metrics, nil
+}
+
+// hpccNotMeasured says whether a Summary value is one that HPCC prints for a
+// figure it could not compute (a timer that read zero): nan, inf, with or
+// without a sign. Such a figure is left out, like the -1 marker, because the
+// tool itself says there is none; any other unreadable value is damage.
+func hpccNotMeasured(raw string) bool {
+	switch strings.TrimLeft(strings.ToLower(strings.TrimSpace(raw)), "+-") {
+	case "nan", "inf", "infinity":
+		return true
+	}
+	return false
+}
+
+// hpccList names the first few missing keys, one line long.
+func hpccList(keys []string) string {
+	const shown = 3
+	if len(keys) <= shown {
+		return strings.Join(keys, "=, ") + "="
+	}
+	return fmt.Sprintf("%s= (and %d more)", strings.Join(keys[:shown], "=, "), len(keys)-shown)
 }
 
 // lastHPCCSummary returns the key=value pairs of the last Summary section.

@@ -36,6 +36,11 @@ const (
 // and NBMIN.
 var hplVariant = regexp.MustCompile(`^W[RC][0-9]+[0-9][LCR][0-9]+[LCR][0-9]+$`)
 
+var (
+	errNoHPLSection = errors.New("hpcc: no \"Begin of HPL section.\" found")
+	errNoHPLResult  = errors.New("hpcc: the HPL section has no result line (T/V N NB P Q Time Gflops)")
+)
+
 // HPLPoints returns every HPL run of the last HPL section of hpccoutf.txt, in the order HPL ran
 // them. HPCC appends to an existing hpccoutf.txt, so only the last section is current.
 func HPLPoints(output []byte) ([]HPLPoint, error) {
@@ -47,25 +52,42 @@ func HPLPoints(output []byte) ([]HPLPoint, error) {
 		}
 	}
 	if begin < 0 {
-		return nil, errors.New("hpcc: no \"Begin of HPL section.\" found")
+		return nil, errNoHPLSection
 	}
 	var points []HPLPoint
+	// After a "T/V  N  NB ..." title, the next line that is not a rule must be
+	// the result; one that cannot be read is refused rather than skipped.
+	expectResult := false
 	for _, l := range ls[begin+1:] {
 		l = strings.TrimSpace(l)
 		if l == hplSectionEnd {
 			break
 		}
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "T/V" && f[1] == "N" {
+			expectResult = true
+			continue
+		}
+		if expectResult && (l == "" || strings.Trim(l, "-") == "") {
+			continue
+		}
 		if p, ok := parseHPLResult(l); ok {
 			points = append(points, p)
+			expectResult = false
 			continue
+		}
+		if expectResult {
+			return nil, fmt.Errorf("hpcc: cannot read the HPL result line %q (want T/V N NB P Q Time Gflops)", firstLine(l))
 		}
 		// The residual line of the point above: ||Ax-b||_oo/(...)=   0.0076117 ...... PASSED
 		if strings.HasPrefix(l, "||Ax-b||_oo/") && len(points) > 0 {
 			points[len(points)-1].Passed = strings.HasSuffix(l, "PASSED")
 		}
 	}
+	if expectResult {
+		return nil, errors.New("hpcc: the HPL section ends after a result title (T/V N NB P Q Time Gflops) without its result line")
+	}
 	if len(points) == 0 {
-		return nil, errors.New("hpcc: the HPL section has no result line (T/V N NB P Q Time Gflops)")
+		return nil, errNoHPLResult
 	}
 	return points, nil
 }

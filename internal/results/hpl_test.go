@@ -67,6 +67,14 @@ func TestHPLPointsErrorsAndEdges(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+	t.Run("cut after a result title", func(t *testing.T) {
+		last := strings.LastIndex(hpl, "T/V                N")
+		cut := hpl[:last] + "T/V                N    NB     P     Q               Time                 Gflops\n" + strings.Repeat("-", 80) + "\n"
+		_, err := HPLPoints([]byte(cut))
+		if err == nil || !strings.Contains(err.Error(), "the HPL section ends after a result title (T/V N NB P Q Time Gflops) without its result line") {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("cut before the last residual check", func(t *testing.T) {
 		last := strings.LastIndex(hpl, "||Ax-b||_oo/")
 		got, err := HPLPoints([]byte(hpl[:last]))

@@ -56,6 +56,10 @@ type iozoneRow struct {
 // with -O, or us per operation with -N. The fixed-width main table is read
 // by character position; when it is missing, the -R "Excel" blocks are used
 // instead, where 0 marks a combination that was not run.
+//
+// A row that cannot be read, a row with figures for other tests than the
+// first row, a row missing from an automatic-mode table (sizes double from
+// row to row) and an output without "iozone test complete." are refused.
 func ParseIozone(output []byte) ([]Metric, error) {
 	rows, unit, dir, err := iozoneRows(output)
 	if err != nil {
@@ -89,14 +93,69 @@ func iozoneRows(output []byte) ([]iozoneRow, string, Direction, error) {
 	}
 	ls := lines(output)
 	unit, dir := iozoneUnit(ls)
-	rows := iozoneMainTable(ls)
+	rows, err := iozoneMainTable(ls)
+	if err != nil {
+		return nil, "", "", err
+	}
 	if len(rows) == 0 {
 		rows = iozoneExcelBlocks(ls)
 	}
 	if len(rows) == 0 {
 		return nil, "", "", errors.New("iozone: no result table (no \"kB  reclen\" header followed by rows); is this iozone stdout?")
 	}
+	if err := iozoneComplete(ls, rows); err != nil {
+		return nil, "", "", err
+	}
 	return rows, unit, dir, nil
+}
+
+// iozoneComplete refuses a table that is not whole: iozone ends every run
+// with "iozone test complete.", every row holds the same tests (iozone runs
+// each selected test at each size), and in automatic mode the record sizes of
+// a file, and the file sizes, double from one row to the next, so a row left
+// out shows as a jump.
+func iozoneComplete(ls []string, rows []iozoneRow) error {
+	complete, auto := false, false
+	for _, l := range ls {
+		switch strings.TrimSpace(l) {
+		case "iozone test complete.":
+			complete = true
+		case "Auto Mode":
+			auto = true
+		}
+	}
+	if !complete {
+		return errors.New("iozone: no \"iozone test complete.\" line after the table; the output is cut off")
+	}
+	for _, r := range rows[1:] {
+		if r.present != rows[0].present {
+			return fmt.Errorf("iozone: the row of %dk files and %dk records has figures for other tests (%s) than the first row (%s); a figure is missing or damaged",
+				r.fileKB, r.reclenKB, iozoneTestNames(r), iozoneTestNames(rows[0]))
+		}
+	}
+	if !auto {
+		return nil
+	}
+	for i := 1; i < len(rows); i++ {
+		prev, r := rows[i-1], rows[i]
+		sameFile := r.fileKB == prev.fileKB && r.reclenKB == 2*prev.reclenKB
+		nextFile := r.fileKB == 2*prev.fileKB && r.reclenKB <= prev.reclenKB
+		if !sameFile && !nextFile {
+			return fmt.Errorf("iozone: the automatic-mode table jumps from %dk files and %dk records to %dk and %dk; a row is missing or damaged",
+				prev.fileKB, prev.reclenKB, r.fileKB, r.reclenKB)
+		}
+	}
+	return nil
+}
+
+func iozoneTestNames(r iozoneRow) string {
+	var names []string
+	for i, t := range iozoneTests {
+		if r.present[i] {
+			names = append(names, t)
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 // iozoneUnit reads the "Output is in ..." header line; -O and -N change the
@@ -121,7 +180,7 @@ func iozoneUnit(ls []string) (string, Direction) {
 // iozoneMainTable parses the rows following the first "kB  reclen" header.
 // Rows with the same file and record size are kept once so metric names stay
 // unique.
-func iozoneMainTable(ls []string) []iozoneRow {
+func iozoneMainTable(ls []string) ([]iozoneRow, error) {
 	header := -1
 	for i, l := range ls {
 		f := strings.Fields(l)
@@ -131,7 +190,7 @@ func iozoneMainTable(ls []string) []iozoneRow {
 		}
 	}
 	if header < 0 {
-		return nil
+		return nil, nil
 	}
 	var rows []iozoneRow
 	seen := map[[2]int64]bool{}
@@ -146,7 +205,7 @@ func iozoneMainTable(ls []string) []iozoneRow {
 		}
 		row, ok := iozoneParseRow(l)
 		if !ok {
-			continue
+			return nil, fmt.Errorf("iozone: cannot read the row %q of the result table", firstLine(strings.TrimSpace(l)))
 		}
 		key := [2]int64{row.fileKB, row.reclenKB}
 		if seen[key] {
@@ -155,7 +214,7 @@ func iozoneMainTable(ls []string) []iozoneRow {
 		seen[key] = true
 		rows = append(rows, row)
 	}
-	return rows
+	return rows, nil
 }
 
 type textField struct {

@@ -13,6 +13,16 @@ const iozoneHeader = "" +
 	"                                                              random    random     bkwd    record    stride                                    \n" +
 	"              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n"
 
+// iozoneEnd is the line iozone ends every run with.
+const iozoneEnd = "\niozone test complete.\n"
+
+// withoutMainTable cuts the main table out of a -R output, from its header to the end line, which
+// stays with the -R blocks.
+func withoutMainTable(full string) string {
+	return full[:strings.Index(full, "                                                              random")] +
+		full[strings.Index(full, "iozone test complete."):]
+}
+
 // iozoneRowText lays out a main-table row the way iozone does: each value is
 // right-aligned to its column end; columns missing from values stay blank.
 func iozoneRowText(values map[int]string) string {
@@ -118,7 +128,7 @@ func TestParseIozoneExcelOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	excelOnly := full[strings.Index(full, "Excel output is below:"):]
+	excelOnly := withoutMainTable(full)
 	fromExcel, err := ParseIozone([]byte(excelOnly))
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +158,7 @@ func TestParseIozoneVariants(t *testing.T) {
 			}},
 		{"-i 0 -i 5 -i 7: stride read and fread only",
 			preamble + iozoneHeader +
-				iozoneRowText(map[int]string{0: "1024", 1: "4", 2: "100", 3: "200", 10: "300", 13: "400", 14: "500"}),
+				iozoneRowText(map[int]string{0: "1024", 1: "4", 2: "100", 3: "200", 10: "300", 13: "400", 14: "500"}) + iozoneEnd,
 			[]Metric{
 				m("write", 100, "KiB/s", HigherIsBetter),
 				m("rewrite", 200, "KiB/s", HigherIsBetter),
@@ -159,7 +169,7 @@ func TestParseIozoneVariants(t *testing.T) {
 		{"several record sizes with gaps get suffixes",
 			preamble + iozoneHeader +
 				iozoneRowText(map[int]string{0: "65536", 1: "64", 2: "11", 3: "12", 6: "13", 7: "14"}) +
-				iozoneRowText(map[int]string{0: "65536", 1: "1024", 2: "21", 3: "22", 6: "23", 7: "24"}),
+				iozoneRowText(map[int]string{0: "65536", 1: "1024", 2: "21", 3: "22", 6: "23", 7: "24"}) + iozoneEnd,
 			[]Metric{
 				m("write_65536k_64k", 11, "KiB/s", HigherIsBetter),
 				m("rewrite_65536k_64k", 12, "KiB/s", HigherIsBetter),
@@ -172,20 +182,20 @@ func TestParseIozoneVariants(t *testing.T) {
 			}},
 		{"-O reports operations per second",
 			"\tOPS Mode. Output is in operations per second.\n" + iozoneHeader +
-				iozoneRowText(map[int]string{0: "4096", 1: "4", 2: "1000", 3: "2000"}),
+				iozoneRowText(map[int]string{0: "4096", 1: "4", 2: "1000", 3: "2000"}) + iozoneEnd,
 			[]Metric{
 				m("write", 1000, "ops/s", HigherIsBetter),
 				m("rewrite", 2000, "ops/s", HigherIsBetter),
 			}},
 		{"-N reports microseconds per operation",
 			"\tMicroseconds/op Mode. Output is in microseconds per operation.\n" + iozoneHeader +
-				iozoneRowText(map[int]string{0: "4096", 1: "4", 2: "3", 3: "2"}),
+				iozoneRowText(map[int]string{0: "4096", 1: "4", 2: "3", 3: "2"}) + iozoneEnd,
 			[]Metric{
 				m("write", 3, "us", LowerIsBetter),
 				m("rewrite", 2, "us", LowerIsBetter),
 			}},
 		{"complete row that is not aligned is read in order",
-			preamble + iozoneHeader + "64 4 1 2 3 4 5 6 7 8 9 10 11 12 13\n",
+			preamble + iozoneHeader + "64 4 1 2 3 4 5 6 7 8 9 10 11 12 13\n" + iozoneEnd,
 			func() []Metric {
 				var ms []Metric
 				for i, test := range iozoneTests {
@@ -194,7 +204,7 @@ func TestParseIozoneVariants(t *testing.T) {
 				return ms
 			}()},
 		{"ragged -R block alone, 0 means not run",
-			"Excel output is below:\n\n\"Writer report\"\n        \"4\"  \"8\"  \"64\"\n\"64\"   10  20 \n\"32768\"   0  0  30 \n\n" +
+			"iozone test complete.\nExcel output is below:\n\n\"Writer report\"\n        \"4\"  \"8\"  \"64\"\n\"64\"   10  20 \n\"32768\"   0  0  30 \n\n" +
 				"\"Reader report\"\n        \"4\"  \"8\"  \"64\"\n\"64\"   40  50 \n\"32768\"   0  0  60 \n",
 			[]Metric{
 				m("write_64k_4k", 10, "KiB/s", HigherIsBetter),
@@ -231,7 +241,7 @@ func TestParseIozoneErrors(t *testing.T) {
 		{"header without rows", header + iozoneHeader + "\n", "no result table"},
 		{"empty", "", "iozone: empty output"},
 		{"text", "iozone: command not found\n", "no result table"},
-		{"row with a word", iozoneHeader + fmt.Sprintf("%16s%8s%9s\n", "64", "4", "oops"), "no result table"},
+		{"row with a word", iozoneHeader + fmt.Sprintf("%16s%8s%9s\n", "64", "4", "oops") + iozoneEnd, "cannot read the row \"64       4     oops\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

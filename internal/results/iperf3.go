@@ -55,7 +55,10 @@ type iperf3Sum struct {
 //   - cpu_host_percent and cpu_remote_percent.
 //
 // iperf3 exits 0 even when it could not connect, so an "error" key in the
-// report is returned as an error.
+// report is returned as an error. A report without the receiver's or the
+// sender's bits_per_second, without jitter_ms or lost_percent for UDP, or with
+// a CPU block lacking one of its totals is refused; retransmits and RTT are
+// optional because builds without TCP_INFO do not report them.
 func ParseIperf3(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("iperf3: empty output")
@@ -77,24 +80,26 @@ func ParseIperf3(output []byte) ([]Metric, error) {
 	udp := strings.EqualFold(report.Start.TestStart.Protocol, "UDP")
 	reverse := iperf3Flag(report.Start.TestStart.Reverse)
 
-	received := end.SumReceived
+	received, receivedKey := end.SumReceived, "end.sum_received"
 	if received == nil && udp {
 		// Older releases reported UDP results only in end.sum.
-		received = end.Sum
+		received, receivedKey = end.Sum, "end.sum"
 	}
 	if received == nil && end.SumSent == nil {
 		return nil, errors.New("iperf3: report has no end.sum_received or end.sum_sent; the test did not finish")
 	}
+	if err := iperf3Complete(report, received, receivedKey, udp); err != nil {
+		return nil, err
+	}
 
 	var ms metricList
-	if received != nil && received.BitsPerSecond != nil {
-		ms.add("bits_per_second", *received.BitsPerSecond, unitBitPerS, HigherIsBetter)
-	}
-	if end.SumSent != nil && end.SumSent.BitsPerSecond != nil {
+	ms.add("bits_per_second", *received.BitsPerSecond, unitBitPerS, HigherIsBetter)
+	if end.SumSent != nil {
 		ms.add("sender_bits_per_second", *end.SumSent.BitsPerSecond, unitBitPerS, HigherIsBetter)
 	}
 	if !udp {
-		if end.SumSent != nil && end.SumSent.Retransmits != nil && *end.SumSent.Retransmits >= 0 {
+		// Builds without TCP_INFO report neither retransmits nor RTTs.
+		if end.SumSent.Retransmits != nil && *end.SumSent.Retransmits >= 0 {
 			ms.add("retransmits", *end.SumSent.Retransmits, unitCount, LowerIsBetter)
 		}
 		if !reverse {
@@ -103,26 +108,43 @@ func ParseIperf3(output []byte) ([]Metric, error) {
 			}
 		}
 	}
-	if udp && received != nil {
-		if received.JitterMs != nil {
-			ms.add("jitter_ms", *received.JitterMs, unitMs, LowerIsBetter)
-		}
-		if received.LostPercent != nil {
-			ms.add("lost_percent", *received.LostPercent, unitPercent, LowerIsBetter)
-		}
+	if udp {
+		ms.add("jitter_ms", *received.JitterMs, unitMs, LowerIsBetter)
+		ms.add("lost_percent", *received.LostPercent, unitPercent, LowerIsBetter)
 	}
 	if cpu := end.CPUUtilization; cpu != nil {
-		if cpu.HostTotal != nil {
-			ms.add("cpu_host_percent", *cpu.HostTotal, unitPercent, LowerIsBetter)
-		}
-		if cpu.RemoteTotal != nil {
-			ms.add("cpu_remote_percent", *cpu.RemoteTotal, unitPercent, LowerIsBetter)
-		}
+		ms.add("cpu_host_percent", *cpu.HostTotal, unitPercent, LowerIsBetter)
+		ms.add("cpu_remote_percent", *cpu.RemoteTotal, unitPercent, LowerIsBetter)
 	}
 	if ms.empty() {
 		return nil, errors.New("iperf3: report has no figures")
 	}
 	return ms.metrics, nil
+}
+
+// iperf3Complete refuses a report whose figures are not all there: the
+// receiver's rate, the sender's (but for an older UDP report, which has
+// end.sum alone), jitter and loss for UDP, and both totals of a CPU block.
+func iperf3Complete(report iperf3Output, received *iperf3Sum, receivedKey string, udp bool) error {
+	end := report.End
+	switch {
+	case received == nil:
+		return errors.New("iperf3: report has end.sum_sent but no end.sum_received; the test did not finish or the report is damaged")
+	case received.BitsPerSecond == nil:
+		return fmt.Errorf("iperf3: %s has no bits_per_second; the report is damaged", receivedKey)
+	case end.SumSent == nil && receivedKey != "end.sum":
+		return errors.New("iperf3: report has end.sum_received but no end.sum_sent; the report is damaged")
+	case end.SumSent != nil && end.SumSent.BitsPerSecond == nil:
+		return errors.New("iperf3: end.sum_sent has no bits_per_second; the report is damaged")
+	case udp && received.JitterMs == nil:
+		return fmt.Errorf("iperf3: the UDP report's %s has no jitter_ms; the report is damaged", receivedKey)
+	case udp && received.LostPercent == nil:
+		return fmt.Errorf("iperf3: the UDP report's %s has no lost_percent; the report is damaged", receivedKey)
+	}
+	if cpu := end.CPUUtilization; cpu != nil && (cpu.HostTotal == nil || cpu.RemoteTotal == nil) {
+		return errors.New("iperf3: end.cpu_utilization_percent lacks host_total or remote_total; the report is damaged")
+	}
+	return nil
 }
 
 // iperf3MeanRTT averages the per-stream mean RTTs; iperf3 has no summed RTT

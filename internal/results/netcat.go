@@ -18,7 +18,10 @@ var (
 	ddSummaryStart = regexp.MustCompile(`^([0-9]+) \S`)
 	ddParenthesis  = regexp.MustCompile(`\([^)]*\)`)
 	// "0.195737 s", "4.6908e-05 s", "0,195737 s" (decimal comma), "1.2 seconds".
-	ddSeconds = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?(?:[eE][-+]?[0-9]+)?) \pL`)
+	// An error line of dd or of nc, also of a build that names itself
+	// otherwise: "nc.traditional: invalid option -- 'N'".
+	ddOrNcError = regexp.MustCompile(`^(dd|nc(?:\.[a-z]+)?):\s*(.*)$`)
+	ddSeconds   = regexp.MustCompile(`^([0-9]+(?:[.,][0-9]+)?(?:[eE][-+]?[0-9]+)?) \pL`)
 )
 
 // ParseNetcat parses the output of the runner's netcat bulk transfer, a
@@ -37,20 +40,25 @@ var (
 //
 // A line from nc or dd ("nc: connect to ... failed", "dd: error writing
 // 'standard output': Broken pipe") or fewer records written than read means
-// the transfer was cut short, which is an error, not a slow transfer.
+// the transfer was cut short, which is an error, not a slow transfer. A
+// summary that cannot be read, or without both record lines beside it, is
+// refused; so is a dd that prints no summary at all (Debian's BusyBox dd).
 func ParseNetcat(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("netcat: empty output; did dd run (its summary goes to stderr, which the runner must capture)?")
 	}
 	ls := lines(output)
 	for _, l := range ls {
-		t := strings.TrimSpace(l)
-		for _, tool := range []string{"nc:", "dd:"} {
-			if strings.HasPrefix(t, tool) {
-				return nil, fmt.Errorf("netcat: %s reported an error, so the transfer did not complete: %s",
-					strings.TrimSuffix(tool, ":"), firstLine(strings.TrimSpace(strings.TrimPrefix(t, tool))))
-			}
+		match := ddOrNcError.FindStringSubmatch(strings.TrimSpace(l))
+		if match == nil {
+			continue
 		}
+		message := firstLine(match[2])
+		hint := ""
+		if strings.HasPrefix(match[1], "nc") && strings.Contains(message, "invalid option") {
+			hint = "; the sender needs an nc that knows -N and -v, such as OpenBSD netcat"
+		}
+		return nil, fmt.Errorf("netcat: %s reported an error, so the transfer did not complete: %s%s", match[1], message, hint)
 	}
 	var records []string
 	summary := ""
@@ -60,7 +68,9 @@ func ParseNetcat(output []byte) ([]Metric, error) {
 			records = append(records, match[1]+"+"+match[2])
 			continue
 		}
-		if ddSummaryStart.MatchString(t) && strings.Contains(t, ", ") {
+		// Any other line that starts with a count is dd's summary, in a
+		// spelling that ddSummaryMetrics reads or refuses by name.
+		if ddSummaryStart.MatchString(t) {
 			summary = t
 		}
 	}
@@ -68,9 +78,21 @@ func ParseNetcat(output []byte) ([]Metric, error) {
 		return nil, fmt.Errorf("netcat: dd read %s records but wrote %s; the receiver went away before the end of the transfer", records[0], records[1])
 	}
 	if summary == "" {
+		if len(records) > 0 {
+			return nil, errors.New("netcat: no dd summary line after dd's records (\"<n> bytes ... copied, <t> s, <rate>\"): a dd built without one (BusyBox without FEATURE_DD_THIRD_STATUS_LINE, such as Debian's busybox) cannot time the transfer; use coreutils dd")
+		}
 		return nil, errors.New("netcat: no dd summary line (\"<n> bytes ... copied, <t> s, <rate>\"); run the sender as dd ... | nc ... with dd's stderr captured")
 	}
-	return ddSummaryMetrics(summary)
+	ms, err := ddSummaryMetrics(summary)
+	if err != nil {
+		return nil, err
+	}
+	// dd prints both record lines before its summary; without them the check
+	// above that nothing was lost could not run.
+	if len(records) < 2 {
+		return nil, fmt.Errorf("netcat: dd's \"records in\" and \"records out\" lines are not both there beside its summary (%d found); the output is cut off or damaged", len(records))
+	}
+	return ms, nil
 }
 
 func ddSummaryMetrics(summary string) ([]Metric, error) {

@@ -67,6 +67,10 @@ const netperfNotAchieved = "Desired confidence was not achieved"
 // The classic table of a run without -o is read too (see
 // parseNetperfClassic): it gives the throughput and, with -I,
 // confidence_achieved, plus confidence_width_percent when netperf warned.
+//
+// A latency or confidence column in a spelling the parser does not know, a
+// classic result row or width line that cannot be read, and a warning
+// without its width are refused.
 func ParseNetperf(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("netperf: empty output")
@@ -82,10 +86,17 @@ func ParseNetperf(output []byte) ([]Metric, error) {
 		}
 	}
 	if header < 0 {
-		if ms, ok := parseNetperfClassic(ls); ok {
+		ms, ok, err := parseNetperfClassic(ls)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return ms, nil
 		}
 		return nil, netperfNoCSV(ls)
+	}
+	if err := netperfKnownTitles(titles); err != nil {
+		return nil, err
 	}
 	var values []string
 	for _, l := range ls[header+1:] {
@@ -150,6 +161,24 @@ func ParseNetperf(output []byte) ([]Metric, error) {
 	return ms.metrics, nil
 }
 
+// netperfKnownTitles refuses a latency or confidence column in a spelling the
+// parser does not know, whose figure would otherwise be left out unnoticed.
+func netperfKnownTitles(titles []string) error {
+	known := map[string]bool{netperfConfLevel: true, netperfConfTarget: true, netperfConfIterations: true, netperfConfWidth: true}
+	for _, lat := range netperfLatencies {
+		known[lat.title] = true
+	}
+	for _, title := range titles {
+		if known[title] {
+			continue
+		}
+		if strings.Contains(title, "Latency") || strings.Contains(title, "Confidence") {
+			return fmt.Errorf("netperf: unknown -o column %q; the output is damaged or from a netperf that names its columns otherwise (vmbench reads netperf 2.7's)", firstLine(title))
+		}
+	}
+	return nil
+}
+
 // netperfConfidence adds the confidence metrics of a run with -I; netperf
 // reports a level of 0 and a target of -1 for a run without it.
 func netperfConfidence(ms *metricList, number func(string) (float64, bool, error), warned bool) error {
@@ -204,7 +233,10 @@ var (
 // With -I, netperf prints a warning with the confidence width when it did
 // not achieve the confidence, and nothing (not even the width) when it did.
 // It reports false for any other table.
-func parseNetperfClassic(ls []string) ([]Metric, bool) {
+//
+// A row or a confidence warning that is there but cannot be read, and a
+// warning without the width, are errors.
+func parseNetperfClassic(ls []string) ([]Metric, bool, error) {
 	units := -1
 	for i, l := range ls {
 		if fields := strings.Fields(l); len(fields) > 0 && fields[0] == "bytes" {
@@ -213,7 +245,7 @@ func parseNetperfClassic(ls []string) ([]Metric, bool) {
 		}
 	}
 	if units < 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	unitFields := strings.Fields(ls[units])
 	var row []float64
@@ -225,7 +257,7 @@ func parseNetperfClassic(ls []string) ([]Metric, bool) {
 		for _, f := range fields {
 			v, ok := parseNumber(f)
 			if !ok {
-				return nil, false
+				return nil, false, fmt.Errorf("netperf: cannot read the result row %q under %q", firstLine(strings.TrimSpace(l)), firstLine(strings.TrimSpace(ls[units])))
 			}
 			row = append(row, v)
 		}
@@ -238,31 +270,44 @@ func parseNetperfClassic(ls []string) ([]Metric, bool) {
 	case len(unitFields) == 5 && len(row) == 5 && row[4] >= 0:
 		bits, known := netperfBitsPer[strings.TrimSuffix(unitFields[4], "ec")]
 		if !known {
-			return nil, false
+			return nil, false, nil
 		}
 		ms.add("bits_per_second", row[4]*bits, unitBitPerS, HigherIsBetter)
 	default:
-		return nil, false
+		return nil, false, nil
 	}
-	usedConfidence := false
-	achieved := 1.0
+	usedConfidence, warned, hasWidth := false, false, false
 	for _, l := range ls {
 		if netperfClassicConfidence.MatchString(l) {
 			usedConfidence = true
 		}
-		if match := netperfClassicWidth.FindStringSubmatch(strings.TrimSpace(l)); match != nil {
-			if v, ok := parseNumber(match[1]); ok {
-				ms.add("confidence_width_percent", v, unitPercent, LowerIsBetter)
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "!!! Confidence intervals: Throughput") {
+			match := netperfClassicWidth.FindStringSubmatch(t)
+			v, ok := 0.0, false
+			if match != nil {
+				v, ok = parseNumber(match[1])
 			}
+			if !ok {
+				return nil, false, fmt.Errorf("netperf: cannot read the confidence width line %q", firstLine(t))
+			}
+			ms.add("confidence_width_percent", v, unitPercent, LowerIsBetter)
+			hasWidth = true
 		}
 		if strings.Contains(l, netperfNotAchieved) {
-			achieved = 0
+			warned = true
 		}
 	}
+	if warned && !hasWidth {
+		return nil, false, errors.New("netperf: the warning \"" + netperfNotAchieved + "\" has no \"!!! Confidence intervals: Throughput : <width>%\" line; the output is damaged")
+	}
 	if usedConfidence {
+		achieved := 1.0
+		if warned {
+			achieved = 0
+		}
 		ms.add("confidence_achieved", achieved, UnitFlag, HigherIsBetter)
 	}
-	return ms.metrics, true
+	return ms.metrics, true, nil
 }
 
 // netperfNoCSV explains output without an -o header: an error of netperf

@@ -17,9 +17,11 @@ var (
 	pingRTT = regexp.MustCompile(`(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = ([0-9.]+)/([0-9.]+)/([0-9.]+)(?:/([0-9.]+))? ms`)
 )
 
-// ParsePing parses the statistics that ping prints when it ends (iputils or
-// BusyBox). It returns rtt_min_ms, rtt_avg_ms, rtt_max_ms, rtt_mdev_ms (not
-// for BusyBox, which has no mdev) and packet_loss_percent. Partial loss is a
+// ParsePing parses the statistics that ping prints when it ends (iputils,
+// BusyBox or GNU inetutils). It returns rtt_min_ms, rtt_avg_ms, rtt_max_ms,
+// rtt_mdev_ms (iputils' mdev or inetutils' stddev; not for BusyBox, which has
+// neither) and packet_loss_percent. When a reply came back, the round-trip
+// line must be there and whole. Partial loss is a
 // measurement; when every packet was lost there is no round trip to report
 // and the target is unreachable, which is an error, not a result of 100%.
 func ParsePing(output []byte) ([]Metric, error) {
@@ -50,21 +52,54 @@ func ParsePing(output []byte) ([]Metric, error) {
 		return nil, errors.New("ping: no reply at all (" + firstLine(strings.TrimSpace(ls[summary])) +
 			"): the target does not answer ICMP echo; check the network between the nodes (for VMs, the binding and ICMP in pods)")
 	}
+	rtt, err := pingRTTs(ls[summary+1:])
+	if err != nil {
+		return nil, err
+	}
 	var ms metricList
-	for _, l := range ls[summary+1:] {
-		match := pingRTT.FindStringSubmatch(l)
-		if match == nil {
-			continue
+	for i, name := range []string{"rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_mdev_ms"} {
+		if i < len(rtt) {
+			ms.add(name, rtt[i], unitMs, LowerIsBetter)
 		}
-		for i, name := range []string{"rtt_min_ms", "rtt_avg_ms", "rtt_max_ms", "rtt_mdev_ms"} {
-			if v, ok := parseNumber(match[i+1]); ok {
-				ms.add(name, v, unitMs, LowerIsBetter)
-			}
-		}
-		break
 	}
 	ms.add("packet_loss_percent", loss, unitPercent, LowerIsBetter)
 	return ms.metrics, nil
+}
+
+// pingRTTs reads the round-trip line that follows the counts: min, avg and
+// max, and the deviation when the build prints one (iputils' mdev, GNU
+// inetutils' stddev; BusyBox has none). A reply was received, so the line
+// must be there and whole.
+func pingRTTs(ls []string) ([]float64, error) {
+	for _, l := range ls {
+		if !strings.Contains(l, "min/avg/max") {
+			continue
+		}
+		match := pingRTT.FindStringSubmatch(l)
+		if match == nil {
+			return nil, errors.New("ping: cannot read the round-trip line " + strconv.Quote(firstLine(l)))
+		}
+		var rtt []float64
+		for _, s := range match[1:] {
+			if s == "" {
+				break
+			}
+			v, ok := parseNumber(s)
+			if !ok {
+				return nil, errors.New("ping: cannot read the round-trip line " + strconv.Quote(firstLine(l)))
+			}
+			rtt = append(rtt, v)
+		}
+		if strings.Contains(l, "mdev") || strings.Contains(l, "stddev") {
+			if len(rtt) != 4 {
+				return nil, errors.New("ping: the round-trip line " + strconv.Quote(firstLine(l)) + " names a deviation but has none")
+			}
+		} else if len(rtt) != 3 {
+			return nil, errors.New("ping: the round-trip line " + strconv.Quote(firstLine(l)) + " has more figures than min/avg/max")
+		}
+		return rtt, nil
+	}
+	return nil, errors.New("ping: no \"rtt min/avg/max\" (or \"round-trip min/avg/max\") line after the packet counts; the output is cut off or damaged")
 }
 
 // pingLossPercent reads "N% packet loss", or derives it from the counts for

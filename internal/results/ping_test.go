@@ -19,6 +19,20 @@ func TestParsePing(t *testing.T) {
 			m("rtt_mdev_ms", 0.005, "ms", LowerIsBetter),
 			m("packet_loss_percent", 0, "%", LowerIsBetter),
 		}},
+		{"BusyBox loopback", readFixture(t, "ping-busybox-c3-loopback.txt"), []Metric{
+			m("rtt_min_ms", 0.045, "ms", LowerIsBetter),
+			m("rtt_avg_ms", 0.067, "ms", LowerIsBetter),
+			m("rtt_max_ms", 0.080, "ms", LowerIsBetter),
+			m("packet_loss_percent", 0, "%", LowerIsBetter),
+		}},
+		// inetutils prints a standard deviation where iputils prints mdev; both are the spread of the RTTs.
+		{"GNU inetutils loopback", readFixture(t, "ping-inetutils-c3-loopback.txt"), []Metric{
+			m("rtt_min_ms", 0.065, "ms", LowerIsBetter),
+			m("rtt_avg_ms", 0.069, "ms", LowerIsBetter),
+			m("rtt_max_ms", 0.071, "ms", LowerIsBetter),
+			m("rtt_mdev_ms", 0, "ms", LowerIsBetter),
+			m("packet_loss_percent", 0, "%", LowerIsBetter),
+		}},
 		{"iputils with errors and partial loss", []byte(`PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.
 64 bytes from 10.0.0.9: icmp_seq=1 ttl=64 time=1.10 ms
 From 10.0.0.1 icmp_seq=2 Destination Host Unreachable

@@ -7,6 +7,36 @@
 // ±Inf, returns metrics in a deterministic order, and returns an error (never
 // an empty list) when the output is garbage, truncated, or reports a failure
 // of the tool itself.
+//
+// A parser never returns half an answer: an output whose figures cannot all
+// be read (a line in a spelling the parser does not know, a line missing or
+// mangled, a table cut short) is refused with an error that names the line,
+// or the line or figure that is missing, rather than returned with the
+// figures that could be read. A figure the tool itself says it did not
+// measure (HPCC's -1 and nan, netperf's -1, iperf3's retransmits and RTT on
+// a platform without TCP_INFO, stress-ng's CPU and RSS columns without
+// --metrics) is left out, as each parser's documentation says.
+//
+// The builds whose real outputs are the fixtures in testdata (each with a
+// .cmd file saying how it was made), and so the builds the parsers are known
+// to read, are Debian bookworm's (x86_64):
+//   - HPCC 1.5.0 with Open MPI 4.1.4 (hpccoutf.txt);
+//   - sysbench 1.0.20 (cpu and memory text reports);
+//   - stress-ng 0.15.06 (--yaml files and the stderr metrc table);
+//   - iozone 3.489 (main table and -R blocks);
+//   - iperf 3.12 (-J reports);
+//   - fio 3.33 (json and json+);
+//   - ping of iputils 20221126, of BusyBox 1.35.0 and of GNU inetutils 2.4;
+//   - netperf 2.7.0 (-o CSV and the classic TCP_RR and TCP_STREAM tables);
+//   - for netcat, coreutils dd 9.1 with OpenBSD netcat 1.219 or Ncat 7.93.
+//     Debian's BusyBox 1.35.0 dd prints its record counts but no byte and
+//     time summary, and netcat-traditional 1.10 and BusyBox's nc know no -N:
+//     their outputs are refused with that said.
+//
+// Debian has one build of each of the other tools, and no BSD or macOS
+// build: their outputs are read when they print the lines above and refused,
+// naming the line, when they do not (BSD dd's "bytes transferred in" summary,
+// fio before 3.0 with latencies in microseconds).
 package results
 
 import (

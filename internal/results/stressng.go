@@ -2,6 +2,7 @@ package results
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -17,13 +18,16 @@ type stressNGFigure struct {
 	textColumn int
 	unit       string
 	dir        Direction
+	// required figures are printed by every stress-ng that writes metrics;
+	// the others only by releases (or options) that measure them.
+	required bool
 }
 
 var stressNGFigures = []stressNGFigure{
-	{"bogo_ops_per_second_real", "bogo-ops-per-second-real-time", 4, unitBogoOpsS, HigherIsBetter},
-	{"bogo_ops_per_second_usr_sys", "bogo-ops-per-second-usr-sys-time", 5, unitBogoOpsS, HigherIsBetter},
-	{"cpu_usage_percent", "cpu-usage-per-instance", 6, unitPercent, LowerIsBetter},
-	{"max_rss_kb", "max-rss", 7, unitKiB, LowerIsBetter},
+	{"bogo_ops_per_second_real", "bogo-ops-per-second-real-time", 4, unitBogoOpsS, HigherIsBetter, true},
+	{"bogo_ops_per_second_usr_sys", "bogo-ops-per-second-usr-sys-time", 5, unitBogoOpsS, HigherIsBetter, true},
+	{"cpu_usage_percent", "cpu-usage-per-instance", 6, unitPercent, LowerIsBetter, false},
+	{"max_rss_kb", "max-rss", 7, unitKiB, LowerIsBetter, false},
 }
 
 // The text table has bogo ops, real, usr and sys time and the two rates after
@@ -32,6 +36,10 @@ const (
 	stressNGBriefColumns = 6
 	stressNGFullColumns  = 8
 )
+
+// errStressNGDamaged marks a YAML metrics section that is there but cannot be
+// read whole, which is refused rather than explained as a missing option.
+var errStressNGDamaged = errors.New("stress-ng: the YAML metrics section is damaged")
 
 var errStressNGNoMetrics = errors.New("stress-ng: output has no metrics; run stress-ng with --metrics-brief (or --metrics)")
 
@@ -53,6 +61,11 @@ type stressNGResult struct {
 //
 // Without --metrics or --metrics-brief stress-ng writes no metrics at all;
 // that is reported as an error that names the missing option.
+//
+// Each YAML metrics entry must have its stressor name and both bogo-ops
+// rates; cpu-usage-per-instance and max-rss are read when there. In the text
+// table, a row of a stressor that "dispatching hogs:" names must be readable,
+// and each such stressor must have a row. Anything else is refused by name.
 func ParseStressNG(output []byte) ([]Metric, error) {
 	if isBlank(output) {
 		return nil, errors.New("stress-ng: empty output")
@@ -61,8 +74,15 @@ func ParseStressNG(output []byte) ([]Metric, error) {
 	if yamlErr == nil {
 		return stressNGMetrics(stressors)
 	}
-	if text := stressNGFromText(output); len(text) > 0 {
+	text, err := stressNGFromText(output)
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > 0 {
 		return stressNGMetrics(text)
+	}
+	if errors.Is(yamlErr, errStressNGDamaged) {
+		return nil, yamlErr
 	}
 	if failure := stressNGFailure(output); failure != "" {
 		return nil, errors.New("stress-ng reported an error: " + failure)
@@ -142,29 +162,31 @@ func stressNGFromYAML(output []byte) ([]stressNGResult, error) {
 		return nil, errors.New("stress-ng: metrics section is empty")
 	}
 	var stressors []stressNGResult
-	for _, entry := range metrics.Content {
+	for i, entry := range metrics.Content {
 		if entry.Kind != yaml.MappingNode {
-			continue
+			return nil, fmt.Errorf("%w: entry %d of metrics is not a mapping", errStressNGDamaged, i+1)
 		}
 		result := stressNGResult{values: map[string]float64{}}
-		if name := mappingValue(entry, "stressor"); name != nil && name.Kind == yaml.ScalarNode {
-			result.stressor = name.Value
+		name := mappingValue(entry, "stressor")
+		if name == nil || name.Kind != yaml.ScalarNode || strings.TrimSpace(name.Value) == "" {
+			return nil, fmt.Errorf("%w: entry %d of metrics has no stressor name", errStressNGDamaged, i+1)
 		}
+		result.stressor = name.Value
 		for _, f := range stressNGFigures {
 			node := mappingValue(entry, f.yamlKey)
-			if node == nil || node.Kind != yaml.ScalarNode {
+			if node == nil {
+				if f.required {
+					return nil, fmt.Errorf("%w: the entry of stressor %q has no %s", errStressNGDamaged, firstLine(result.stressor), f.yamlKey)
+				}
 				continue
 			}
-			if v, ok := parseNumber(node.Value); ok {
-				result.values[f.name] = v
+			v, ok := parseNumber(node.Value)
+			if node.Kind != yaml.ScalarNode || !ok {
+				return nil, fmt.Errorf("%w: cannot read %s of stressor %q: %q", errStressNGDamaged, f.yamlKey, firstLine(result.stressor), firstLine(node.Value))
 			}
+			result.values[f.name] = v
 		}
-		if len(result.values) > 0 {
-			stressors = append(stressors, result)
-		}
-	}
-	if len(stressors) == 0 {
-		return nil, errors.New("stress-ng: metrics section has no readable figures")
+		stressors = append(stressors, result)
 	}
 	return stressors, nil
 }
@@ -210,44 +232,115 @@ func mappingValue(mapping *yaml.Node, key string) *yaml.Node {
 
 // stressNGFromText reads the table stress-ng prints on stderr, e.g.
 //
+//	stress-ng: metrc: [26606] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s
+//	stress-ng: metrc: [26606]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)
 //	stress-ng: metrc: [26606] cpu   2531  10.02  2.56  0.03  252.53  975.92
 //
-// Rows are recognised by shape (a name followed by 6 or 8 numbers) rather
-// than by the "metrc" tag, which older releases spelled "info".
-func stressNGFromText(output []byte) []stressNGResult {
+// The table starts at its "stressor bogo ops" title, whatever the tag (older
+// releases spelled "metrc" as "info"), and its rows are a name followed by 6
+// or 8 numbers. A row of a stressor named in "dispatching hogs:" that cannot
+// be read, and a dispatched stressor without a row, are refused. It returns
+// no rows and no error for output without a table.
+func stressNGFromText(output []byte) ([]stressNGResult, error) {
+	ls := lines(output)
+	dispatched := stressNGDispatched(ls)
 	var stressors []stressNGResult
-	for _, line := range lines(output) {
+	tag, sawTable := "", false
+	for _, line := range ls {
 		_, rest, ok := strings.Cut(line, "stress-ng:")
 		if !ok {
 			continue
 		}
-		// Drop the "metrc: [PID]" tag and pid.
-		_, rest, ok = strings.Cut(rest, "]")
+		// Split off the "metrc: [PID]" tag and pid.
+		lineTag, rest, ok := strings.Cut(rest, "]")
 		if !ok {
 			continue
 		}
+		lineTag, _, _ = strings.Cut(lineTag, "[")
+		lineTag = strings.TrimSpace(lineTag)
 		fields := strings.Fields(rest)
-		if len(fields) != 1+stressNGBriefColumns && len(fields) != 1+stressNGFullColumns {
+		if len(fields) >= 2 && fields[0] == "stressor" && fields[1] == "bogo" {
+			tag, sawTable = lineTag, true
 			continue
 		}
-		values := make([]float64, 0, len(fields)-1)
-		for _, f := range fields[1:] {
-			v, ok := parseNumber(f)
-			if !ok {
-				break
-			}
-			values = append(values, v)
-		}
-		if len(values) != len(fields)-1 {
+		if tag == "" || len(fields) == 0 {
 			continue
 		}
-		result := stressNGResult{stressor: fields[0], values: map[string]float64{}}
-		for _, f := range stressNGFigures {
-			if f.textColumn < len(values) {
-				result.values[f.name] = values[f.textColumn]
+		if lineTag != tag || strings.Contains(rest, "miscellaneous metrics") {
+			// The table is over: other log lines, or the per-stressor extras of --metrics.
+			tag = ""
+			continue
+		}
+		result, ok := stressNGRow(fields)
+		if !ok {
+			if dispatched[fields[0]] {
+				return nil, fmt.Errorf("stress-ng: cannot read the metrics row %q", firstLine(strings.TrimSpace(line)))
 			}
+			continue
 		}
 		stressors = append(stressors, result)
 	}
-	return stressors
+	if !sawTable {
+		return nil, nil
+	}
+	for _, name := range stressNGDispatchOrder(ls) {
+		found := false
+		for _, s := range stressors {
+			found = found || s.stressor == name
+		}
+		if !found {
+			return nil, fmt.Errorf("stress-ng: the metrics table has no row for the stressor %q that was dispatched; the table is cut off or damaged", firstLine(name))
+		}
+	}
+	return stressors, nil
+}
+
+// stressNGRow reads a table row: a name followed by 6 (--metrics-brief) or 8
+// (--metrics) numbers.
+func stressNGRow(fields []string) (stressNGResult, bool) {
+	if len(fields) != 1+stressNGBriefColumns && len(fields) != 1+stressNGFullColumns {
+		return stressNGResult{}, false
+	}
+	values := make([]float64, 0, len(fields)-1)
+	for _, f := range fields[1:] {
+		v, ok := parseNumber(f)
+		if !ok {
+			return stressNGResult{}, false
+		}
+		values = append(values, v)
+	}
+	result := stressNGResult{stressor: fields[0], values: map[string]float64{}}
+	for _, f := range stressNGFigures {
+		if f.textColumn < len(values) {
+			result.values[f.name] = values[f.textColumn]
+		}
+	}
+	return result, true
+}
+
+// stressNGDispatchOrder returns the stressors of the "dispatching hogs: 2 cpu,
+// 1 vm" line, in its order.
+func stressNGDispatchOrder(ls []string) []string {
+	for _, l := range ls {
+		_, hogs, ok := strings.Cut(l, "dispatching hogs:")
+		if !ok {
+			continue
+		}
+		var names []string
+		for _, hog := range strings.Split(hogs, ",") {
+			if f := strings.Fields(hog); len(f) == 2 {
+				names = append(names, f[1])
+			}
+		}
+		return names
+	}
+	return nil
+}
+
+func stressNGDispatched(ls []string) map[string]bool {
+	names := map[string]bool{}
+	for _, n := range stressNGDispatchOrder(ls) {
+		names[n] = true
+	}
+	return names
 }

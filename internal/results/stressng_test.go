@@ -77,6 +77,33 @@ func TestParseStressNG(t *testing.T) {
 			m("null_cpu_usage_percent", 1.5, "%", LowerIsBetter),
 			m("null_max_rss_kb", 1024, "KiB", LowerIsBetter),
 		}},
+		{"two stressors in a real stderr table", readFixture(t, "stress-ng-cpu-vm-brief.txt"), []Metric{
+			m("cpu_bogo_ops_per_second_real", 344.19, "bogo-ops/s", HigherIsBetter),
+			m("cpu_bogo_ops_per_second_usr_sys", 2121.05, "bogo-ops/s", HigherIsBetter),
+			m("vm_bogo_ops_per_second_real", 9421.07, "bogo-ops/s", HigherIsBetter),
+			m("vm_bogo_ops_per_second_usr_sys", 44341.24, "bogo-ops/s", HigherIsBetter),
+		}},
+		// The "miscellaneous metrics" lines after the table start with a stressor's name but are no rows.
+		{"--metrics with miscellaneous metrics after the table", readFixture(t, "stress-ng-cpu-matrix-metrics.txt"), []Metric{
+			m("cpu_bogo_ops_per_second_real", 176.75, "bogo-ops/s", HigherIsBetter),
+			m("cpu_bogo_ops_per_second_usr_sys", 1267.03, "bogo-ops/s", HigherIsBetter),
+			m("cpu_cpu_usage_percent", 13.95, "%", LowerIsBetter),
+			m("cpu_max_rss_kb", 3116, "KiB", LowerIsBetter),
+			m("matrix_bogo_ops_per_second_real", 1200.33, "bogo-ops/s", HigherIsBetter),
+			m("matrix_bogo_ops_per_second_usr_sys", 8320.62, "bogo-ops/s", HigherIsBetter),
+			m("matrix_cpu_usage_percent", 14.43, "%", LowerIsBetter),
+			m("matrix_max_rss_kb", 2860, "KiB", LowerIsBetter),
+		}},
+		{"YAML with a stressor's extra keys", readFixture(t, "stress-ng-cpu-matrix-metrics-yaml.yaml"), []Metric{
+			m("cpu_bogo_ops_per_second_real", 212.026538, "bogo-ops/s", HigherIsBetter),
+			m("cpu_bogo_ops_per_second_usr_sys", 2038.662981, "bogo-ops/s", HigherIsBetter),
+			m("cpu_cpu_usage_percent", 10.400274, "%", LowerIsBetter),
+			m("cpu_max_rss_kb", 6564, "KiB", LowerIsBetter),
+			m("matrix_bogo_ops_per_second_real", 1026.933893, "bogo-ops/s", HigherIsBetter),
+			m("matrix_bogo_ops_per_second_usr_sys", 8380.90264, "bogo-ops/s", HigherIsBetter),
+			m("matrix_cpu_usage_percent", 12.253261, "%", LowerIsBetter),
+			m("matrix_max_rss_kb", 2856, "KiB", LowerIsBetter),
+		}},
 		{"several stressors in the stderr table", []byte(
 			"stress-ng: metrc: [1] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s\n" +
 				"stress-ng: metrc: [1]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\n" +
@@ -112,7 +139,7 @@ func TestParseStressNGErrors(t *testing.T) {
 		{"YAML without metrics section", readFixture(t, "stress-ng-cpu-yaml-nometrics.yaml"), "run stress-ng with --metrics-brief"},
 		{"stderr log without metrics", readFixture(t, "stress-ng-cpu-yaml-nometrics.txt"), "run stress-ng with --metrics-brief"},
 		{"empty metrics section", []byte("---\nsystem-info:\n  cpus: 2\nmetrics:\n...\n"), "metrics section is empty"},
-		{"metrics without figures", []byte("---\nmetrics:\n  - stressor: cpu\n    bogo-ops: 1\n...\n"), "no readable figures"},
+		{"metrics without figures", []byte("---\nmetrics:\n  - stressor: cpu\n    bogo-ops: 1\n...\n"), "the entry of stressor \"cpu\" has no bogo-ops-per-second-real-time"},
 		{"stressor failure", []byte("stress-ng: info:  [1] dispatching hogs: 1 foo\nstress-ng: error: [1] foo: cannot open /dev/foo\n"), "stress-ng reported an error: error: [1] foo: cannot open /dev/foo"},
 		{"not YAML", []byte("Segmentation fault (core dumped)\n"), "neither stress-ng YAML nor a text report"},
 		{"other YAML", []byte("apiVersion: v1\nkind: Pod\n"), "is this stress-ng --yaml output?"},

@@ -44,6 +44,12 @@ func TestParseSysbenchCPU(t *testing.T) {
 			m("latency_avg_ms", 9.10, "ms", LowerIsBetter),
 			m("latency_max_ms", 121.39, "ms", LowerIsBetter),
 		}},
+		{"real --percentile=0 output", readFixture(t, "sysbench-cpu-percentile0.txt"), []Metric{
+			m("events_per_second", 867.34, "events/s", HigherIsBetter),
+			m("latency_min_ms", 0.18, "ms", LowerIsBetter),
+			m("latency_avg_ms", 1.11, "ms", LowerIsBetter),
+			m("latency_max_ms", 124.22, "ms", LowerIsBetter),
+		}},
 		{"fractional percentile label", []byte(strings.Replace(string(readFixture(t, "sysbench-cpu.txt")),
 			"95th percentile:", "99.9th percentile:", 1)), []Metric{
 			m("events_per_second", 218.59, "events/s", HigherIsBetter),
