@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/report"
@@ -165,5 +168,100 @@ func TestHostRefusesBadInput(t *testing.T) {
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.inStderr) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tt.args, r.code, r.stderr, tt.code, tt.inStderr)
 		}
+	}
+}
+
+// TestHostRunsTheRealRunner runs `vmbench host` with the real runner on this machine: the suite's
+// nodes become local roles, the runner runs sysbench in each node's scratch directory and parses
+// its output. The sysbench on PATH is a stub that prints a real output of sysbench 1.0.20 (a
+// fixture of the parsers) and records how it was called, so the figures are known.
+func TestHostRunsTheRealRunner(t *testing.T) {
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	fixture, err := filepath.Abs(filepath.Join(fixtures, "sysbench-cpu.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub := "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec cat '" + fixture + "'\n"
+	if err := os.WriteFile(filepath.Join(bin, "sysbench"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	suite := writeSuite(t, `apiVersion: vmbench.io/v1alpha1
+kind: BenchmarkSuite
+metadata: {name: local}
+spec:
+  repetitions: 1
+  cluster: {nodes: 2, cpu: 1, memory: 1Gi}
+  benchmarks:
+    - {name: cpu, type: sysbench-cpu, sysbenchCPU: {duration: 3s}}
+`)
+	jsonFile := filepath.Join(t.TempDir(), "host.json")
+	r := runCLI("", "host", "-f", suite, "--dir", t.TempDir(), "--json", jsonFile)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	// sysbench ran once per node (master and node01), with the suite's parameters and defaults.
+	raw, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatalf("sysbench was not run: %v", err)
+	}
+	if got, want := string(raw), strings.Repeat("cpu --cpu-max-prime=20000 --threads=1 --time=3 run\n", 2); got != want {
+		t.Errorf("sysbench calls:\n%s\nwant:\n%s", got, want)
+	}
+
+	// The fixture's figures, from both nodes: 218.59 events/s, latency min 1.20, avg 9.10, max
+	// 121.39, 95th percentile 33.12 ms.
+	wantRows := []string{
+		"BENCHMARK METRIC UNIT HOST MEAN ± SD",
+		"cpu events_per_second events/s 218.6 ± 0 (n=2)",
+		"cpu latency_min_ms ms 1.2 ± 0 (n=2)",
+		"cpu latency_avg_ms ms 9.1 ± 0 (n=2)",
+		"cpu latency_max_ms ms 121.4 ± 0 (n=2)",
+		"cpu latency_p95_ms ms 33.12 ± 0 (n=2)",
+	}
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		rows = append(rows, strings.Join(strings.Fields(line), " "))
+	}
+	if strings.Join(rows, "\n") != strings.Join(wantRows, "\n") {
+		t.Errorf("table:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(wantRows, "\n"))
+	}
+
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []hostSample
+	if err := json.Unmarshal(data, &samples); err != nil {
+		t.Fatal(err)
+	}
+	var want []hostSample
+	for _, m := range []struct {
+		name, unit, direction string
+		value                 float64
+	}{
+		{"events_per_second", "events/s", "HigherIsBetter", 218.59},
+		{"latency_min_ms", "ms", "LowerIsBetter", 1.20},
+		{"latency_avg_ms", "ms", "LowerIsBetter", 9.10},
+		{"latency_max_ms", "ms", "LowerIsBetter", 121.39},
+		{"latency_p95_ms", "ms", "LowerIsBetter", 33.12},
+	} {
+		for _, node := range []string{"master", "node01"} {
+			want = append(want, hostSample{Benchmark: "cpu", Metric: m.name, Unit: m.unit, Direction: m.direction,
+				Repetition: 1, Node: node, Value: m.value})
+		}
+	}
+	sortSamples := func(s []hostSample) {
+		slices.SortFunc(s, func(a, b hostSample) int {
+			return strings.Compare(a.Metric+" "+a.Node, b.Metric+" "+b.Node)
+		})
+	}
+	sortSamples(samples)
+	sortSamples(want)
+	if diff := cmp.Diff(want, samples); diff != "" {
+		t.Errorf("samples (-want +got):\n%s", diff)
 	}
 }

@@ -9,13 +9,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/vmbench/vmbench/internal/cli"
 	"github.com/vmbench/vmbench/internal/preflight"
 )
 
@@ -42,8 +42,8 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{name: "parse", synopsis: parseSynopsis, summary: "print the metrics in a benchmark tool's output as JSON", run: runParse},
 	{name: "host", synopsis: hostSynopsis, summary: "run a suite's benchmarks on this machine, outside Kubernetes, and compare a saved suite's platforms with it", run: runHost},
-	{name: "report", synopsis: reportSynopsis, summary: "compare a BenchmarkSuite's platforms (95% CIs, CoV, Welch's test with Holm's correction, detectable effect), write CSV/JSON/plots, gate on regressions", run: runReport},
-	{name: "footprint", synopsis: footprintSynopsis, summary: "print the manager's own CPU and memory while a suite ran, from its process_* metrics in Prometheus", run: runFootprint},
+	{name: "report", synopsis: cli.ReportSynopsis, summary: "compare a BenchmarkSuite's platforms (95% CIs, CoV, Welch's test with Holm's correction, detectable effect), write CSV/JSON/plots, gate on regressions", run: runReport},
+	{name: "footprint", synopsis: cli.FootprintSynopsis, summary: "print the manager's own CPU and memory while a suite ran, from its process_* metrics in Prometheus", run: runFootprint},
 	{name: "preflight", synopsis: preflight.Synopsis, summary: "check that the cluster can run a suite: APIs, nodes, KVM, namespace, quotas, storage, images", run: runPreflight},
 	{name: "version", synopsis: versionSynopsis, summary: "print the version and the API versions it speaks", run: runVersion},
 }
@@ -94,32 +94,4 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %s %s\n      %s\n", prog, sc.synopsis, sc.summary)
 	}
 	fmt.Fprintln(w, "verbs that read the cluster take --kubeconfig, --context and -n/--namespace")
-}
-
-// parseInterspersed parses fs's flags wherever they stand among the positional arguments, which it
-// returns in order: `vmbench report demo -n bench` and `vmbench report -n bench demo` are the same.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-// suiteSourceFlags defines the flags that say where a suite is read from, the same for every verb
-// that reads one: a saved file (-f), or the cluster (-n, --kubeconfig, --context).
-func suiteSourceFlags(fs *flag.FlagSet, file, namespace, kubeconfig, kctx *string) {
-	fs.StringVar(file, "f", "", "")
-	fs.StringVar(file, "file", "", "")
-	fs.StringVar(namespace, "n", "", "")
-	fs.StringVar(namespace, "namespace", "", "")
-	fs.StringVar(kubeconfig, "kubeconfig", "", "")
-	fs.StringVar(kctx, "context", "", "")
 }

@@ -14,6 +14,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/cli"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/tables"
 )
@@ -136,13 +137,13 @@ func TestReportReadsTablesFromTheCluster(t *testing.T) {
 		objs = append(objs, &cms[i])
 	}
 	c := fake.NewClientBuilder().WithScheme(controllers.NewScheme()).WithObjects(objs...).Build()
-	saved := newClusterReader
-	newClusterReader = func(_, _, namespace string) (*clusterReader, error) {
-		return &clusterReader{client: c, namespace: namespace}, nil
+	saved := cli.NewClusterReader
+	cli.NewClusterReader = func(_, _, namespace string) (*cli.ClusterReader, error) {
+		return &cli.ClusterReader{Client: c, Namespace: namespace}, nil
 	}
-	t.Cleanup(func() { newClusterReader = saved })
+	t.Cleanup(func() { cli.NewClusterReader = saved })
 
-	read, err := (&clusterReader{client: c, namespace: "bench"}).tables(t.Context(), "demo")
+	read, err := (&cli.ClusterReader{Client: c, Namespace: "bench"}).Tables(t.Context(), "demo")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/cli"
 )
 
 // demoSuiteFile is the suite fixture of package report: container against emulated VMs.
@@ -71,14 +72,14 @@ func fakeCluster(t *testing.T, suites ...*vmbenchv1.BenchmarkSuite) {
 		builder = builder.WithObjects(s)
 	}
 	c := builder.Build()
-	saved := newClusterReader
-	newClusterReader = func(_, _, namespace string) (*clusterReader, error) {
+	saved := cli.NewClusterReader
+	cli.NewClusterReader = func(_, _, namespace string) (*cli.ClusterReader, error) {
 		if namespace == "" {
 			namespace = "default"
 		}
-		return &clusterReader{client: c, namespace: namespace}, nil
+		return &cli.ClusterReader{Client: c, Namespace: namespace}, nil
 	}
-	t.Cleanup(func() { newClusterReader = saved })
+	t.Cleanup(func() { cli.NewClusterReader = saved })
 }
 
 func TestReportFromFile(t *testing.T) {

@@ -227,16 +227,23 @@ func TestWriteTable(t *testing.T) {
 		metric string
 		fields []string
 	}{
-		// Values: see TestBuildRows; the MDE cell is checked in TestBuildHolm.
+		// Values: see TestBuildRows. The MDE and RATIO [95% CI] cells were computed outside the
+		// package from testdata/suite-demo.yaml with SciPy: the ratio in the higher-is-better sense
+		// with Welch's interval on the logs of the repetition means (or, without samples, the delta
+		// method: log of the mean, SD over mean), t(0.975) on Welch's df; the MDE with
+		// testdata/mde_welch.py at alpha 0.05/80 (the report's 80 comparisons), power 0.8, over
+		// the baseline mean: 40.3274 of 1003.89 (4.017%), 53.8292 of 18.8778 (285.146%, which the
+		// package's quadrature, within its 0.1%, gets as 285.17% and prints 285.2%) and 100475 of
+		// 910900 (11.030%); see TestWriteTableMDE.
 		{"events_per_second", []string{"sysbench-cpu", "events_per_second", "events/s", "1003.9", "±", "3.9", "(n=3,", "9", "values)", "0.2%",
-			"vm", "(emulated)", "95.68", "±", "0.95", "(n=3,", "9", "values)", "0.4%", "0.095", "+90.5%", mdeCell(rep, "events_per_second"),
-			"<0.0001", "<0.0001", "yes", ratioCellOf(rep, "events_per_second"), "-90.5%", "slower"}},
+			"vm", "(emulated)", "95.68", "±", "0.95", "(n=3,", "9", "values)", "0.4%", "0.095", "+90.5%", "4.0%",
+			"<0.0001", "<0.0001", "yes", "0.0953× [0.0945, 0.0961]", "-90.5%", "slower"}},
 		{"latency_max_ms", []string{"latency_max_ms", "ms", "18.9", "±", "6.9", "(n=3,", "9", "values)", "14.7%", "vm", "(emulated)", "21.9",
-			"±", "7.8", "(n=3,", "9", "values)", "14.3%", "1.160", "+16.0%", mdeCell(rep, "latency_max_ms"), "0.2817", "0.2817", "no",
-			ratioCellOf(rep, "latency_max_ms"), "~", "inconclusive"}},
+			"±", "7.8", "(n=3,", "9", "values)", "14.3%", "1.160", "+16.0%", "285.2%", "0.2817", "0.2817", "no",
+			"0.862× [0.627, 1.18]", "~", "inconclusive"}},
 		{"read_65536k_4k", []string{"read_65536k_4k", "KiB/s", "911k", "±", "35k", "(n=9*)", "5.0%", "vm", "(emulated)", "151.2k", "±", "5.3k",
-			"(n=9*)", "4.5%", "0.166", "+83.4%", mdeCell(rep, "read_65536k_4k"), "<0.0001", "<0.0001", "yes",
-			ratioCellOf(rep, "read_65536k_4k"), "-83.4%", "slower"}},
+			"(n=9*)", "4.5%", "0.166", "+83.4%", "11.0%", "<0.0001", "<0.0001", "yes",
+			"0.166× [0.158, 0.174]", "-83.4%", "slower"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.metric, func(t *testing.T) {
@@ -416,24 +423,29 @@ func TestWriteJSON(t *testing.T) {
 	}
 }
 
-// mdeCell is the MDE cell of a vm row of the demo's report.
-// ratioCellOf is the RATIO [95% CI] cell of metric's vm row, split into fields as the test splits a line.
-func ratioCellOf(rep *Report, metric string) string {
-	for _, r := range rep.Rows {
-		if r.Metric == metric && r.Platform == "vm" {
-			return ratioCell(r)
+// TestWriteTableMDE checks the MDE of the demo's rows that TestWriteTable prints against the figures
+// computed outside the package (testdata/mde_welch.py), within the 0.1% its quadrature promises.
+func TestWriteTableMDE(t *testing.T) {
+	rep, err := Build(demoSuite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Comparisons != 80 {
+		t.Fatalf("%d comparisons, want the 80 the figures were computed for", rep.Comparisons)
+	}
+	for metric, want := range map[string]struct {
+		benchmark    string
+		mde, percent float64
+	}{
+		"events_per_second": {"sysbench-cpu", 40.3274, 4.01712},
+		"latency_max_ms":    {"sysbench-cpu", 53.8292, 285.146},
+		"read_65536k_4k":    {"iozone", 100475, 11.0303},
+	} {
+		r := findRow(t, rep.Rows, want.benchmark, metric, "vm")
+		if r.MDE == nil || r.MDEPercent == nil || !near(*r.MDE, want.mde, 1e-3) || !near(*r.MDEPercent, want.percent, 1e-3) {
+			t.Errorf("%s: MDE %v (%v%%), want %g (%g%%)", metric, value(r.MDE), value(r.MDEPercent), want.mde, want.percent)
 		}
 	}
-	return "no such row"
-}
-
-func mdeCell(rep *Report, metric string) string {
-	for _, r := range rep.Rows {
-		if r.Metric == metric && r.Platform == "vm" {
-			return formatMDE(r)
-		}
-	}
-	return "no such row"
 }
 
 // suiteOf is a container/vm suite of one benchmark whose metrics have one value per repetition on
@@ -507,6 +519,13 @@ func TestBuildHolm(t *testing.T) {
 		if r.MDE == nil || r.MDEPercent == nil || !near(*r.MDE, mde, 1e-9) || !near(*r.MDEPercent, mde/3*100, 1e-9) {
 			t.Errorf("%s: MDE %v (%v%%), want %g at alpha 0.05/4", metric, value(r.MDE), value(r.MDEPercent), mde)
 		}
+	}
+	// The figure itself, computed outside the package (testdata/mde_welch.py, SciPy's adaptive
+	// double integral over both chi-squared variances and Brent's root finder): 1..5 against 4..8,
+	// SD sqrt(2.5) on each side, alpha 0.05/4, power 0.8: `python3 mde_welch.py 5 1.58113883 5
+	// 1.58113883 0.0125` prints 4.39886, 146.6% of the baseline mean 3.
+	if a := findRow(t, rep.Rows, "b", "a", "vm"); a.MDE == nil || !near(*a.MDE, 4.39886, 1e-3) || formatMDE(a) != "146.6%" {
+		t.Errorf("a: MDE %v (cell %q), want 4.39886 (146.6%%)", value(a.MDE), formatMDE(a))
 	}
 	e := findRow(t, rep.Rows, "b", "e", "vm")
 	if e.PValue != nil || e.PValueHolm != nil || e.Significant != nil || e.MDE != nil {

@@ -264,8 +264,12 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 			HaveField("Emulated", emulates), HaveField("Metrics", Not(BeEmpty())))), "VM/container ratio of %s", b.Name)
 	}
 
-	e.expectStorageResults(s, "container", "PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ")
-	e.expectStorageResults(s, "vm", "NFSv4.2 export of VM master (nfs-kernel-server ")
+	// `vmbench report quick -n <ns>` against the cluster: the first screen names the suite, the VMs'
+	// ratio to the containers and a summary row per benchmark; its notes say what backed Shared.
+	out := e.reportOf("quick")
+	e.expectHeadlines(out, s, "vm", emulates)
+	e.expectStorageResults(s, out, "container", "PVC <run>-shared of storage class vmbench-shared (ReadWriteMany), mounted as ")
+	e.expectStorageResults(s, out, "vm", "NFSv4.2 export of VM master (nfs-kernel-server ")
 	e.g.Expect(s.Status.SharedStorage).To(ContainElement(HaveField("BackedBy",
 		ContainSubstring("mounted as nfs4 master.<run>."+e.ns+".svc:/srv/vmbench-shared"))))
 
@@ -285,7 +289,6 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 		for _, b := range run.BootSeconds {
 			e.g.Expect(b.Seconds).To(BeNumerically(">", 0), "%s %s", run.Name, b.Node)
 		}
-		e.g.Expect(run.OrchestrationSeconds).NotTo(BeNil(), run.Name)
 	}
 	// Every run records the noise on each of its nodes (sysbench-cpu runs on every node): others' CPU
 	// in pods only, steal everywhere; and each node's CPU list. kind's kubelets do not pin, and the
@@ -311,22 +314,36 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 		}
 	}
 	// Time to workload: every run records when its nodes' runner started, container runs when their
-	// pods were scheduled and started, VM runs when their VMIs ran; and each VM run what its
-	// virt-launcher pod reserved beyond the guest (KubeVirt adds its own memory overhead to the pod).
+	// pods were scheduled and started, VM runs when their VMIs ran, each phase no earlier than the one
+	// before it; and each VM run what its virt-launcher pod reserved beyond the guest (KubeVirt adds
+	// its own memory overhead to the pod). Every run spent some time around its benchmarks.
 	for _, run := range s.Status.Runs {
+		e.g.Expect(run.OrchestrationSeconds).NotTo(BeNil(), "orchestration of %s", run.Name)
+		e.g.Expect(*run.OrchestrationSeconds).To(BeNumerically(">", 0), "orchestration of %s", run.Name)
 		e.g.Expect(run.StartupSeconds).NotTo(BeNil(), "startup of %s", run.Name)
 		st := run.StartupSeconds
 		e.t.Logf("run %s startup: podsScheduled %v sandboxesReady %v containersStarted %v vmiScheduled %v vmiRunning %v runnerReady %v; launcher overhead %v",
 			run.Name, deref(st.PodsScheduled), deref(st.SandboxesReady), deref(st.ContainersStarted), deref(st.VMIScheduled), deref(st.VMIRunning), deref(st.RunnerReady), run.LauncherOverhead)
 		e.g.Expect(st.RunnerReady).NotTo(BeNil(), "runnerReady of %s", run.Name)
 		e.g.Expect(*st.RunnerReady).To(BeNumerically(">", 0), "runnerReady of %s", run.Name)
+		for phase, v := range map[string]*float64{"podsScheduled": st.PodsScheduled, "sandboxesReady": st.SandboxesReady,
+			"containersStarted": st.ContainersStarted, "vmiScheduled": st.VMIScheduled, "vmiRunning": st.VMIRunning} {
+			if v != nil {
+				e.g.Expect(*v).To(BeNumerically(">=", 0), "%s of %s", phase, run.Name)
+			}
+		}
 		if run.Platform == "vm" {
+			e.g.Expect(st.VMIScheduled).NotTo(BeNil(), "vmiScheduled of %s", run.Name)
 			e.g.Expect(st.VMIRunning).NotTo(BeNil(), "vmiRunning of %s", run.Name)
+			e.g.Expect(*st.VMIScheduled).To(BeNumerically("<=", *st.VMIRunning), "vmiScheduled <= vmiRunning in %s", run.Name)
+			e.g.Expect(*st.VMIRunning).To(BeNumerically("<=", *st.RunnerReady), "vmiRunning <= runnerReady in %s", run.Name)
 			e.g.Expect(run.LauncherOverhead).NotTo(BeNil(), "launcher overhead of %s", run.Name)
 			e.g.Expect(run.LauncherOverhead.Memory.Sign()).To(Equal(1), "launcher memory overhead of %s", run.Name)
 		} else {
 			e.g.Expect(st.PodsScheduled).NotTo(BeNil(), "podsScheduled of %s", run.Name)
 			e.g.Expect(st.ContainersStarted).NotTo(BeNil(), "containersStarted of %s", run.Name)
+			e.g.Expect(*st.PodsScheduled).To(BeNumerically("<=", *st.ContainersStarted), "podsScheduled <= containersStarted in %s", run.Name)
+			e.g.Expect(*st.ContainersStarted).To(BeNumerically("<=", *st.RunnerReady), "containersStarted <= runnerReady in %s", run.Name)
 		}
 	}
 	// The VM platform's settings, read back from a VMI that ran, with KubeVirt's own defaults: the
@@ -406,8 +423,9 @@ func TestBenchmarkThatCannotConnectFailsTheSuiteWithItsCause(t *testing.T) {
 	e.expectNoChildren()
 }
 
-// expectNoChildren waits until no pod (MPI or virt-launcher), Job, MPIJob, VMI, Secret or
-// NetworkPolicy is left in the namespace.
+// expectNoChildren waits until no pod (MPI or virt-launcher), Job, MPIJob, VMI, Secret,
+// NetworkPolicy, PersistentVolumeClaim (a run's shared storage) or Service (the MPI Operator's, the
+// VMs' headless ones) is left in the namespace, and no ConfigMap of a suite (raw outputs, tables).
 func (e *env) expectNoChildren() {
 	e.g.Eventually(func(g Gomega) {
 		pods := &corev1.PodList{}
@@ -428,6 +446,15 @@ func (e *env) expectNoChildren() {
 		policies := &networkingv1.NetworkPolicyList{}
 		g.Expect(k8s.List(e.ctx, policies, client.InNamespace(e.ns))).To(Succeed())
 		g.Expect(policies.Items).To(BeEmpty(), "networkpolicies")
+		claims := &corev1.PersistentVolumeClaimList{}
+		g.Expect(k8s.List(e.ctx, claims, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(claims.Items).To(BeEmpty(), "persistentvolumeclaims")
+		services := &corev1.ServiceList{}
+		g.Expect(k8s.List(e.ctx, services, client.InNamespace(e.ns))).To(Succeed())
+		g.Expect(services.Items).To(BeEmpty(), "services")
+		configMaps := &corev1.ConfigMapList{}
+		g.Expect(k8s.List(e.ctx, configMaps, client.InNamespace(e.ns), client.HasLabels{vmbenchv1.LabelSuite})).To(Succeed())
+		g.Expect(configMaps.Items).To(BeEmpty(), "configmaps labelled %s", vmbenchv1.LabelSuite)
 	}, 3*time.Minute, 5*time.Second).Should(Succeed())
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/cli"
 	"github.com/vmbench/vmbench/internal/dashboards"
 )
 
@@ -160,6 +161,22 @@ func TestPrometheusHasTheSuiteAndEveryDashboardQuery(t *testing.T) {
 		}
 		g.Expect(have).To(Equal(want))
 	}, 2*time.Minute, 5*time.Second).Should(Succeed(), "Prometheus has the suite's result series")
+
+	// `vmbench footprint prom -n <ns>` with its defaults (this Prometheus, job vmbench), through the
+	// function the verb calls: the manager's own memory and CPU while the suite's runs went on.
+	var fp cli.FootprintJSON
+	e.g.Eventually(func(g Gomega) {
+		var stdout, stderr bytes.Buffer
+		code := cli.Footprint(e.ctx, "vmbench", []string{name, "-n", e.ns, "--kubeconfig", kubeconfigPath, "-o", "json"}, nil, &stdout, &stderr)
+		g.Expect(code).To(Equal(cli.ExitOK), "vmbench footprint %s -n %s: %s", name, e.ns, stderr.String())
+		g.Expect(json.Unmarshal(stdout.Bytes(), &fp)).To(Succeed(), stdout.String())
+	}, time.Minute, 5*time.Second).Should(Succeed())
+	t.Logf("vmbench footprint: %+v", fp)
+	e.g.Expect(fp.Suite).To(Equal(e.ns + "/" + name))
+	e.g.Expect(fp.PeakRSSBytes).To(BeNumerically(">", 0), "peak RSS")
+	e.g.Expect(fp.CPUSeconds).To(BeNumerically(">", 0), "CPU-seconds")
+	e.g.Expect(fp.Processes).To(BeNumerically(">=", 1), "manager processes")
+	e.g.Expect(fp.End.After(fp.Start)).To(BeTrue(), "window %s - %s", fp.Start, fp.End)
 
 	// The values a person picks on the boards for this suite.
 	values := map[string]string{

@@ -3,12 +3,19 @@
 package e2e
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -16,7 +23,9 @@ import (
 
 // TestSuitesAppliedAtOnceNeverOverlap applies two small container suites at once: with the manager's
 // default --max-active-runs=1 the second waits in line, and its run starts only after the first one's
-// results were collected, as the runs' times in status show.
+// results were collected, as the runs' times in status show, and after the first one's pods are gone,
+// in the order in which the API server created and deleted them (status times have one-second
+// resolution, which would let a shorter overlap pass).
 func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
 	e := newEnv(t)
 	small := func(name string) *vmbenchv1.BenchmarkSuite {
@@ -26,6 +35,7 @@ func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
 			SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: vmbenchv1.DurationOf(5 * time.Second)}}}
 		return s
 	}
+	pods := e.watchSuitePods()
 	// Created in this order, and "one" sorts before "two" should both have the same second.
 	e.g.Expect(k8s.Create(e.ctx, small("one"))).To(Succeed())
 	e.g.Expect(k8s.Create(e.ctx, small("two"))).To(Succeed())
@@ -54,6 +64,22 @@ func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
 	e.g.Expect(second.StartTime.Time).NotTo(BeTemporally("<", first.CompletionTime.Time),
 		"run %s started at %s, before run %s ended at %s", second.Name, second.StartTime, first.Name, first.CompletionTime)
 	e.g.Expect(two.Status.StartTime.Time).NotTo(BeTemporally("<", first.CompletionTime.Time), "two was admitted while one ran")
+	events := pods()
+	live := map[string]map[string]bool{"one": {}, "two": {}}
+	created := map[string]int{}
+	for _, ev := range events {
+		e.g.Expect(live).To(HaveKey(ev.suite), "a pod of an unexpected suite: %+v", ev)
+		if ev.deleted {
+			delete(live[ev.suite], ev.pod)
+			continue
+		}
+		other := map[string]string{"one": "two", "two": "one"}[ev.suite]
+		e.g.Expect(live[other]).To(BeEmpty(), "pod %s of suite %s was created while the pods of suite %s were there; pod events: %+v",
+			ev.pod, ev.suite, other, events)
+		live[ev.suite][ev.pod] = true
+		created[ev.suite]++
+	}
+	e.g.Expect(created).To(And(HaveKey("one"), HaveKey("two")), "pods created per suite; pod events: %+v", events)
 
 	// Each run recorded what else its nodes did while sysbench ran on them: other processes' CPU and
 	// steal, per node, and every sample its own figure.
@@ -72,5 +98,60 @@ func TestSuitesAppliedAtOnceNeverOverlap(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// podEvent is a pod of a suite created or deleted.
+type podEvent struct {
+	suite, pod string
+	deleted    bool
+}
+
+// watchSuitePods records every pod labelled with a suite that is created or deleted in the
+// namespace from now on, in the order in which the API server made the changes (one watch, resumed
+// where it broke off). The function it returns stops the watch and returns the events; a watch that
+// failed fails the test.
+func (e *env) watchSuitePods() func() []podEvent {
+	list, err := clientset.CoreV1().Pods(e.ns).List(e.ctx, metav1.ListOptions{LabelSelector: vmbenchv1.LabelSuite})
+	e.g.Expect(err).NotTo(HaveOccurred())
+	e.g.Expect(list.Items).To(BeEmpty(), "pods of suites before any suite was created")
+	ctx, cancel := context.WithCancel(e.ctx)
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = vmbenchv1.LabelSuite
+			return clientset.CoreV1().Pods(e.ns).Watch(ctx, o)
+		},
+	})
+	e.g.Expect(err).NotTo(HaveOccurred())
+	var (
+		mu       sync.Mutex
+		events   []podEvent
+		failures []string
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			mu.Lock()
+			pod, ok := ev.Object.(*corev1.Pod)
+			switch {
+			case ev.Type == watch.Error || !ok:
+				failures = append(failures, fmt.Sprintf("%s %T %+v", ev.Type, ev.Object, ev.Object))
+			case ev.Type == watch.Added:
+				events = append(events, podEvent{suite: pod.Labels[vmbenchv1.LabelSuite], pod: pod.Name})
+			case ev.Type == watch.Deleted:
+				events = append(events, podEvent{suite: pod.Labels[vmbenchv1.LabelSuite], pod: pod.Name, deleted: true})
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() []podEvent {
+		cancel()
+		w.Stop()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		e.g.Expect(failures).To(BeEmpty(), "the watch of the suites' pods broke: its events are not complete")
+		return events
 	}
 }

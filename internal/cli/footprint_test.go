@@ -1,15 +1,19 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -134,6 +138,19 @@ func fakePrometheus(t *testing.T, values map[string]string) (url string, times *
 	return srv.URL, &asked
 }
 
+func writeYAML(t *testing.T, v any) string {
+	t.Helper()
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "suite.yaml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func finishedSuite(t *testing.T) string {
 	t.Helper()
 	s := &vmbenchv1.BenchmarkSuite{TypeMeta: metav1.TypeMeta{APIVersion: "vmbench.io/v1alpha1", Kind: "BenchmarkSuite"}}
@@ -154,8 +171,8 @@ func TestFootprintCommand(t *testing.T) {
 		"count(":                                          "1",
 	})
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"footprint", "-f", finishedSuite(t), "--prometheus-url", url}, nil, &stdout, &stderr)
-	if code != exitOK {
+	code := Footprint(t.Context(), "vmbench", []string{"-f", finishedSuite(t), "--prometheus-url", url}, nil, &stdout, &stderr)
+	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	// 45088768 bytes = 43.0 MiB; 30 CPU-seconds in 10 minutes = 0.050 cores.
@@ -177,6 +194,33 @@ func TestFootprintCommand(t *testing.T) {
 	}
 }
 
+func TestFootprintCommandJSON(t *testing.T) {
+	url, _ := fakePrometheus(t, map[string]string{
+		"max(max_over_time(process_resident_memory_bytes": "45088768",
+		"sum(increase(process_cpu_seconds_total":          "30.25",
+		"max(max_over_time(rate(":                         "0.21",
+		"count(":                                          "2",
+	})
+	var stdout, stderr bytes.Buffer
+	code := Footprint(t.Context(), "vmbench", []string{"-f", finishedSuite(t), "--prometheus-url", url, "-o", "json"}, nil, &stdout, &stderr)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got FootprintJSON
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout.String())
+	}
+	// 30.25 CPU-seconds in 600 s: 0.050416... cores, unrounded.
+	want := FootprintJSON{Suite: "default/quick", Job: "vmbench", Start: t0, End: t0.Add(10 * time.Minute),
+		PeakRSSBytes: 45088768, CPUSeconds: 30.25, AverageCores: 30.25 / 600, PeakCores: 0.21, Processes: 2}
+	if got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+	if !strings.Contains(stdout.String(), `"peakRSSBytes": 45088768,`) {
+		t.Errorf("JSON field names: %s", stdout.String())
+	}
+}
+
 func TestFootprintCommandFailures(t *testing.T) {
 	restarted, _ := fakePrometheus(t, map[string]string{"max(max_over_time(process_resident_memory_bytes": "1048576",
 		"sum(increase(process_cpu_seconds_total": "6", "max(max_over_time(rate(": "0.2", "count(": "2"})
@@ -188,22 +232,23 @@ func TestFootprintCommandFailures(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"wrong job", []string{"footprint", "-f", finishedSuite(t), "--prometheus-url", empty, "--job", "vmbench-metrics"}, exitError, "",
+		{"wrong job", []string{"-f", finishedSuite(t), "--prometheus-url", empty, "--job", "vmbench-metrics"}, ExitError, "",
 			`prometheus has no max(max_over_time(process_resident_memory_bytes{job="vmbench-metrics"}[600s])) between 2026-11-24T10:00:00Z and 2026-11-24T10:10:00Z: is the manager scraped under another job (--job, now "vmbench-metrics")`},
-		{"restart", []string{"footprint", "-f", finishedSuite(t), "--prometheus-url", restarted}, exitOK,
+		{"restart", []string{"-f", finishedSuite(t), "--prometheus-url", restarted}, ExitOK,
 			"2 manager processes in the window (a restart or a second replica)", ""},
-		{"no suite", []string{"footprint"}, exitUsage, "", "name a suite, or read one from a file with -f"},
-		{"both prometheus flags", []string{"footprint", "s", "--prometheus", "a/b:1", "--prometheus-url", "http://x"}, exitUsage, "",
+		{"no suite", []string{}, ExitUsage, "", "name a suite, or read one from a file with -f"},
+		{"both prometheus flags", []string{"s", "--prometheus", "a/b:1", "--prometheus-url", "http://x"}, ExitUsage, "",
 			"--prometheus and --prometheus-url are alternatives"},
-		{"bad service", []string{"footprint", "s", "--prometheus", "prometheus"}, exitUsage, "", "--prometheus wants NAMESPACE/SERVICE:PORT"},
-		{"bad job", []string{"footprint", "s", "--job", `a"b`}, exitUsage, "", "--job wants the scrape job's name"},
-		{"unreachable", []string{"footprint", "-f", finishedSuite(t), "--prometheus-url", "http://127.0.0.1:1"}, exitError, "", "prometheus at http://127.0.0.1:1"},
-		{"help", []string{"footprint", "-h"}, exitOK, "process_resident_memory_bytes", ""},
+		{"bad service", []string{"s", "--prometheus", "prometheus"}, ExitUsage, "", "--prometheus wants NAMESPACE/SERVICE:PORT"},
+		{"bad job", []string{"s", "--job", `a"b`}, ExitUsage, "", "--job wants the scrape job's name"},
+		{"unreachable", []string{"-f", finishedSuite(t), "--prometheus-url", "http://127.0.0.1:1"}, ExitError, "", "prometheus at http://127.0.0.1:1"},
+		{"bad output", []string{"s", "-o", "yaml"}, ExitUsage, "", "-o yaml: use text or json"},
+		{"help", []string{"-h"}, ExitOK, "process_resident_memory_bytes", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(tt.args, nil, &stdout, &stderr)
+			code := Footprint(t.Context(), "vmbench", tt.args, nil, &stdout, &stderr)
 			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
 					code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
