@@ -313,6 +313,29 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 			e.g.Expect(c.Pinned).To(BeFalse(), "%s %s", run.Name, c.Node)
 		}
 	}
+	// What each run ran on: every run names an environment of the suite's, whose nodes have the
+	// versions their kubelets report and whose runner image is known by digest.
+	e.g.Expect(s.Status.ParametersHash).To(MatchRegexp("^[0-9a-f]{16}$"))
+	envs := map[string]vmbenchv1.RunEnvironment{}
+	for _, env := range s.Status.Environments {
+		envs[env.ID] = env
+		e.t.Logf("environment %s (%s): kubevirt %q launcher %q runner %q nodes %+v %s", env.ID, env.Platform, env.KubeVirtVersion,
+			env.LauncherImage, env.RunnerImage, env.Nodes, env.Message)
+	}
+	for _, run := range s.Status.Runs {
+		env, ok := envs[run.Environment]
+		e.g.Expect(ok).To(BeTrue(), "run %s names environment %q, not one of status.environments", run.Name, run.Environment)
+		e.g.Expect(env.RunnerImage).NotTo(BeEmpty(), "runner image of %s", run.Name)
+		e.g.Expect(env.Message).To(BeEmpty(), "environment of %s", run.Name)
+		e.g.Expect(env.Nodes).NotTo(BeEmpty(), "nodes of %s", run.Name)
+		for _, n := range env.Nodes {
+			e.g.Expect(n.KernelVersion).NotTo(BeEmpty(), "kernel of %s in %s", n.Name, run.Name)
+			e.g.Expect(n.ContainerRuntimeVersion).To(HavePrefix("containerd://"), "runtime of %s in %s", n.Name, run.Name)
+		}
+		if run.Platform == "vm" {
+			e.g.Expect(env.LauncherImage).NotTo(BeEmpty(), "virt-launcher image of %s", run.Name)
+		}
+	}
 	// Time to workload: every run records when its nodes' runner started, container runs when their
 	// pods were scheduled and started, VM runs when their VMIs ran, each phase no earlier than the one
 	// before it; and each VM run what its virt-launcher pod reserved beyond the guest (KubeVirt adds
