@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -107,7 +106,7 @@ func TestSharedClaimIsTheSuitesAndGoesWithItsRun(t *testing.T) {
 	})
 
 	second := h.sharedClaim("sc", "sc-container-2")
-	h.g.Expect(second.UID).NotTo(Equal(types.UID(first.UID)), "run 2 has a claim of its own")
+	h.g.Expect(second.UID).NotTo(Equal(first.UID), "run 2 has a claim of its own")
 	h.finishSharedRun("sc", "sc-container-2")
 	h.claimGoes(second, nil)
 
