@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +21,7 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
 	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
 )
 
 // childLog records, from watches opened before the suite exists, every creation and deletion of the
@@ -227,4 +230,70 @@ func vmiExists(h *harness, name string) func() bool {
 	return func() bool {
 		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &kubevirtv1.VirtualMachineInstance{}) == nil
 	}
+}
+
+// finishVMCPURun plays KubeVirt for a VM run of the cpu benchmark alone: every VM measures the
+// fixture's values times factor, then the master powers off.
+func (h *harness) finishVMCPURun(suite, run string, factor float64) {
+	h.t.Helper()
+	master := &kubevirtv1.VirtualMachineInstance{}
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-master"}, master)
+	}, timeout, interval).Should(Succeed())
+	sysbench := fixtureMetrics(h.t, results.SysbenchCPU, "sysbench-cpu.txt")
+	msgs := []runplan.Message{{Kind: runplan.KindStarted, Run: run, Virtualization: "kvm"}}
+	for _, n := range nodes {
+		msgs = append(msgs, runplan.Message{Kind: runplan.KindResult, Run: run, Benchmark: "cpu", Node: n, Metrics: scaled(sysbench, factor), Seconds: 10})
+	}
+	msgs = append(msgs, runplan.Message{Kind: runplan.KindDone, Run: run, BenchmarkSeconds: 30})
+	h.launcherPod(suite, run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log",
+		metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")), runnerLog(h.t, h.token(suite, run), msgs...))
+	for _, n := range nodes[1:] {
+		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
+	}
+	h.setVMIPhase(run+"-master", kubevirtv1.Succeeded)
+}
+
+// With spec.precision on both platforms, a platform above the target grows the suite by whole
+// interleaved repetitions: container-1, vm-1, vm-2, container-2, then container-3, vm-3 (an odd
+// repetition goes in the spec's order), up to maxRepetitions. The container's repetitions are 0.2%
+// apart (within ±5%); the VM's are 0.5, 0.6 and 0.55 of the fixture: mean 0.55, sd 0.05, standard
+// error 0.0289, t(0.975, 2 df) 4.303: ±22.6%.
+func TestPrecisionOnTwoPlatformsGrowsByInterleavedRepetitions(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	suite := h.suite("grow", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	suite.Spec.Precision = &vmbenchv1.PrecisionSpec{HalfWidthPercent: 5, MaxRepetitions: 3, Metrics: []string{"cpu/events_per_second"}}
+	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+
+	factors := map[string]float64{"grow-container-1": 1, "grow-vm-1": 0.5, "grow-vm-2": 0.6, "grow-container-2": 1.002,
+		"grow-container-3": 1.001, "grow-vm-3": 0.55}
+	order := []string{"grow-container-1", "grow-vm-1", "grow-vm-2", "grow-container-2", "grow-container-3", "grow-vm-3"}
+	for _, run := range order {
+		if strings.Contains(run, "-vm-") {
+			h.finishVMCPURun("grow", run, factors[run])
+		} else {
+			h.finishCPURun("grow", run, factors[run])
+		}
+	}
+	s := h.eventuallySuite("grow", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete))
+	})
+	var runs []string
+	for _, r := range s.Status.Runs {
+		runs = append(runs, r.Name)
+		h.g.Expect(r.Phase).To(Equal(vmbenchv1.RunSucceeded), "%s: %s", r.Name, r.Message)
+	}
+	h.g.Expect(runs).To(Equal(order), "no repetition past the cap, in interleaved order")
+	for _, p := range []string{"container", "vm"} {
+		eps := findMetric(findResult(s, "cpu", p).Metrics, "events_per_second")
+		h.g.Expect(eps).NotTo(BeNil(), p)
+		h.g.Expect(eps.N).To(Equal(int32(9)), "%s: 3 nodes × 3 repetitions", p)
+	}
+	c := precisionReached(s)
+	h.g.Expect(c.Status).To(Equal(metav1.ConditionFalse), c.Message)
+	h.g.Expect(c.Reason).To(Equal(vmbenchv1.ReasonMaxRepetitionsReached))
+	h.g.Expect(c.Message).To(ContainSubstring("vm cpu/events_per_second ±22.6%"))
+	h.g.Expect(c.Message).NotTo(ContainSubstring("container cpu/events_per_second"), "the container reached the target")
+	h.g.Expect(s.Status.Precision.Repetitions).To(Equal(int32(3)))
 }
