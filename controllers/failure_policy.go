@@ -30,6 +30,7 @@ const (
 	ReasonChildDeleted        = "ChildDeleted"
 	ReasonStartupTimeout      = "StartupTimeout"
 	ReasonLogUnreadable       = "LogUnreadable"
+	ReasonNoKVM               = "NoKVM"
 )
 
 // cause is why a run cannot go on, in the words of the object that says so.

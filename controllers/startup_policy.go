@@ -43,7 +43,27 @@ func (r *SuiteReconciler) holdUp(ctx context.Context, suite *vmbenchv1.Benchmark
 		return nil, err
 	}
 	o.Events = events
-	return explainVMScheduling(holdUp(o), run), nil
+	return explainNoKVM(explainVMScheduling(holdUp(o), run), r.Emulation), nil
+}
+
+// kvmDevice is the extended resource that KubeVirt's device plugin (in virt-handler) offers on the
+// nodes that have /dev/kvm, and that every virt-launcher pod asks for unless KubeVirt emulates.
+const kvmDevice = "devices.kubevirt.io/kvm"
+
+// explainNoKVM says what a VM that the scheduler cannot place for want of KVM means: without it the
+// VMs can only run under KubeVirt's useEmulation, whose figures are no measure of VM overhead.
+func explainNoKVM(c *cause, emulation EmulationPolicy) *cause {
+	if c == nil || c.Reason != ReasonUnschedulable || !strings.Contains(c.Message, kvmDevice) {
+		return c
+	}
+	msg := c.Message + "; no node that could take the VMs offers " + kvmDevice + " (KubeVirt's device plugin offers it where /dev/kvm exists), " +
+		"so these VMs can only run under KubeVirt's useEmulation: run them on nodes with /dev/kvm (hardware or nested virtualisation; " +
+		"spec.placement), or knowingly set spec.configuration.developerConfiguration.useEmulation: true in the KubeVirt CR, and the VM " +
+		"figures then measure emulation, not VM overhead (marked emulated: true, \"(emulated)\" in the headline)"
+	if emulation == EmulationForbid {
+		msg += "; this vmbench runs with --emulation=forbid (Helm value emulation), which then refuses the VM runs"
+	}
+	return &cause{Reason: ReasonNoKVM, Message: msg, Terminal: c.Terminal}
 }
 
 // Warning events are read around the cache, only while a run starts: a watch on every event of every

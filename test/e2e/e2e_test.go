@@ -211,7 +211,9 @@ func (e *env) waitEnded(name string, timeout time.Duration) *vmbenchv1.Benchmark
 }
 
 // TestSampleSuiteComparesVMsWithContainers runs the quick sample on both platforms, once each (its two
-// repetitions would double the time; the controller's interleaving is covered by envtest).
+// repetitions would double the time). The interleaving of two platforms over two repetitions, each
+// run starting once the previous run's children are gone, is covered by envtest with children driven
+// by hand (test/integration TestTwoPlatformsTwoRepetitionsRunInterleaved), not on a real cluster.
 func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 	e := newEnv(t)
 	emulates := e.clusterEmulates()
