@@ -7,13 +7,23 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 )
 
 // --pprof-bind-address serves Go's heap profile, which the scale benchmark takes of the manager
-// binary; without the flag nothing listens.
+// binary. A process registers the controller's name once, so this test runs newManager in a
+// process of its own.
 func TestPprofBindAddressServesTheHeapProfile(t *testing.T) {
+	if os.Getenv(ownProcess) != t.Name() {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		return
+	}
 	cfg, _, _ := startAPIServer(t, []string{"config/crd/bases"}, "vmbench-system")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,7 +66,17 @@ func TestPprofBindAddressServesTheHeapProfile(t *testing.T) {
 	}
 }
 
+// parseFlags also sets the process's logger, once for good, so this test runs in a process of its
+// own.
 func TestPprofIsOffByDefault(t *testing.T) {
+	if os.Getenv(ownProcess) != t.Name() {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		return
+	}
 	if o := parseFlagsFrom(t); o.pprofAddr != "0" {
 		t.Errorf("--pprof-bind-address defaults to %q, want 0 (off): the endpoints have no authentication", o.pprofAddr)
 	}
