@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/internal/report"
+	"github.com/vmbench/vmbench/internal/analysis"
 )
 
 // plannedRepetitions is how many repetitions of every platform the suite plans now: spec.repetitions,
@@ -58,8 +58,8 @@ func (j precisionJudgement) reached() bool { return len(j.Above) == 0 && len(j.U
 // mean, with the report's statistics: the repetition is the unit. A metric without spread has 0,
 // whatever its mean; a mean of 0 with spread has no relative half-width.
 func halfWidthPercent(m vmbenchv1.MetricSummary) (float64, string) {
-	s := report.Summarize(m)
-	hw, ok := report.CIHalfWidth(s, report.Confidence)
+	s := analysis.Summarize(m)
+	hw, ok := analysis.CIHalfWidth(s, analysis.Confidence)
 	switch {
 	case !ok:
 		return 0, fmt.Sprintf("%d repetition(s), an interval needs 2", s.N)

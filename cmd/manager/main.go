@@ -60,6 +60,8 @@ type options struct {
 	maxActiveRuns           int
 	maxActiveRunsPerNS      int
 	maxSuiteDuration        time.Duration
+	// pprofAddr serves net/http/pprof for profiling; "0" (the default) serves nothing.
+	pprofAddr string
 	// logs replaces the pods/log API in tests, as envtest serves no logs; nil in the binary.
 	logs controllers.LogReader
 }
@@ -82,6 +84,8 @@ func parseFlags() options {
 	flag.IntVar(&o.metricsOpts.MaxSeriesPerSuite, "metrics-max-series-per-suite", metrics.DefaultMaxSeriesPerSuite,
 		"Most series one suite exports; the metrics past it are dropped and counted in vmbench_metric_series_dropped_total.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
+		"Address of Go's profiling endpoints (/debug/pprof/, no authentication: bind it to 127.0.0.1 and port-forward); 0 disables them.")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
 	flag.StringVar(&o.runnerImage, "runner-image", "vmbench/runner:dev", "Image of MPIJob launchers and workers.")
 	flag.StringVar(&o.vmDisk, "vm-disk-image", "vmbench/vm-disk:dev", "containerDisk image of the VMs.")
@@ -266,6 +270,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		MapperProvider:         func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return mapper, nil },
 		Metrics:                metrics.ServerOptions(o.metricsAddr, o.metricsSecure, o.metricsOpts.CertDir),
 		HealthProbeBindAddress: o.probeAddr,
+		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
 		LeaderElectionID:       "vmbench.io",
 		// The process exits as soon as the manager stops, so the lease can be handed over at once:

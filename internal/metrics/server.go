@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -26,7 +25,7 @@ func ServerOptions(addr string, secure bool, certDir string) metricsserver.Optio
 	opts := metricsserver.Options{BindAddress: addr}
 	if secure {
 		opts.SecureServing = true
-		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		opts.FilterProvider = withAuthenticationAndAuthorization
 		if certDir != "" {
 			opts.CertDir, opts.CertName, opts.KeyName = certDir, CertFile, KeyFile
 		}

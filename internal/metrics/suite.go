@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/internal/report"
+	"github.com/vmbench/vmbench/internal/analysis"
 )
 
 // A suite's series come in two kinds. The summary is always exported while the suite exists: its
@@ -368,7 +368,7 @@ func reportInputs(s *vmbenchv1.BenchmarkSuite) [sha256.Size]byte {
 // benchmark, each resource, overall) the geometric mean of the ratios with its interval, and the
 // count of metrics per verdict, one slice per group. A suite without results to compare has none.
 func reportSummaries(s *vmbenchv1.BenchmarkSuite) [][]pending {
-	rep, err := report.Build(s)
+	rep, err := analysis.Analyze(s, analysis.Tolerance(s))
 	if err != nil {
 		return nil
 	}
@@ -379,10 +379,10 @@ func reportSummaries(s *vmbenchv1.BenchmarkSuite) [][]pending {
 			l := []string{ns, name, labelValue(ps.Platform), baseline, strconv.FormatBool(ps.Emulated), g.Kind, labelValue(g.Name)}
 			with := func(verdict string) []string { return append(l[:len(l):len(l)], verdict) }
 			group := []pending{
-				{summaryVerdictsDesc, float64(g.Counts.Slower), with(report.Slower)},
-				{summaryVerdictsDesc, float64(g.Counts.Equivalent), with(report.Equivalent)},
-				{summaryVerdictsDesc, float64(g.Counts.Faster), with(report.Faster)},
-				{summaryVerdictsDesc, float64(g.Counts.Inconclusive), with(report.Inconclusive)},
+				{summaryVerdictsDesc, float64(g.Counts.Slower), with(analysis.Slower)},
+				{summaryVerdictsDesc, float64(g.Counts.Equivalent), with(analysis.Equivalent)},
+				{summaryVerdictsDesc, float64(g.Counts.Faster), with(analysis.Faster)},
+				{summaryVerdictsDesc, float64(g.Counts.Inconclusive), with(analysis.Inconclusive)},
 			}
 			if g.Ratio != nil {
 				group = append(group, pending{summaryRatioDesc, *g.Ratio, l})

@@ -10,10 +10,6 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
-// DefaultTolerance is how far a metric may move in its bad direction before it counts as a
-// regression: 5%.
-const DefaultTolerance = 0.05
-
 // Verdict is how one metric moved between the baseline suite and the current one.
 type Verdict string
 

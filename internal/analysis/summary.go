@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"math"
@@ -125,7 +125,7 @@ func summarize(rows []Row, platforms []string) []PlatformSummary {
 		ps := PlatformSummary{Platform: platform}
 		var benchmarks []string
 		for _, row := range mine {
-			benchmarks = appendNew(benchmarks, row.Benchmark)
+			benchmarks = AppendNew(benchmarks, row.Benchmark)
 			ps.Emulated = ps.Emulated || row.Emulated
 		}
 		var benchLogs []logRatio
