@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -251,6 +252,13 @@ func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.Benchma
 				"the schedule suspended or a suite of it still running; the next start is at %s. Raise startingDeadlineSeconds, "+
 				"or remove it, to let late starts happen", due, *sched.Spec.StartingDeadlineSeconds, d.Next.UTC().Format(time.RFC3339))}, nil
 	}
+	// The suite of this time exists already when an earlier pass made it and its status write was
+	// lost: the start happened.
+	name := scheduledSuiteName(sched.Name, d.Due)
+	if s := findSuite(slices.Concat(seen.Active, seen.Finished), name); s != nil {
+		sched.Status.LastScheduleTime = &metav1.Time{Time: d.Due}
+		return nil, nil, nil
+	}
 	if len(seen.Active) > 0 {
 		switch sched.Spec.ConcurrencyPolicy {
 		case vmbenchv1.ConcurrencyAllow:
@@ -456,7 +464,7 @@ func setStartSkipped(sched *vmbenchv1.BenchmarkSchedule, d startDecision, skip *
 // setHistoryCondition says whether the finished suites are recorded.
 func setHistoryCondition(sched *vmbenchv1.BenchmarkSchedule, err error) {
 	c := metav1.Condition{Type: vmbenchv1.ConditionHistoryRecorded, Status: metav1.ConditionTrue, Reason: "Recorded",
-		Message: fmt.Sprintf("every finished suite is recorded; the history holds %d records (at most %d)", sched.Status.Records, MaxHistoryRecords),
+		Message:            fmt.Sprintf("every finished suite is recorded; the history holds %d records (at most %d)", sched.Status.Records, MaxHistoryRecords),
 		ObservedGeneration: sched.Generation}
 	if err != nil {
 		c.Status, c.Reason = metav1.ConditionFalse, vmbenchv1.ReasonHistoryNotWritten
