@@ -33,7 +33,11 @@ import (
 func (h *harness) startSchedules() (stop func()) {
 	h.t.Helper()
 	scheme := controllers.NewScheme()
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	identity := cfg
+	if h.identity != nil {
+		identity = h.identity
+	}
+	mgr, err := ctrl.NewManager(identity, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -382,6 +386,39 @@ func TestScheduleSamplesAreAccepted(t *testing.T) {
 	err = k8s.Create(h.ctx, long)
 	h.g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "a name longer than 21 characters: %v", err)
 	h.g.Expect(err.Error()).To(ContainSubstring("at most 21 characters"))
+}
+
+// The schedule controller, speaking as the chart's service account with the chart's RBAC and
+// policies on its requests, starts a suite, records it and deletes it beyond the history limit:
+// every verb it uses is granted, and its history ConfigMaps pass the policy on the manager's writes.
+func TestScheduleWithTheChartsRBAC(t *testing.T) {
+	h := newHarness(t)
+	release := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-system-"}}
+	h.g.Expect(k8s.Create(h.ctx, release)).To(Succeed())
+	rbac, policy, sa := renderManagerAccess(t, "schedules", release.Name)
+	createAll(t, h.g, rbac)
+	createAll(t, h.g, policy)
+	manager := asServiceAccount(h.g, release.Name, sa)
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().ConfigMaps(h.ns).Create(h.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}},
+			metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager writes only objects labelled vmbench.io/suite")),
+		"the chart's RBAC and its policy on the manager's writes are in force")
+	h.identity = serviceAccountConfig(release.Name, sa)
+	_, first := h.hourly("chart", func(s *vmbenchv1.BenchmarkScheduleSpec) { s.SuccessfulHistoryLimit = ptr.To[int32](0) })
+	h.clock.SetTime(first)
+	h.startSchedules()
+	name := suiteAt("chart", first)
+	h.eventuallySchedule("chart", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Active).To(ConsistOf(HaveField("Name", name)))
+	})
+	h.finishSuite(name, vmbenchv1.SuiteComplete)
+	h.eventuallySchedule("chart", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Records).To(Equal(int32(1)))
+		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionHistoryRecorded)).To(BeTrue())
+	})
+	h.g.Eventually(func() []string { return h.suitesOf("chart") }, timeout, interval).Should(BeEmpty(), "the suite beyond the limit of 0")
 }
 
 func (h *harness) getSchedule(name string) *vmbenchv1.BenchmarkSchedule {
