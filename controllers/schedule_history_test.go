@@ -216,3 +216,30 @@ func TestRecordOfAFinishedSuite(t *testing.T) {
 		t.Errorf("vm lat %+v", l)
 	}
 }
+
+// The record of the largest suite the API admits (status.results of 48 benchmark-platform pairs, 48
+// metrics each, 30 repetitions, the longest names) fits in one history ConfigMap, so that no
+// finished suite is left unrecorded for its size.
+func TestLargestRecordFitsAConfigMap(t *testing.T) {
+	s := finishedSuite(1, vmbenchv1.SuiteComplete, false)
+	s.Spec.Baseline = "container"
+	for b := range 12 {
+		for _, p := range []string{"container", "vm", "kata", "platformname"} {
+			var ms []vmbenchv1.MetricSummary
+			for m := range 48 {
+				var samples []vmbenchv1.Sample
+				for r := int32(1); r <= 30; r++ {
+					samples = append(samples, vmbenchv1.Sample{Repetition: r, Node: "master", Value: 1000.123456789 + float64(r)*float64(m+1)})
+				}
+				ms = append(ms, vmbenchv1.MetricSummary{Name: fmt.Sprintf("%s%02d", strings.Repeat("m", 62), m), Unit: strings.Repeat("u", 16),
+					Direction: vmbenchv1.LowerIsBetter, Samples: samples, N: 30})
+			}
+			s.Status.Results = append(s.Status.Results, vmbenchv1.BenchmarkResult{Benchmark: fmt.Sprintf("%s%02d", strings.Repeat("b", 22), b), Platform: p, Metrics: ms})
+		}
+	}
+	size := len(mustJSON(t, recordOf(s, vmbenchv1.SuiteComplete)))
+	t.Logf("the largest record takes %d bytes", size)
+	if size+1 > MaxHistoryBytes {
+		t.Errorf("the largest record takes %d bytes, more than a history ConfigMap holds (%d)", size, MaxHistoryBytes)
+	}
+}
