@@ -87,7 +87,9 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	suspended := sched.Spec.Suspend != nil && *sched.Spec.Suspend
 	setSuspended(sched, suspended)
 	st.NextScheduleTime = nil
-	if invalid == nil {
+	if invalid != nil {
+		setStartSkipped(sched, startDecision{}, nil)
+	} else {
 		var last *time.Time
 		if st.LastScheduleTime != nil {
 			last = &st.LastScheduleTime.Time
@@ -100,6 +102,10 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 				return ctrl.Result{}, err
 			}
 			if started != nil {
+				if sched.Spec.ConcurrencyPolicy == vmbenchv1.ConcurrencyReplace {
+					// The suites it replaced are being deleted.
+					seen.Active = nil
+				}
 				seen.Active = append(seen.Active, started)
 			}
 			if ev := setStartSkipped(sched, d, skip); ev != nil {

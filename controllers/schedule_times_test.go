@@ -133,3 +133,29 @@ func TestScheduledSuiteNameIsTheTimes(t *testing.T) {
 		t.Error("a schedule name of the longest length gives suite names longer than a suite's name may be")
 	}
 }
+
+func TestRequeueAtTheNextTimeOrTheWaitingStartsDeadline(t *testing.T) {
+	now := utc("2026-11-01T10:05:00Z")
+	d := startDecision{Due: utc("2026-11-01T10:00:00Z"), Next: utc("2026-11-01T11:00:00Z")}
+	forbid := &cause{Reason: vmbenchv1.ReasonConcurrencyForbid}
+	for _, tc := range []struct {
+		name     string
+		deadline *int64
+		skip     *cause
+		want     time.Duration
+	}{
+		{name: "started: the next time", want: 55 * time.Minute},
+		{name: "waiting without a deadline: the next time", skip: forbid, want: 55 * time.Minute},
+		// Due at 10:00 with 20 minutes: the skip is said at 10:20, a second after the deadline.
+		{name: "waiting: the deadline", deadline: ptr.To[int64](1200), skip: forbid, want: 15*time.Minute + time.Second},
+		{name: "waiting, a deadline after the next time", deadline: ptr.To[int64](7200), skip: forbid, want: 55 * time.Minute},
+		{name: "a huge deadline", deadline: ptr.To[int64](1 << 62), skip: forbid, want: 55 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := requeueAt(vmbenchv1.BenchmarkScheduleSpec{StartingDeadlineSeconds: tc.deadline}, d, tc.skip, now)
+			if got != tc.want {
+				t.Errorf("requeue after %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -219,6 +219,37 @@ func TestScheduleForbidWaitsForTheUnfinishedSuite(t *testing.T) {
 	h.g.Expect(h.suitesOf("forbid")).To(ConsistOf(one, suiteAt("forbid", second)))
 }
 
+func TestScheduleReplaceAndAllow(t *testing.T) {
+	h := newHarness(t)
+	_, first := h.hourly("swap", func(s *vmbenchv1.BenchmarkScheduleSpec) { s.ConcurrencyPolicy = vmbenchv1.ConcurrencyReplace })
+	_, firstAllow := h.hourly("both", func(s *vmbenchv1.BenchmarkScheduleSpec) { s.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow })
+	// Created across a full hour, the first schedule's first time passes unstarted: only the most
+	// recent is due.
+	if firstAllow.After(first) {
+		first = firstAllow
+	}
+	h.clock.SetTime(first)
+	h.startSchedules()
+	for _, name := range []string{"swap", "both"} {
+		h.eventuallySchedule(name, func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+			g.Expect(s.Status.Active).To(ConsistOf(HaveField("Name", suiteAt(name, first))))
+		})
+	}
+	second := first.Add(time.Hour)
+	h.clock.SetTime(second)
+	h.pokeSchedule("swap")
+	h.pokeSchedule("both")
+	// Replace: the unfinished suite goes, the new one starts.
+	h.eventuallySchedule("swap", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Active).To(ConsistOf(HaveField("Name", suiteAt("swap", second))))
+	})
+	h.g.Eventually(func() []string { return h.suitesOf("swap") }, timeout, interval).Should(ConsistOf(suiteAt("swap", second)))
+	// Allow: both run, and wait in the run queue as any suites.
+	h.eventuallySchedule("both", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Active).To(ConsistOf(HaveField("Name", suiteAt("both", first)), HaveField("Name", suiteAt("both", second))))
+	})
+}
+
 func TestScheduleSuspendStartsNothing(t *testing.T) {
 	h := newHarness(t)
 	_, first := h.hourly("paused", func(s *vmbenchv1.BenchmarkScheduleSpec) { s.Suspend = ptr.To(true) })
