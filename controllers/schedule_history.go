@@ -106,7 +106,7 @@ func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.Bench
 			}
 			var rec Record
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				return nil, fmt.Errorf("ConfigMap %s holds a line that is not a record (%v): delete the line or the ConfigMap", cm.Name, err)
+				return nil, fmt.Errorf("ConfigMap %s holds a line that is not a record (%w): delete the line or the ConfigMap", cm.Name, err)
 			}
 			c.records, c.lines = append(c.records, rec), append(c.lines, line)
 		}

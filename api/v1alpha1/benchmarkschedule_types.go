@@ -154,7 +154,7 @@ type BenchmarkScheduleStatus struct {
 // finished suite, so that results can be followed over time after the suites are gone.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=schedule;schedules,categories=vmbench
+// +kubebuilder:resource:shortName=bsched,categories=vmbench
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
 // +kubebuilder:printcolumn:name="TimeZone",type=string,JSONPath=`.spec.timeZone`,priority=1
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`

@@ -398,6 +398,34 @@ func TestScheduleRefusesAnUnknownTimeZone(t *testing.T) {
 	h.g.Expect(h.suitesOf("mars")).To(BeEmpty())
 }
 
+// A suite the API server refuses (here the chart's policy on privileged platforms) is not started,
+// and the schedule quotes the refusal.
+func TestScheduleSaysWhyItsSuiteWasRefused(t *testing.T) {
+	h := newHarness(t)
+	policy, binding := renderPrivilegedPlatformsPolicy(t, "")
+	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
+	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
+	t.Cleanup(func() {
+		_ = k8s.Delete(context.Background(), binding)
+		_ = k8s.Delete(context.Background(), policy)
+	})
+	hostPlatforms := []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}, {Name: "host", Type: vmbenchv1.PlatformHost}}
+	probe := h.suite("probe", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	probe.Spec.Platforms = hostPlatforms
+	h.g.Eventually(func() error { return k8s.Create(h.ctx, probe, client.DryRunAll) }, timeout, interval).Should(HaveOccurred(), "the policy is in force")
+
+	_, first := h.hourly("host", func(s *vmbenchv1.BenchmarkScheduleSpec) { s.SuiteTemplate.Spec.Platforms = hostPlatforms })
+	h.clock.SetTime(first)
+	h.startSchedules()
+	h.eventuallySchedule("host", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		skipped(g, s, vmbenchv1.ReasonSuiteNotCreated)
+		c := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionStartSkipped)
+		g.Expect(c.Message).To(And(ContainSubstring(suiteAt("host", first)), ContainSubstring("platforms of type Host"), ContainSubstring("spec.suiteTemplate")))
+		g.Expect(s.Status.LastScheduleTime).To(BeNil())
+	})
+	h.g.Expect(h.suitesOf("host")).To(BeEmpty())
+}
+
 func TestScheduleSamplesAreAccepted(t *testing.T) {
 	h := newHarness(t)
 	files, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "schedule*.yaml"))
