@@ -402,7 +402,7 @@ func TestScheduleRefusesAnUnknownTimeZone(t *testing.T) {
 // and the schedule quotes the refusal.
 func TestScheduleSaysWhyItsSuiteWasRefused(t *testing.T) {
 	h := newHarness(t)
-	policy, binding := renderPrivilegedPlatformsPolicy(t, "")
+	policy, binding := renderPrivilegedPlatformsPolicy(t, "kata")
 	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
 	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
 	t.Cleanup(func() {
