@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +31,7 @@ import (
 
 // startSchedules runs the schedule controller on the test's namespace until the test ends or the
 // returned stop is called.
-func (h *harness) startSchedules() (stop func()) {
+func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()) {
 	h.t.Helper()
 	scheme := controllers.NewScheme()
 	identity := cfg
@@ -48,6 +49,9 @@ func (h *harness) startSchedules() (stop func()) {
 	r := &controllers.ScheduleReconciler{
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: h.clock,
 		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
+	}
+	if len(store) > 0 {
+		r.History = store[0]
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.g.Expect(r.SetupWithManager(ctx, mgr)).To(Succeed())
@@ -424,6 +428,36 @@ func TestScheduleSaysWhyItsSuiteWasRefused(t *testing.T) {
 		g.Expect(s.Status.LastScheduleTime).To(BeNil())
 	})
 	h.g.Expect(h.suitesOf("host")).To(BeEmpty())
+}
+
+// brokenHistory refuses every write, as an API server that refuses the manager's ConfigMaps would.
+type brokenHistory struct{ controllers.HistoryStore }
+
+func (brokenHistory) Append(context.Context, *vmbenchv1.BenchmarkSchedule, controllers.Record) (int, error) {
+	return 0, errors.New(`configmaps "x-history-0" is forbidden: denied by policy`)
+}
+
+// A finished suite whose record cannot be written is kept, whatever the history limit, and the
+// schedule says why.
+func TestScheduleKeepsASuiteItCouldNotRecord(t *testing.T) {
+	h := newHarness(t)
+	_, first := h.hourly("unrecorded", func(s *vmbenchv1.BenchmarkScheduleSpec) { s.SuccessfulHistoryLimit = ptr.To[int32](0) })
+	h.clock.SetTime(first)
+	h.startSchedules(brokenHistory{})
+	name := suiteAt("unrecorded", first)
+	h.eventuallySchedule("unrecorded", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Active).To(ConsistOf(HaveField("Name", name)))
+	})
+	h.finishSuite(name, vmbenchv1.SuiteComplete)
+	h.eventuallySchedule("unrecorded", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		c := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionHistoryRecorded)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(vmbenchv1.ReasonHistoryNotWritten))
+		g.Expect(c.Message).To(And(ContainSubstring(name), ContainSubstring("denied by policy"), ContainSubstring("may create and patch ConfigMaps")))
+	})
+	h.g.Expect(h.suitesOf("unrecorded")).To(ConsistOf(name), "a finished suite deleted before its record was written")
+	h.g.Expect(h.get(name).Annotations).NotTo(HaveKey(vmbenchv1.AnnotationRecorded))
 }
 
 func TestScheduleSamplesAreAccepted(t *testing.T) {
