@@ -81,48 +81,11 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	st := &sched.Status
 	setHistoryCondition(sched, historyErr)
 
-	result := ctrl.Result{}
-	parsed, invalid := parseSchedule(sched.Spec)
-	setValid(sched, invalid)
-	suspended := sched.Spec.Suspend != nil && *sched.Spec.Suspend
-	setSuspended(sched, suspended)
-	st.NextScheduleTime = nil
-	if invalid != nil {
-		setStartSkipped(sched, startDecision{}, nil)
-	} else {
-		var last *time.Time
-		if st.LastScheduleTime != nil {
-			last = &st.LastScheduleTime.Time
-		}
-		d := decideStart(parsed, sched.Spec, sched.CreationTimestamp.Time, last, now)
-		if !suspended {
-			st.NextScheduleTime = &metav1.Time{Time: d.Next}
-			started, skip, err := r.start(ctx, sched, seen, d)
-			if err != nil {
-				return ctrl.Result{}, err
-			}
-			if started != nil {
-				if sched.Spec.ConcurrencyPolicy == vmbenchv1.ConcurrencyReplace {
-					// The suites it replaced are being deleted.
-					seen.Active = nil
-				}
-				seen.Active = append(seen.Active, started)
-			}
-			if ev := setStartSkipped(sched, d, skip); ev != nil {
-				events = append(events, *ev)
-			}
-			result.RequeueAfter = requeueAt(sched.Spec, d, skip, now)
-		} else if d.Due.IsZero() {
-			setStartSkipped(sched, d, nil)
-		} else {
-			skip := &cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: fmt.Sprintf(
-				"the start due at %s did not happen as spec.suspend is true: set it to false to start it (unless it is later than spec.startingDeadlineSeconds by then)",
-				d.Due.UTC().Format(time.RFC3339))}
-			if ev := setStartSkipped(sched, d, skip); ev != nil {
-				events = append(events, *ev)
-			}
-		}
+	requeue, started, err := r.startDue(ctx, sched, &seen, now)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
+	events = append(events, started...)
 	setActive(st, seen.Active)
 	setLastSuccessful(st, seen.Finished)
 	if historyErr == nil {
@@ -142,7 +105,57 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if historyErr != nil {
 		return ctrl.Result{}, historyErr
 	}
-	return result, nil
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// startDue validates the schedule, says whether it is suspended, and acts on the time due: it
+// starts the suite of that time or says why not. It returns when to look again without an event.
+func (r *ScheduleReconciler) startDue(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen *scheduleObservation, now time.Time) (time.Duration, []scheduleEvent, error) {
+	st := &sched.Status
+	parsed, invalid := parseSchedule(sched.Spec)
+	setValid(sched, invalid)
+	suspended := sched.Spec.Suspend != nil && *sched.Spec.Suspend
+	setSuspended(sched, suspended)
+	st.NextScheduleTime = nil
+	if invalid != nil {
+		// A spec change brings the schedule back.
+		setStartSkipped(sched, startDecision{}, nil)
+		return 0, nil, nil
+	}
+	var last *time.Time
+	if st.LastScheduleTime != nil {
+		last = &st.LastScheduleTime.Time
+	}
+	d := decideStart(parsed, sched.Spec, sched.CreationTimestamp.Time, last, now)
+	if suspended {
+		var skip *cause
+		if !d.Due.IsZero() {
+			skip = &cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: fmt.Sprintf(
+				"the start due at %s did not happen as spec.suspend is true: set it to false to start it (unless it is later than spec.startingDeadlineSeconds by then)",
+				d.Due.UTC().Format(time.RFC3339))}
+		}
+		return 0, eventList(setStartSkipped(sched, d, skip)), nil
+	}
+	st.NextScheduleTime = &metav1.Time{Time: d.Next}
+	started, skip, err := r.start(ctx, sched, *seen, d)
+	if err != nil {
+		return 0, nil, err
+	}
+	if started != nil {
+		if sched.Spec.ConcurrencyPolicy == vmbenchv1.ConcurrencyReplace {
+			// The suites it replaced are being deleted.
+			seen.Active = nil
+		}
+		seen.Active = append(seen.Active, started)
+	}
+	return requeueAt(sched.Spec, d, skip, now), eventList(setStartSkipped(sched, d, skip)), nil
+}
+
+func eventList(ev *scheduleEvent) []scheduleEvent {
+	if ev == nil {
+		return nil
+	}
+	return []scheduleEvent{*ev}
 }
 
 // observe lists the suites the schedule controls, by UID, through the owner index.
