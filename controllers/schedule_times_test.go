@@ -159,3 +159,40 @@ func TestRequeueAtTheNextTimeOrTheWaitingStartsDeadline(t *testing.T) {
 		})
 	}
 }
+
+// A skip is told once, when it first appears or changes, not on every reconcile that sees it.
+func TestStartSkippedTellsATransitionOnce(t *testing.T) {
+	sched := &vmbenchv1.BenchmarkSchedule{}
+	sched.Name = "nightly"
+	d := startDecision{Due: utc("2026-11-01T10:00:00Z"), Next: utc("2026-11-01T11:00:00Z")}
+	waiting := &cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: "waits for nightly-1"}
+	late := &cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: "skipped"}
+	steps := []struct {
+		skip      *cause
+		d         startDecision
+		wantEvent string
+		status    string
+	}{
+		{skip: waiting, d: d, wantEvent: vmbenchv1.ReasonConcurrencyForbid, status: "True"},
+		{skip: waiting, d: d, status: "True"},
+		{skip: late, d: d, wantEvent: vmbenchv1.ReasonMissedDeadline, status: "True"},
+		{skip: late, d: d, status: "True"},
+		{d: startDecision{Due: d.Next}, wantEvent: vmbenchv1.ReasonStarted, status: "False"},
+		// Nothing due since: the condition keeps saying what became of the last start.
+		{d: startDecision{}, status: "False"},
+	}
+	for i, step := range steps {
+		ev := setStartSkipped(sched, step.d, step.skip)
+		got := ""
+		if ev != nil {
+			got = ev.reason
+		}
+		c := sched.Status.Conditions[0]
+		if got != step.wantEvent || string(c.Status) != step.status {
+			t.Errorf("step %d: event %q, condition %s %s; want event %q, condition %s", i, got, c.Status, c.Reason, step.wantEvent, step.status)
+		}
+	}
+	if c := sched.Status.Conditions[0]; c.Reason != vmbenchv1.ReasonStarted || !strings.Contains(c.Message, "nightly-") {
+		t.Errorf("after nothing was due the condition says %s %q, want the last start", c.Reason, c.Message)
+	}
+}
