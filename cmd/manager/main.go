@@ -316,6 +316,14 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the controller: %w", err)
 	}
+	// BenchmarkSchedules start suites on a cron schedule and keep their records (schedule_controller.go).
+	schedules := &controllers.ScheduleReconciler{
+		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: clock.RealClock{},
+		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
+	}
+	if err := schedules.SetupWithManager(ctx, mgr); err != nil {
+		return nil, fmt.Errorf("setting up the schedule controller: %w", err)
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}

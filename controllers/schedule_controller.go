@@ -1,0 +1,494 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// scheduleOwnerIndex indexes suites by the name of the BenchmarkSchedule that controls them.
+const scheduleOwnerIndex = ".metadata.controller.benchmarkschedule"
+
+// ScheduleReconciler starts a BenchmarkSchedule's suites on its cron schedule, records every
+// finished one in the schedule's history and deletes the finished suites beyond the history limits.
+// The suites it starts are BenchmarkSuites like any other: they wait in the run queue and run under
+// the suite controller.
+type ScheduleReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+	History  HistoryStore
+}
+
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules,verbs=get;list;watch
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules/finalizers,verbs=update
+// +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=create;delete
+
+// scheduleObservation is what one reconcile found of a schedule's suites.
+type scheduleObservation struct {
+	// Active are the unfinished suites, Finished the others; both only those the schedule controls.
+	Active, Finished []*vmbenchv1.BenchmarkSuite
+}
+
+// Reconcile records the schedule's finished suites, prunes them to the history limits, starts the
+// suite due now if any, and writes the status once.
+func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	sched := &vmbenchv1.BenchmarkSchedule{}
+	if err := r.Get(ctx, req.NamespacedName, sched); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !sched.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	orig := sched.DeepCopy()
+	now := r.Clock.Now()
+	seen, err := r.observe(ctx, sched)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var events []scheduleEvent
+	historyErr := r.recordFinished(ctx, sched, seen.Finished)
+	if historyErr == nil {
+		pruned, err := r.prune(ctx, sched, seen.Finished)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		events = append(events, pruned...)
+	}
+	st := &sched.Status
+	setHistoryCondition(sched, historyErr)
+
+	requeue, started, err := r.startDue(ctx, sched, &seen, now)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	events = append(events, started...)
+	setActive(st, seen.Active)
+	setLastSuccessful(st, seen.Finished)
+	if historyErr == nil {
+		st.ObservedGeneration = sched.Generation
+	}
+
+	if !equality.Semantic.DeepEqual(orig.Status, sched.Status) {
+		if err := r.Status().Patch(ctx, sched, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				logger.V(1).Info("schedule status conflict, retrying")
+				return ctrl.Result{Requeue: true}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("writing the status of schedule %s: %w", sched.Name, err)
+		}
+	}
+	r.emit(sched, events)
+	if historyErr != nil {
+		return ctrl.Result{}, historyErr
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// startDue validates the schedule, says whether it is suspended, and acts on the time due: it
+// starts the suite of that time or says why not. It returns when to look again without an event.
+func (r *ScheduleReconciler) startDue(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen *scheduleObservation, now time.Time) (time.Duration, []scheduleEvent, error) {
+	st := &sched.Status
+	parsed, invalid := parseSchedule(sched.Spec)
+	setValid(sched, invalid)
+	suspended := sched.Spec.Suspend != nil && *sched.Spec.Suspend
+	setSuspended(sched, suspended)
+	st.NextScheduleTime = nil
+	if invalid != nil {
+		// A spec change brings the schedule back.
+		setStartSkipped(sched, startDecision{}, nil)
+		return 0, nil, nil
+	}
+	var last *time.Time
+	if st.LastScheduleTime != nil {
+		last = &st.LastScheduleTime.Time
+	}
+	d := decideStart(parsed, sched.Spec, sched.CreationTimestamp.Time, last, now)
+	if suspended {
+		var skip *cause
+		if !d.Due.IsZero() {
+			skip = &cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: fmt.Sprintf(
+				"the start due at %s did not happen as spec.suspend is true: set it to false to start it (unless it is later than spec.startingDeadlineSeconds by then)",
+				d.Due.UTC().Format(time.RFC3339))}
+		}
+		return 0, eventList(setStartSkipped(sched, d, skip)), nil
+	}
+	st.NextScheduleTime = &metav1.Time{Time: d.Next}
+	started, skip, err := r.start(ctx, sched, *seen, d)
+	if err != nil {
+		return 0, nil, err
+	}
+	if started != nil {
+		if sched.Spec.ConcurrencyPolicy == vmbenchv1.ConcurrencyReplace {
+			// The suites it replaced are being deleted.
+			seen.Active = nil
+		}
+		seen.Active = append(seen.Active, started)
+	}
+	return requeueAt(sched.Spec, d, skip, now), eventList(setStartSkipped(sched, d, skip)), nil
+}
+
+func eventList(ev *scheduleEvent) []scheduleEvent {
+	if ev == nil {
+		return nil
+	}
+	return []scheduleEvent{*ev}
+}
+
+// observe lists the suites the schedule controls, by UID, through the owner index.
+func (r *ScheduleReconciler) observe(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule) (scheduleObservation, error) {
+	var list vmbenchv1.BenchmarkSuiteList
+	if err := r.List(ctx, &list, client.InNamespace(sched.Namespace), client.MatchingFields{scheduleOwnerIndex: sched.Name}); err != nil {
+		return scheduleObservation{}, fmt.Errorf("listing the suites of schedule %s: %w", sched.Name, err)
+	}
+	var seen scheduleObservation
+	for i := range list.Items {
+		s := &list.Items[i]
+		if ref := metav1.GetControllerOf(s); ref == nil || ref.UID != sched.UID || !s.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if _, done := suiteFinished(s); done {
+			seen.Finished = append(seen.Finished, s)
+		} else {
+			seen.Active = append(seen.Active, s)
+		}
+	}
+	return seen, nil
+}
+
+// recordFinished appends the record of every finished suite not recorded yet, then marks the suite
+// recorded, so that the history is read only when there is something to add.
+func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, finished []*vmbenchv1.BenchmarkSuite) error {
+	sort.Slice(finished, func(i, j int) bool { return scheduledAt(finished[i]).Before(scheduledAt(finished[j])) })
+	for _, s := range finished {
+		if s.Annotations[vmbenchv1.AnnotationRecorded] == "true" {
+			continue
+		}
+		phase, _ := suiteFinished(s)
+		n, err := r.History.Append(ctx, sched, recordOf(s, phase))
+		if err != nil {
+			return fmt.Errorf("recording suite %s: %w", s.Name, err)
+		}
+		sched.Status.Records = int32(min(n, MaxHistoryRecords))
+		orig := s.DeepCopy()
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[vmbenchv1.AnnotationRecorded] = "true"
+		if err := r.Patch(ctx, s, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("marking suite %s recorded: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// prune deletes the oldest finished, recorded suites beyond the history limits.
+func (r *ScheduleReconciler) prune(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, finished []*vmbenchv1.BenchmarkSuite) ([]scheduleEvent, error) {
+	var events []scheduleEvent
+	for _, name := range pruneFinished(sched.Spec, finished) {
+		s := findSuite(finished, name)
+		if err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("deleting suite %s beyond the history limit: %w", s.Name, err)
+		}
+		events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonHistoryLimitDeleted, action: "Delete",
+			note: fmt.Sprintf("deleted suite %s beyond the history limit; its record stays in the schedule's history", s.Name)})
+	}
+	return events, nil
+}
+
+// pruneFinished names the finished suites to delete: per outcome, all but the newest limit, and
+// only those already recorded.
+func pruneFinished(spec vmbenchv1.BenchmarkScheduleSpec, finished []*vmbenchv1.BenchmarkSuite) []string {
+	limit := map[vmbenchv1.SuitePhase]int{vmbenchv1.SuiteComplete: 3, vmbenchv1.SuiteFailed: 1}
+	if spec.SuccessfulHistoryLimit != nil {
+		limit[vmbenchv1.SuiteComplete] = int(*spec.SuccessfulHistoryLimit)
+	}
+	if spec.FailedHistoryLimit != nil {
+		limit[vmbenchv1.SuiteFailed] = int(*spec.FailedHistoryLimit)
+	}
+	byPhase := map[vmbenchv1.SuitePhase][]*vmbenchv1.BenchmarkSuite{}
+	for _, s := range finished {
+		phase, _ := suiteFinished(s)
+		byPhase[phase] = append(byPhase[phase], s)
+	}
+	var out []string
+	for _, phase := range []vmbenchv1.SuitePhase{vmbenchv1.SuiteComplete, vmbenchv1.SuiteFailed} {
+		suites := byPhase[phase]
+		// Newest first.
+		sort.Slice(suites, func(i, j int) bool { return scheduledAt(suites[i]).After(scheduledAt(suites[j])) })
+		for i, s := range suites {
+			if i >= limit[phase] && s.Annotations[vmbenchv1.AnnotationRecorded] == "true" {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	return out
+}
+
+func findSuite(suites []*vmbenchv1.BenchmarkSuite, name string) *vmbenchv1.BenchmarkSuite {
+	for _, s := range suites {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// start acts on the time due, if any: it skips it when too late or forbidden by the concurrency
+// policy, replaces the active suites under Replace, and creates the suite. skip says why nothing
+// started; API errors that waiting may heal are returned.
+func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision) (*vmbenchv1.BenchmarkSuite, *cause, error) {
+	if d.Due.IsZero() {
+		return nil, nil, nil
+	}
+	due := d.Due.UTC().Format(time.RFC3339)
+	if d.TooLate {
+		return nil, &cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: fmt.Sprintf(
+			"the start due at %s was skipped: it is later than spec.startingDeadlineSeconds (%d) after it, as the manager was down, "+
+				"the schedule suspended or a suite of it still running; the next start is at %s. Raise startingDeadlineSeconds, "+
+				"or remove it, to let late starts happen", due, *sched.Spec.StartingDeadlineSeconds, d.Next.UTC().Format(time.RFC3339))}, nil
+	}
+	// The suite of this time exists already when an earlier pass made it and its status write was
+	// lost: the start happened.
+	name := scheduledSuiteName(sched.Name, d.Due)
+	if s := findSuite(slices.Concat(seen.Active, seen.Finished), name); s != nil {
+		sched.Status.LastScheduleTime = &metav1.Time{Time: d.Due}
+		return nil, nil, nil
+	}
+	if len(seen.Active) > 0 {
+		switch sched.Spec.ConcurrencyPolicy {
+		case vmbenchv1.ConcurrencyAllow:
+		case vmbenchv1.ConcurrencyReplace:
+			for _, s := range seen.Active {
+				if err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
+					return nil, nil, fmt.Errorf("deleting suite %s to replace it: %w", s.Name, err)
+				}
+			}
+		default:
+			return nil, &cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: fmt.Sprintf(
+				"the start due at %s waits, as suite %s of this schedule is not finished and spec.concurrencyPolicy is Forbid; it starts "+
+					"when that suite ends (unless later than spec.startingDeadlineSeconds by then). Set concurrencyPolicy to Allow "+
+					"to start beside it, or Replace to delete it and start anew", due, seen.Active[0].Name)}, nil
+		}
+	}
+	suite, err := r.buildSuite(sched, d.Due)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = r.Create(ctx, suite)
+	switch {
+	case err == nil:
+	case apierrors.IsAlreadyExists(err):
+		// Made by an earlier attempt at the same time, whose status write was lost: the name is the
+		// scheduled time's, so it is this start, if the schedule controls it.
+		existing := &vmbenchv1.BenchmarkSuite{}
+		if err := r.Get(ctx, client.ObjectKeyFromObject(suite), existing); err != nil {
+			return nil, nil, err
+		}
+		if ref := metav1.GetControllerOf(existing); ref == nil || ref.UID != sched.UID {
+			return nil, &cause{Reason: vmbenchv1.ReasonSuiteNameTaken, Message: fmt.Sprintf(
+				"the start due at %s needs the name %s, which a BenchmarkSuite that this schedule did not start has: delete or rename that suite",
+				due, suite.Name)}, nil
+		}
+		suite = existing
+	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
+		return nil, &cause{Reason: vmbenchv1.ReasonSuiteNotCreated, Message: fmt.Sprintf(
+			"the suite %s due at %s was refused by the API server: %v. Fix spec.suiteTemplate (or ask an admin about the refusal); "+
+				"the start is tried again on the next reconcile", suite.Name, due, err)}, nil
+	default:
+		return nil, nil, fmt.Errorf("creating suite %s: %w", suite.Name, err)
+	}
+	sched.Status.LastScheduleTime = &metav1.Time{Time: d.Due}
+	return suite, nil, nil
+}
+
+// buildSuite is the suite started for the scheduled time due.
+func (r *ScheduleReconciler) buildSuite(sched *vmbenchv1.BenchmarkSchedule, due time.Time) (*vmbenchv1.BenchmarkSuite, error) {
+	tmpl := sched.Spec.SuiteTemplate
+	labels := maps.Clone(tmpl.Metadata.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[vmbenchv1.LabelSchedule] = sched.Name
+	annotations := maps.Clone(tmpl.Metadata.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[vmbenchv1.AnnotationScheduledAt] = due.UTC().Format(time.RFC3339)
+	delete(annotations, vmbenchv1.AnnotationRecorded)
+	suite := &vmbenchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: scheduledSuiteName(sched.Name, due), Namespace: sched.Namespace, Labels: labels, Annotations: annotations,
+		},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	if err := controllerutil.SetControllerReference(sched, suite, r.Scheme); err != nil {
+		return nil, err
+	}
+	return suite, nil
+}
+
+// requeueAt is when the schedule is looked at again without an event: at the next scheduled time,
+// or sooner when a start waiting under Forbid reaches its deadline, so that the skip is said then.
+func requeueAt(spec vmbenchv1.BenchmarkScheduleSpec, d startDecision, skip *cause, now time.Time) time.Duration {
+	at := d.Next
+	if skip != nil && skip.Reason == vmbenchv1.ReasonConcurrencyForbid && spec.StartingDeadlineSeconds != nil &&
+		*spec.StartingDeadlineSeconds <= int64(maxDuration/time.Second) {
+		if deadline := d.Due.Add(time.Duration(*spec.StartingDeadlineSeconds)*time.Second + time.Second); deadline.Before(at) {
+			at = deadline
+		}
+	}
+	if at.IsZero() {
+		return 0
+	}
+	return max(at.Sub(now), time.Second)
+}
+
+// scheduleEvent is an event told once the status is written.
+type scheduleEvent struct {
+	kind, reason, action, note string
+}
+
+func (r *ScheduleReconciler) emit(sched *vmbenchv1.BenchmarkSchedule, evs []scheduleEvent) {
+	if r.Recorder == nil {
+		return
+	}
+	for _, e := range evs {
+		r.Recorder.Eventf(sched, nil, e.kind, e.reason, e.action, "%s", truncate(e.note, 1024))
+	}
+}
+
+// SetupWithManager registers the owner index of suites and the watches: the schedule's spec and
+// annotations, and the suites it controls.
+func (r *ScheduleReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &vmbenchv1.BenchmarkSuite{}, scheduleOwnerIndex, indexScheduleOwner); err != nil {
+		return fmt.Errorf("indexing suites by schedule: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&vmbenchv1.BenchmarkSchedule{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{}))).
+		Owns(&vmbenchv1.BenchmarkSuite{}).
+		Named("benchmarkschedule").
+		Complete(r)
+}
+
+func indexScheduleOwner(obj client.Object) []string {
+	owner := metav1.GetControllerOf(obj)
+	if owner == nil || owner.APIVersion != vmbenchv1.GroupVersion.String() || owner.Kind != "BenchmarkSchedule" {
+		return nil
+	}
+	return []string{owner.Name}
+}
+
+// setActive lists the unfinished suites by name.
+func setActive(st *vmbenchv1.BenchmarkScheduleStatus, active []*vmbenchv1.BenchmarkSuite) {
+	st.Active = nil
+	for _, s := range active {
+		st.Active = append(st.Active, vmbenchv1.ScheduledSuite{Name: s.Name, UID: s.UID})
+	}
+	sort.Slice(st.Active, func(i, j int) bool { return st.Active[i].Name < st.Active[j].Name })
+	if len(st.Active) > 32 {
+		st.Active = st.Active[:32]
+	}
+}
+
+// setLastSuccessful moves lastSuccessfulTime to the latest end of a complete suite; it never goes
+// back, as the suites it came from may have been deleted.
+func setLastSuccessful(st *vmbenchv1.BenchmarkScheduleStatus, finished []*vmbenchv1.BenchmarkSuite) {
+	for _, s := range finished {
+		if phase, _ := suiteFinished(s); phase != vmbenchv1.SuiteComplete {
+			continue
+		}
+		t := finishedAt(s)
+		if t.IsZero() {
+			continue
+		}
+		if st.LastSuccessfulTime == nil || t.After(st.LastSuccessfulTime.Time) {
+			st.LastSuccessfulTime = &metav1.Time{Time: t}
+		}
+	}
+}
+
+// setValid says whether the schedule and its time zone can be read.
+func setValid(sched *vmbenchv1.BenchmarkSchedule, invalid *cause) {
+	c := metav1.Condition{Type: vmbenchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonValid,
+		Message: "spec.schedule and spec.timeZone are valid", ObservedGeneration: sched.Generation}
+	if invalid != nil {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, invalid.Reason, invalid.Message+"; no suite starts until then"
+	}
+	meta.SetStatusCondition(&sched.Status.Conditions, c)
+}
+
+func setSuspended(sched *vmbenchv1.BenchmarkSchedule, suspended bool) {
+	c := metav1.Condition{Type: vmbenchv1.ConditionSuspended, Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNotSuspended,
+		Message: "suites start on schedule", ObservedGeneration: sched.Generation}
+	if suspended {
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, vmbenchv1.ReasonSuspended,
+			"spec.suspend is true: no suite starts, the ones started go on; set it to false to resume"
+	}
+	meta.SetStatusCondition(&sched.Status.Conditions, c)
+}
+
+// setStartSkipped says what became of the latest due start, and returns the event to tell when
+// that changed.
+func setStartSkipped(sched *vmbenchv1.BenchmarkSchedule, d startDecision, skip *cause) *scheduleEvent {
+	before := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionStartSkipped)
+	c := metav1.Condition{Type: vmbenchv1.ConditionStartSkipped, ObservedGeneration: sched.Generation}
+	var ev *scheduleEvent
+	switch {
+	case skip != nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, skip.Reason, skip.Message
+		if before == nil || before.Message != skip.Message {
+			ev = &scheduleEvent{kind: corev1.EventTypeWarning, reason: skip.Reason, action: "Start", note: skip.Message}
+		}
+	case !d.Due.IsZero():
+		name := scheduledSuiteName(sched.Name, d.Due)
+		c.Status, c.Reason = metav1.ConditionFalse, vmbenchv1.ReasonStarted
+		c.Message = fmt.Sprintf("suite %s started for %s", name, d.Due.UTC().Format(time.RFC3339))
+		ev = &scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonStarted, action: "Start", note: c.Message}
+	case before != nil && before.Status == metav1.ConditionFalse:
+		// Nothing due since the last start: what the condition says of it stays.
+		c = *before
+		c.ObservedGeneration = sched.Generation
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, vmbenchv1.ReasonNothingDue, "no start was due yet"
+	}
+	meta.SetStatusCondition(&sched.Status.Conditions, c)
+	return ev
+}
+
+// setHistoryCondition says whether the finished suites are recorded.
+func setHistoryCondition(sched *vmbenchv1.BenchmarkSchedule, err error) {
+	c := metav1.Condition{Type: vmbenchv1.ConditionHistoryRecorded, Status: metav1.ConditionTrue, Reason: "Recorded",
+		Message:            fmt.Sprintf("every finished suite is recorded; the history holds %d records (at most %d)", sched.Status.Records, MaxHistoryRecords),
+		ObservedGeneration: sched.Generation}
+	if err != nil {
+		c.Status, c.Reason = metav1.ConditionFalse, vmbenchv1.ReasonHistoryNotWritten
+		c.Message = truncate(fmt.Sprintf("%v. Finished suites are kept beyond the history limits until they are recorded; check that the manager "+
+			"may create and patch ConfigMaps labelled %s in this namespace", err, vmbenchv1.LabelHistoryOf), 1024)
+	}
+	meta.SetStatusCondition(&sched.Status.Conditions, c)
+}

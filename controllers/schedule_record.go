@@ -1,0 +1,132 @@
+package controllers
+
+import (
+	"math"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/report"
+)
+
+// Record is what the history keeps of one finished suite of a schedule: per benchmark, platform and
+// metric, the number of repetitions and the mean and variance of the logarithms of the repetition
+// means, and the ratio to the baseline with its 95% interval, as the report computes them. That is
+// enough to test a later suite against it without the suite's samples.
+type Record struct {
+	// Suite and UID name the suite the record was made from.
+	Suite string    `json:"suite"`
+	UID   types.UID `json:"uid"`
+	// Scheduled is the time the suite was started for; Finished when it ended.
+	Scheduled time.Time `json:"scheduled"`
+	Finished  time.Time `json:"finished,omitzero"`
+	// Phase is Complete or Failed.
+	Phase    vmbenchv1.SuitePhase `json:"phase"`
+	Baseline string               `json:"baseline"`
+	Metrics  []MetricRecord       `json:"metrics,omitempty"`
+}
+
+// MetricRecord is one metric of one benchmark on one platform in a Record.
+type MetricRecord struct {
+	Benchmark string              `json:"benchmark"`
+	Platform  string              `json:"platform"`
+	Metric    string              `json:"metric"`
+	Unit      string              `json:"unit,omitempty"`
+	Direction vmbenchv1.Direction `json:"direction,omitempty"`
+	// N counts repetitions, the unit of the statistics; Samples every value measured.
+	N       int `json:"n"`
+	Samples int `json:"samples"`
+	// MeanLog and VarLog are the mean and sample variance of the natural logarithms of the
+	// repetition means; absent when a value is at or below 0.
+	MeanLog *float64 `json:"meanLog,omitempty"`
+	VarLog  *float64 `json:"varLog,omitempty"`
+	// Ratio is this platform over the baseline in the higher-is-better sense; RatioLow and
+	// RatioHigh its 95% interval, when both sides have 2 repetitions.
+	Ratio     *float64 `json:"ratio,omitempty"`
+	RatioLow  *float64 `json:"ratioLow,omitempty"`
+	RatioHigh *float64 `json:"ratioHigh,omitempty"`
+}
+
+// suiteFinished reports whether a suite ended, and how.
+func suiteFinished(s *vmbenchv1.BenchmarkSuite) (vmbenchv1.SuitePhase, bool) {
+	switch {
+	case meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionComplete):
+		return vmbenchv1.SuiteComplete, true
+	case meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionFailed):
+		return vmbenchv1.SuiteFailed, true
+	}
+	return "", false
+}
+
+// finishedAt is when a finished suite ended: its completion time, or the time its final condition
+// became true.
+func finishedAt(s *vmbenchv1.BenchmarkSuite) time.Time {
+	if s.Status.CompletionTime != nil {
+		return s.Status.CompletionTime.Time
+	}
+	for _, t := range []string{vmbenchv1.ConditionComplete, vmbenchv1.ConditionFailed} {
+		if c := meta.FindStatusCondition(s.Status.Conditions, t); c != nil && c.Status == "True" {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+// scheduledAt is the time a schedule started a suite for, from its annotation; its creation time
+// when the annotation is unreadable.
+func scheduledAt(s *vmbenchv1.BenchmarkSuite) time.Time {
+	if t, err := time.Parse(time.RFC3339, s.Annotations[vmbenchv1.AnnotationScheduledAt]); err == nil {
+		return t
+	}
+	return s.CreationTimestamp.Time
+}
+
+// recordOf makes the record of a finished suite from its status.
+func recordOf(s *vmbenchv1.BenchmarkSuite, phase vmbenchv1.SuitePhase) Record {
+	rec := Record{Suite: s.Name, UID: s.UID, Scheduled: scheduledAt(s).UTC(), Phase: phase, Baseline: s.Spec.Baseline}
+	if t := finishedAt(s); !t.IsZero() {
+		rec.Finished = t.UTC()
+	}
+	type key struct{ benchmark, metric string }
+	base := map[key]report.Summary{}
+	for _, r := range s.Status.Results {
+		if r.Platform != s.Spec.Baseline {
+			continue
+		}
+		for _, m := range r.Metrics {
+			if ls, ok := report.LogSummary(m); ok {
+				base[key{r.Benchmark, m.Name}] = ls
+			}
+		}
+	}
+	for _, r := range s.Status.Results {
+		for _, m := range r.Metrics {
+			sum := report.Summarize(m)
+			mr := MetricRecord{Benchmark: r.Benchmark, Platform: r.Platform, Metric: m.Name, Unit: m.Unit,
+				Direction: m.Direction, N: sum.N, Samples: sum.Samples}
+			ls, ok := report.LogSummary(m)
+			if ok {
+				mr.MeanLog, mr.VarLog = finitePtr(ls.Mean), finitePtr(ls.StdDev*ls.StdDev)
+			}
+			if b, has := base[key{r.Benchmark, m.Name}]; ok && has && r.Platform != s.Spec.Baseline {
+				ratio, lo, hi, interval := report.RatioInterval(b, ls, m.Direction, report.Confidence)
+				mr.Ratio = finitePtr(ratio)
+				if interval {
+					mr.RatioLow, mr.RatioHigh = finitePtr(lo), finitePtr(hi)
+				}
+			}
+			rec.Metrics = append(rec.Metrics, mr)
+		}
+	}
+	return rec
+}
+
+// finitePtr is a pointer to x, or nil when x is not a finite number, which JSON cannot hold.
+func finitePtr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
