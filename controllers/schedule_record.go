@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/internal/report"
+	"github.com/vmbench/vmbench/internal/analysis"
 )
 
 // Record is what the history keeps of one finished suite of a schedule: per benchmark, platform and
@@ -90,28 +90,28 @@ func recordOf(s *vmbenchv1.BenchmarkSuite, phase vmbenchv1.SuitePhase) Record {
 		rec.Finished = t.UTC()
 	}
 	type key struct{ benchmark, metric string }
-	base := map[key]report.Summary{}
+	base := map[key]analysis.Summary{}
 	for _, r := range s.Status.Results {
 		if r.Platform != s.Spec.Baseline {
 			continue
 		}
 		for _, m := range r.Metrics {
-			if ls, ok := report.LogSummary(m); ok {
+			if ls, ok := analysis.LogSummary(m); ok {
 				base[key{r.Benchmark, m.Name}] = ls
 			}
 		}
 	}
 	for _, r := range s.Status.Results {
 		for _, m := range r.Metrics {
-			sum := report.Summarize(m)
+			sum := analysis.Summarize(m)
 			mr := MetricRecord{Benchmark: r.Benchmark, Platform: r.Platform, Metric: m.Name, Unit: m.Unit,
 				Direction: m.Direction, N: sum.N, Samples: sum.Samples}
-			ls, ok := report.LogSummary(m)
+			ls, ok := analysis.LogSummary(m)
 			if ok {
 				mr.MeanLog, mr.VarLog = finitePtr(ls.Mean), finitePtr(ls.StdDev*ls.StdDev)
 			}
 			if b, has := base[key{r.Benchmark, m.Name}]; ok && has && r.Platform != s.Spec.Baseline {
-				ratio, lo, hi, interval := report.RatioInterval(b, ls, m.Direction, report.Confidence)
+				ratio, lo, hi, interval := analysis.RatioInterval(b, ls, m.Direction, analysis.Confidence)
 				mr.Ratio = finitePtr(ratio)
 				if interval {
 					mr.RatioLow, mr.RatioHigh = finitePtr(lo), finitePtr(hi)
