@@ -17,15 +17,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
 )
 
 // HistoryStore keeps the records of a schedule's finished suites after the suites are gone.
 type HistoryStore interface {
 	// Append adds a record unless one of the same suite UID is there, and returns how many records
 	// the schedule's history holds.
-	Append(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, rec Record) (int, error)
+	Append(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, rec history.Record) (int, error)
 	// List returns the schedule's records, oldest first.
-	List(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]Record, error)
+	List(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]history.Record, error)
 }
 
 // Bounds of a schedule's history in etcd.
@@ -61,7 +62,7 @@ var _ HistoryStore = &ConfigMapHistory{}
 type historyChunk struct {
 	cm      *corev1.ConfigMap
 	index   int
-	records []Record
+	records []history.Record
 	lines   []string
 }
 
@@ -104,7 +105,7 @@ func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.Bench
 			if line == "" {
 				continue
 			}
-			var rec Record
+			var rec history.Record
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {
 				return nil, fmt.Errorf("ConfigMap %s holds a line that is not a record (%w): delete the line or the ConfigMap", cm.Name, err)
 			}
@@ -120,12 +121,12 @@ func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.Bench
 }
 
 // List returns the schedule's records, oldest first.
-func (h *ConfigMapHistory) List(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]Record, error) {
+func (h *ConfigMapHistory) List(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]history.Record, error) {
 	chunks, err := h.chunks(ctx, schedule)
 	if err != nil {
 		return nil, err
 	}
-	var out []Record
+	var out []history.Record
 	for _, c := range chunks {
 		out = append(out, c.records...)
 	}
@@ -134,7 +135,7 @@ func (h *ConfigMapHistory) List(ctx context.Context, schedule *vmbenchv1.Benchma
 
 // Append adds rec at the end of the last ConfigMap, or of a new one when it would not fit, then drops
 // the oldest records beyond the bound.
-func (h *ConfigMapHistory) Append(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, rec Record) (int, error) {
+func (h *ConfigMapHistory) Append(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, rec history.Record) (int, error) {
 	maxRecords, maxBytes := h.bounds()
 	chunks, err := h.chunks(ctx, schedule)
 	if err != nil {
@@ -171,7 +172,7 @@ func (h *ConfigMapHistory) Append(ctx context.Context, schedule *vmbenchv1.Bench
 		if err != nil {
 			return 0, err
 		}
-		last.records = []Record{rec}
+		last.records = []history.Record{rec}
 		chunks = append(chunks, last)
 	} else {
 		last.lines = append(last.lines, line)

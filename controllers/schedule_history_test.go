@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
 )
 
 func testSchedule() *vmbenchv1.BenchmarkSchedule {
@@ -32,7 +33,7 @@ func historyConfigMaps(t *testing.T, c client.Client) []corev1.ConfigMap {
 	return list.Items
 }
 
-func suiteNames(recs []Record) string {
+func suiteNames(recs []history.Record) string {
 	var names []string
 	for _, r := range recs {
 		names = append(names, r.Suite)
@@ -49,8 +50,8 @@ func TestConfigMapHistoryBoundsAndOwnership(t *testing.T) {
 		Data: map[string]string{historyKey: `{"suite":"forged","uid":"x"}` + "\n"}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(foreign).Build()
 	// Room for two records a ConfigMap, and four records in all.
-	rec := func(i int) Record {
-		return Record{Suite: fmt.Sprintf("nightly-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i)),
+	rec := func(i int) history.Record {
+		return history.Record{Suite: fmt.Sprintf("nightly-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i)),
 			Scheduled: time.Date(2026, 11, 1, i, 0, 0, 0, time.UTC), Phase: vmbenchv1.SuiteComplete}
 	}
 	size := len(mustJSON(t, rec(1))) + 1
@@ -107,13 +108,13 @@ func TestConfigMapHistoryRefusesARecordLargerThanAConfigMap(t *testing.T) {
 	scheme := NewScheme()
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme, MaxBytes: 64}
-	_, err := store.Append(context.Background(), testSchedule(), Record{Suite: strings.Repeat("x", 80), UID: "u"})
+	_, err := store.Append(context.Background(), testSchedule(), history.Record{Suite: strings.Repeat("x", 80), UID: "u"})
 	if err == nil || !strings.Contains(err.Error(), "more than a history ConfigMap holds") {
 		t.Errorf("err %v", err)
 	}
 }
 
-func mustJSON(t *testing.T, r Record) string {
+func mustJSON(t *testing.T, r history.Record) string {
 	t.Helper()
 	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
 	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme()}
@@ -191,7 +192,13 @@ func TestRecordOfAFinishedSuite(t *testing.T) {
 		{Benchmark: "lat", Platform: "container", Metrics: []vmbenchv1.MetricSummary{metric(vmbenchv1.LowerIsBetter, 10)}},
 		{Benchmark: "lat", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{metric(vmbenchv1.LowerIsBetter, 20)}},
 	}
+	s.Status.ParametersHash = "0123456789abcdef"
+	s.Status.Environments = []vmbenchv1.RunEnvironment{{ID: "e1", Platform: vmbenchv1.PlatformContainer,
+		Nodes: []vmbenchv1.NodeEnvironment{{Name: "n1", KernelVersion: "6.1"}}}}
 	rec := recordOf(s, vmbenchv1.SuiteComplete)
+	if rec.ParametersHash != "0123456789abcdef" || len(rec.Environments) != 1 || rec.Environments[0].Nodes[0].KernelVersion != "6.1" {
+		t.Errorf("record keeps parameters hash %q and environments %+v, want the suite's", rec.ParametersHash, rec.Environments)
+	}
 	if rec.Suite != s.Name || rec.UID != "suite-uid" || rec.Phase != vmbenchv1.SuiteComplete ||
 		!rec.Scheduled.Equal(time.Date(2026, 11, 1, 2, 0, 0, 0, time.UTC)) || !rec.Finished.Equal(s.Status.CompletionTime.Time) {
 		t.Errorf("record header %+v", rec)
@@ -237,6 +244,18 @@ func TestLargestRecordFitsAConfigMap(t *testing.T) {
 			s.Status.Results = append(s.Status.Results, vmbenchv1.BenchmarkResult{Benchmark: fmt.Sprintf("%s%02d", strings.Repeat("b", 22), b), Platform: p, Metrics: ms})
 		}
 	}
+	// Four environments at their longest, as status.environments holds at most.
+	for i := range 4 {
+		env := vmbenchv1.RunEnvironment{ID: fmt.Sprintf("%012d", i), Platform: vmbenchv1.PlatformVM, KubeVirtVersion: strings.Repeat("k", 64),
+			LauncherImage: strings.Repeat("l", 512), RunnerImage: strings.Repeat("r", 512), Message: strings.Repeat("m", 256)}
+		for n := range 8 {
+			env.Nodes = append(env.Nodes, vmbenchv1.NodeEnvironment{Name: fmt.Sprintf("%0253d", n), KernelVersion: strings.Repeat("k", 64),
+				OSImage: strings.Repeat("o", 128), ContainerRuntimeVersion: strings.Repeat("c", 64), KubeletVersion: strings.Repeat("v", 32),
+				Architecture: strings.Repeat("a", 16), CPUModel: strings.Repeat("m", 64)})
+		}
+		s.Status.Environments = append(s.Status.Environments, env)
+	}
+	s.Status.ParametersHash = strings.Repeat("p", 16)
 	size := len(mustJSON(t, recordOf(s, vmbenchv1.SuiteComplete)))
 	t.Logf("the largest record takes %d bytes", size)
 	if size+1 > MaxHistoryBytes {

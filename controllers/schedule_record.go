@@ -5,49 +5,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/analysis"
+	"github.com/vmbench/vmbench/internal/history"
 )
-
-// Record is what the history keeps of one finished suite of a schedule: per benchmark, platform and
-// metric, the number of repetitions and the mean and variance of the logarithms of the repetition
-// means, and the ratio to the baseline with its 95% interval, as the report computes them. That is
-// enough to test a later suite against it without the suite's samples.
-type Record struct {
-	// Suite and UID name the suite the record was made from.
-	Suite string    `json:"suite"`
-	UID   types.UID `json:"uid"`
-	// Scheduled is the time the suite was started for; Finished when it ended.
-	Scheduled time.Time `json:"scheduled"`
-	Finished  time.Time `json:"finished,omitzero"`
-	// Phase is Complete or Failed.
-	Phase    vmbenchv1.SuitePhase `json:"phase"`
-	Baseline string               `json:"baseline"`
-	Metrics  []MetricRecord       `json:"metrics,omitempty"`
-}
-
-// MetricRecord is one metric of one benchmark on one platform in a Record.
-type MetricRecord struct {
-	Benchmark string              `json:"benchmark"`
-	Platform  string              `json:"platform"`
-	Metric    string              `json:"metric"`
-	Unit      string              `json:"unit,omitempty"`
-	Direction vmbenchv1.Direction `json:"direction,omitempty"`
-	// N counts repetitions, the unit of the statistics; Samples every value measured.
-	N       int `json:"n"`
-	Samples int `json:"samples"`
-	// MeanLog and VarLog are the mean and sample variance of the natural logarithms of the
-	// repetition means; absent when a value is at or below 0.
-	MeanLog *float64 `json:"meanLog,omitempty"`
-	VarLog  *float64 `json:"varLog,omitempty"`
-	// Ratio is this platform over the baseline in the higher-is-better sense; RatioLow and
-	// RatioHigh its 95% interval, when both sides have 2 repetitions.
-	Ratio     *float64 `json:"ratio,omitempty"`
-	RatioLow  *float64 `json:"ratioLow,omitempty"`
-	RatioHigh *float64 `json:"ratioHigh,omitempty"`
-}
 
 // suiteFinished reports whether a suite ended, and how.
 func suiteFinished(s *vmbenchv1.BenchmarkSuite) (vmbenchv1.SuitePhase, bool) {
@@ -84,8 +46,9 @@ func scheduledAt(s *vmbenchv1.BenchmarkSuite) time.Time {
 }
 
 // recordOf makes the record of a finished suite from its status.
-func recordOf(s *vmbenchv1.BenchmarkSuite, phase vmbenchv1.SuitePhase) Record {
-	rec := Record{Suite: s.Name, UID: s.UID, Scheduled: scheduledAt(s).UTC(), Phase: phase, Baseline: s.Spec.Baseline}
+func recordOf(s *vmbenchv1.BenchmarkSuite, phase vmbenchv1.SuitePhase) history.Record {
+	rec := history.Record{Suite: s.Name, UID: s.UID, Scheduled: scheduledAt(s).UTC(), Phase: phase, Baseline: s.Spec.Baseline,
+		ParametersHash: s.Status.ParametersHash, Environments: s.Status.Environments}
 	if t := finishedAt(s); !t.IsZero() {
 		rec.Finished = t.UTC()
 	}
@@ -104,7 +67,7 @@ func recordOf(s *vmbenchv1.BenchmarkSuite, phase vmbenchv1.SuitePhase) Record {
 	for _, r := range s.Status.Results {
 		for _, m := range r.Metrics {
 			sum := analysis.Summarize(m)
-			mr := MetricRecord{Benchmark: r.Benchmark, Platform: r.Platform, Metric: m.Name, Unit: m.Unit,
+			mr := history.MetricRecord{Benchmark: r.Benchmark, Platform: r.Platform, Metric: m.Name, Unit: m.Unit,
 				Direction: m.Direction, N: sum.N, Samples: sum.Samples}
 			ls, ok := analysis.LogSummary(m)
 			if ok {

@@ -24,6 +24,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/history"
 )
 
 // The schedule controller runs alone in these tests, in a manager of its own with the harness's
@@ -433,7 +434,7 @@ func TestScheduleSaysWhyItsSuiteWasRefused(t *testing.T) {
 // brokenHistory refuses every write, as an API server that refuses the manager's ConfigMaps would.
 type brokenHistory struct{ controllers.HistoryStore }
 
-func (brokenHistory) Append(context.Context, *vmbenchv1.BenchmarkSchedule, controllers.Record) (int, error) {
+func (brokenHistory) Append(context.Context, *vmbenchv1.BenchmarkSchedule, history.Record) (int, error) {
 	return 0, errors.New(`configmaps "x-history-0" is forbidden: denied by policy`)
 }
 
