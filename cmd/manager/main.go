@@ -60,6 +60,7 @@ type options struct {
 	maxActiveRuns           int
 	maxActiveRunsPerNS      int
 	maxSuiteDuration        time.Duration
+	archive                 archiveOptions
 	// logs replaces the pods/log API in tests, as envtest serves no logs; nil in the binary.
 	logs controllers.LogReader
 }
@@ -109,6 +110,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.maxSuiteDuration, "max-suite-duration", 24*time.Hour,
 		"The longest a suite may hold a run slot, from its admission: a suite whose spec.timeout is longer ends at this limit, "+
 			"and its Queued condition says so. 0 removes the limit.")
+	o.archive.bindFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -148,6 +150,9 @@ func (o options) validate() error {
 		return err
 	}
 	if err := o.metricsOpts.Validate(); err != nil {
+		return err
+	}
+	if err := o.archive.validate(); err != nil {
 		return err
 	}
 	return nil
@@ -310,6 +315,9 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the controller: %w", err)
+	}
+	if err := o.archive.setup(mgr); err != nil {
+		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
