@@ -112,7 +112,9 @@ func tableMap(name, suite string, uid types.UID, labels map[string]string) *core
 // cluster fails the test: the archive only reads.
 func archiveWorld(t *testing.T, suite *vmbenchv1.BenchmarkSuite) client.Client {
 	t.Helper()
-	tables := func(run string) map[string]string { return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run} }
+	tables := func(run string) map[string]string {
+		return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run}
+	}
 	objs := []client.Object{suite,
 		tableMap("demo-vm-1-tables", suite.Name, suite.UID, tables("demo-vm-1")),
 		tableMap("demo-container-1-tables", suite.Name, suite.UID, tables("demo-container-1")),
@@ -132,12 +134,18 @@ func archiveWorld(t *testing.T, suite *vmbenchv1.BenchmarkSuite) client.Client {
 			obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "vmbench", Operation: metav1.ManagedFieldsOperationApply}})
 			return nil
 		},
-		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error { return refuse("create") },
-		Update: func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error { return refuse("update") },
+		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+			return refuse("create")
+		},
+		Update: func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+			return refuse("update")
+		},
 		Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
 			return refuse("patch")
 		},
-		Delete: func(context.Context, client.WithWatch, client.Object, ...client.DeleteOption) error { return refuse("delete") },
+		Delete: func(context.Context, client.WithWatch, client.Object, ...client.DeleteOption) error {
+			return refuse("delete")
+		},
 		SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
 			return refuse("status update")
 		},

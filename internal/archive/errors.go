@@ -90,6 +90,8 @@ func (e *Error) Advice() string {
 	case "AuthorizationHeaderMalformed", "PermanentRedirect", "IncorrectEndpoint":
 		return fmt.Sprintf("the bucket is not served for region %q at this endpoint: set --archive-s3-region (the chart's archive.s3.region) "+
 			"to the bucket's region, or use the region's endpoint", e.Region)
+	case "XAmzContentSHA256Mismatch", "BadDigest":
+		return "the body the server received is not the one signed: something between the manager and the server (a proxy?) changes requests"
 	case "SlowDown", "ServiceUnavailable", "InternalError":
 		return "the server is failing or overloaded: the archive tries again with backoff"
 	}

@@ -171,6 +171,15 @@ func (s *S3) Put(ctx context.Context, key string, body []byte) error {
 	return resp.Body.Close()
 }
 
+// CreateBucket is CreateBucket, for tests and tools: the archive writes into a bucket that exists.
+func (s *S3) CreateBucket(ctx context.Context) error {
+	resp, err := s.do(ctx, "CreateBucket", http.MethodPut, "", nil, nil)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
 // Exists is HeadObject: 404 is false, any other failure an error.
 func (s *S3) Exists(ctx context.Context, key string) (bool, error) {
 	resp, err := s.do(ctx, "HeadObject", http.MethodHead, key, nil, nil)

@@ -42,8 +42,7 @@ func Binary(t testing.TB) string {
 	return path
 }
 
-// Identities of the server: the admin makes the bucket; the archive may read, list and write, but
-// not make buckets, so that a missing bucket stays missing.
+// Identities of the server: the admin makes the bucket; the archive may read, list and write.
 var (
 	Admin   = archive.Credentials{AccessKeyID: "vmbench-admin", SecretAccessKey: "admin-secret-0123456789"}
 	Archive = archive.Credentials{AccessKeyID: "vmbench-archive", SecretAccessKey: "archive-secret-0123456789"}
@@ -89,7 +88,7 @@ func Start(t testing.TB) *Server {
 		"-master.port=" + port(1), "-master.port.grpc=" + port(2), "-volume.port=" + port(3), "-volume.port.grpc=" + port(4),
 		"-filer", "-filer.port=" + port(5), "-filer.port.grpc=" + port(6),
 		"-s3", "-s3.port=" + port(0), "-s3.port.grpc=" + port(7), "-s3.port.iceberg=0", "-s3.port.lance=0",
-		"-s3.config=" + configFile, "-s3.autoCreateBucket=true",
+		"-s3.config=" + configFile, "-s3.autoCreateBucket=false",
 		"-master.telemetry=false", "-master.volumeSizeLimitMB=64", "-volume.max=0",
 	}
 	if err := os.MkdirAll(filepath.Join(s.dir, "data"), 0o700); err != nil {
@@ -97,10 +96,21 @@ func Start(t testing.TB) *Server {
 	}
 	s.start()
 	t.Cleanup(s.Stop)
-	// The admin's first write makes the bucket (autoCreateBucket is for admins only).
 	admin := s.Client(t, Admin, Bucket)
-	s.await(func(ctx context.Context) error { return admin.Put(ctx, ".bucket-made-by-the-test", nil) })
+	s.await(admin.CreateBucket)
+	s.awaitWrites()
 	return s
+}
+
+// awaitWrites waits until an object can be written: the first write waits for the filer's lock
+// ring, which forms some seconds after the S3 API answers.
+func (s *Server) awaitWrites() {
+	s.t.Helper()
+	admin := s.Client(s.t, Admin, Bucket)
+	s.await(func(ctx context.Context) error { return admin.Put(ctx, ".ready", nil) })
+	if err := admin.Put(context.Background(), ".ready", nil); err != nil {
+		s.t.Fatalf("SeaweedFS at %s: %v", s.Endpoint, err)
+	}
 }
 
 // start runs the process with the server's arguments, its log in the data directory.
@@ -125,7 +135,7 @@ func (s *Server) await(ready func(context.Context) error) {
 	s.t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		err := ready(ctx)
 		cancel()
 		if err == nil {
@@ -138,40 +148,30 @@ func (s *Server) await(ready func(context.Context) error) {
 	}
 }
 
-// Stop ends the server, if it runs; its data stays for Restart.
+// Stop kills the server, if it runs (a graceful stop takes half a minute); its data stays for
+// Restart.
 func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = s.cmd.Wait()
 	_ = s.log.Close()
 	s.cmd = nil
 }
 
-// Restart starts the stopped server again on the same ports and data, and waits until the bucket
-// answers.
+// Restart starts the stopped server again on the same ports and data, and waits until it takes
+// writes.
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.start()
-	admin := s.Client(s.t, Admin, Bucket)
-	s.await(func(ctx context.Context) error {
-		_, err := admin.List(ctx, ".bucket")
-		return err
-	})
+	s.awaitWrites()
 }
 
 // Client is an S3 client of the server for bucket, with cred.
 func (s *Server) Client(t testing.TB, cred archive.Credentials, bucket string) *archive.S3 {
 	t.Helper()
-	c, err := archive.New(archive.Config{Endpoint: s.Endpoint, Bucket: bucket, Credentials: cred, Timeout: 10 * time.Second})
+	c, err := archive.New(archive.Config{Endpoint: s.Endpoint, Bucket: bucket, Credentials: cred, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
