@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,8 +21,8 @@ import (
 )
 
 // The archive runs against a real S3-compatible server (SeaweedFS, built by hack/seaweedfs.sh):
-// a finished suite's status and result tables are written there, read back equal to the cluster's,
-// and stay when the suite is deleted.
+// a finished suite's status and result tables are written there, with the chart's RBAC, read back
+// equal to the cluster's, and stay when the suite is deleted.
 
 const archivePrefix = "vmbench/test"
 
@@ -66,10 +67,28 @@ func (h *harness) finishArchivedSuite(name string) *vmbenchv1.BenchmarkSuite {
 	})
 }
 
+// speakAsTheChartsManager makes the harness's manager speak as the chart's service account, with
+// the chart's exact RBAC, which the archive does not add to.
+func (h *harness) speakAsTheChartsManager() {
+	h.t.Helper()
+	release := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "vmbench-system-"}}
+	h.g.Expect(k8s.Create(h.ctx, release)).To(Succeed())
+	rbac, _, sa := renderManagerAccess(h.t, "archive", release.Name)
+	createAll(h.t, h.g, rbac)
+	manager := asServiceAccount(h.g, release.Name, sa)
+	h.g.Eventually(func() error {
+		_, err := manager.CoreV1().ConfigMaps(h.ns).List(h.ctx, metav1.ListOptions{})
+		return err
+	}, timeout, interval).Should(Succeed(), "the chart's RBAC is in force")
+	h.identity = serviceAccountConfig(release.Name, sa)
+	h.configure = func(r *controllers.SuiteReconciler) { r.QueueNamespace = release.Name }
+}
+
 func TestFinishedSuiteIsArchivedAndOutlivesIt(t *testing.T) {
 	server := archivetest.Start(t)
 	store := server.Client(t, archivetest.Archive, archivetest.Bucket)
 	h := newHarness(t)
+	h.speakAsTheChartsManager()
 	h.withArchive(store)
 	h.startManager(allKinds())
 	suite := h.finishArchivedSuite("kept")
