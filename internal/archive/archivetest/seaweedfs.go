@@ -58,6 +58,7 @@ type Server struct {
 	t        testing.TB
 	bin, dir string
 	args     []string
+	ports    []int
 	cmd      *exec.Cmd
 	log      *os.File
 }
@@ -82,6 +83,7 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	ports := freePorts(t, 8)
+	s.ports = ports
 	port := func(i int) string { return strconv.Itoa(ports[i]) }
 	s.Endpoint = "http://127.0.0.1:" + port(0)
 	s.args = []string{"server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=" + filepath.Join(s.dir, "data"),
@@ -158,6 +160,13 @@ func (s *Server) Stop() {
 	_ = s.cmd.Wait()
 	_ = s.log.Close()
 	s.cmd = nil
+	// The Unix sockets it made beside its ports, /tmp/seaweedfs-<server>[-grpc]-<port>.sock.
+	for _, p := range s.ports {
+		sockets, _ := filepath.Glob(fmt.Sprintf("/tmp/seaweedfs-*-%d.sock", p))
+		for _, socket := range sockets {
+			_ = os.Remove(socket)
+		}
+	}
 }
 
 // Restart starts the stopped server again on the same ports and data, and waits until it takes
