@@ -81,7 +81,8 @@ test: test-unit test-html test-e2e ## Every test: unit, parser, chart and envtes
 .PHONY: test-unit
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
 	hack/test-tools.sh
-	VMBENCH_REQUIRE_TOOLS=1 KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./... -coverprofile cover.out
+	hack/seaweedfs.sh >/dev/null
+	VMBENCH_REQUIRE_TOOLS=1 VMBENCH_SEAWEEDFS="$$(hack/seaweedfs.sh)" KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test ./... -coverprofile cover.out
 
 # SCALE_SIZES and SCALE_QUEUES pick the points of bench-scale, e.g. SCALE_SIZES=500 SCALE_QUEUES=off.
 SCALE_SIZES ?= 5 20 50

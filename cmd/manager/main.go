@@ -60,6 +60,7 @@ type options struct {
 	maxActiveRuns           int
 	maxActiveRunsPerNS      int
 	maxSuiteDuration        time.Duration
+	archive                 archiveOptions
 	// pprofAddr serves net/http/pprof for profiling; "0" (the default) serves nothing.
 	pprofAddr string
 	// logs replaces the pods/log API in tests, as envtest serves no logs; nil in the binary.
@@ -113,6 +114,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.maxSuiteDuration, "max-suite-duration", 24*time.Hour,
 		"The longest a suite may hold a run slot, from its admission: a suite whose spec.timeout is longer ends at this limit, "+
 			"and its Queued condition says so. 0 removes the limit.")
+	o.archive.bindFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -152,6 +154,9 @@ func (o options) validate() error {
 		return err
 	}
 	if err := o.metricsOpts.Validate(); err != nil {
+		return err
+	}
+	if err := o.archive.validate(); err != nil {
 		return err
 	}
 	return nil
@@ -323,6 +328,9 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	}
 	if err := schedules.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the schedule controller: %w", err)
+	}
+	if err := o.archive.setup(mgr); err != nil {
+		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err

@@ -109,6 +109,8 @@ type harness struct {
 	identity *rest.Config
 	// tenants are more namespaces that the manager serves (tenant).
 	tenants []string
+	// addControllers, when set, adds more controllers to the manager before it starts.
+	addControllers func(ctrl.Manager) error
 }
 
 // tenant is another namespace that the same manager serves, as another team's would be: the
@@ -190,6 +192,9 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.g.Expect(r.SetupWithManager(ctx, mgr)).To(Succeed())
+	if h.addControllers != nil {
+		h.g.Expect(h.addControllers(mgr)).To(Succeed())
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

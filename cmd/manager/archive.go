@@ -1,0 +1,78 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/archive"
+)
+
+// archiveOptions are the flags of the archive of finished suites in S3-compatible object storage
+// (docs/archive.md); without an endpoint and a bucket there is no archive.
+type archiveOptions struct {
+	endpoint, bucket, prefix, region, caFile string
+}
+
+func (a *archiveOptions) bindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&a.endpoint, "archive-s3-endpoint", "",
+		"URL of the S3-compatible server (http:// or https://) that keeps a copy of every finished suite, its status and result tables; "+
+			"with --archive-s3-bucket. Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN). Empty: no archive.")
+	fs.StringVar(&a.bucket, "archive-s3-bucket", "", "Bucket of the archive, addressed path-style; it must exist.")
+	fs.StringVar(&a.prefix, "archive-s3-prefix", "", "Key prefix of the archive in the bucket, e.g. vmbench/prod; empty: the bucket's top.")
+	fs.StringVar(&a.region, "archive-s3-region", archive.DefaultRegion, "Region the archive's requests are signed for.")
+	fs.StringVar(&a.caFile, "archive-s3-ca-file", "", "PEM file of the CA certificates that the archive's https:// endpoint is verified with, beside the system's.")
+}
+
+func (a archiveOptions) enabled() bool { return a.endpoint != "" || a.bucket != "" }
+
+// validate checks the flags; the credentials are checked when the store is made.
+func (a archiveOptions) validate() error {
+	switch {
+	case !a.enabled():
+		if a.prefix != "" || a.caFile != "" {
+			return fmt.Errorf("--archive-s3-prefix or --archive-s3-ca-file is set without --archive-s3-endpoint and --archive-s3-bucket: " +
+				"give both to archive finished suites, or drop the other archive flags")
+		}
+		return nil
+	case a.endpoint == "":
+		return fmt.Errorf("--archive-s3-bucket=%q is set without --archive-s3-endpoint: give the URL of the S3-compatible server too", a.bucket)
+	case a.bucket == "":
+		return fmt.Errorf("--archive-s3-endpoint=%q is set without --archive-s3-bucket: give the bucket too", a.endpoint)
+	case strings.HasPrefix(a.prefix, "/"):
+		return fmt.Errorf("--archive-s3-prefix=%q: give the prefix without a leading '/'", a.prefix)
+	}
+	_, err := a.config(archive.Credentials{AccessKeyID: "-", SecretAccessKey: "-"})
+	return err
+}
+
+func (a archiveOptions) config(cred archive.Credentials) (*archive.S3, error) {
+	return archive.New(archive.Config{Endpoint: a.endpoint, Bucket: a.bucket, Region: a.region, CAFile: a.caFile, Credentials: cred})
+}
+
+// setupArchive adds the archive's controller to the manager, if the flags ask for one.
+func (a archiveOptions) setup(mgr ctrl.Manager) error {
+	if !a.enabled() {
+		return nil
+	}
+	cred, err := archive.CredentialsFromEnv()
+	if err != nil {
+		return err
+	}
+	store, err := a.config(cred)
+	if err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("archive of finished suites", "location", store.Location(strings.Trim(a.prefix, "/")))
+	r := &controllers.ArchiveReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store, Prefix: a.prefix,
+		Recorder: mgr.GetEventRecorder("vmbench"),
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the archive controller: %w", err)
+	}
+	return nil
+}

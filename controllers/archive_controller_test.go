@@ -1,0 +1,304 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/archive"
+)
+
+// memStore is an archive.Store in memory that records its calls, and fails Put of a key while
+// putFails says so.
+type memStore struct {
+	mu       sync.Mutex
+	objects  map[string][]byte
+	puts     []string
+	exists   int
+	putFails func(key string) error
+}
+
+func newMemStore() *memStore { return &memStore{objects: map[string][]byte{}} }
+
+func (m *memStore) Put(_ context.Context, key string, body []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.putFails != nil {
+		if err := m.putFails(key); err != nil {
+			return err
+		}
+	}
+	m.puts = append(m.puts, key)
+	m.objects[key] = slices.Clone(body)
+	return nil
+}
+
+func (m *memStore) Exists(_ context.Context, key string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.exists++
+	_, ok := m.objects[key]
+	return ok, nil
+}
+
+func (m *memStore) Get(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.objects[key]
+	if !ok {
+		return nil, fmt.Errorf("no object %s", key)
+	}
+	return b, nil
+}
+
+func (m *memStore) List(_ context.Context, prefix string) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var keys []string
+	for k := range m.objects {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+func (m *memStore) Location(key string) string { return "mem://" + key }
+
+// finishedSuite is a Complete suite with managedFields, as the API server returns it.
+func finishedSuite() *vmbenchv1.BenchmarkSuite {
+	s := testSuite()
+	s.UID = "uid-1"
+	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "vmbench", Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: vmbenchv1.GroupVersion.String(), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
+	s.Status.Phase = vmbenchv1.SuiteComplete
+	s.Status.Progress = "6/6"
+	return s
+}
+
+// tableMap is a ConfigMap of a run's tables, controlled by the suite of uid.
+func tableMap(name, suite string, uid types.UID, labels map[string]string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "bench", Labels: labels,
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "vmbench", Operation: metav1.ManagedFieldsOperationApply,
+			APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{}}`)}}}},
+		Data: map[string]string{"net.master-node01.csv": "t,bps\n0,1e9\n"}}
+	if uid != "" {
+		cm.OwnerReferences = []metav1.OwnerReference{{APIVersion: vmbenchv1.GroupVersion.String(), Kind: "BenchmarkSuite", Name: suite, UID: uid,
+			Controller: ptr.To(true)}}
+	}
+	return cm
+}
+
+// archiveWorld is a fake cluster with a finished suite, two of its table ConfigMaps, its raw
+// outputs, and a ConfigMap that has the suite's labels but another controller. Every write to the
+// cluster fails the test: the archive only reads.
+func archiveWorld(t *testing.T, suite *vmbenchv1.BenchmarkSuite) client.Client {
+	t.Helper()
+	tables := func(run string) map[string]string {
+		return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run}
+	}
+	objs := []client.Object{suite,
+		tableMap("demo-vm-1-tables", suite.Name, suite.UID, tables("demo-vm-1")),
+		tableMap("demo-container-1-tables", suite.Name, suite.UID, tables("demo-container-1")),
+		tableMap("demo-container-1-raw", suite.Name, suite.UID, map[string]string{vmbenchv1.LabelSuite: suite.Name, labelRawOf: "demo-container-1"}),
+		tableMap("forged-tables", suite.Name, "someone-else", tables("demo-container-2")),
+	}
+	refuse := func(what string) error {
+		t.Errorf("the archive wrote to the cluster: %s", what)
+		return errors.New("the archive must not write")
+	}
+	return fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+		// The API server returns managedFields, which the fake client drops.
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			obj.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "vmbench", Operation: metav1.ManagedFieldsOperationApply}})
+			return nil
+		},
+		Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+			return refuse("create")
+		},
+		Update: func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+			return refuse("update")
+		},
+		Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
+			return refuse("patch")
+		},
+		Delete: func(context.Context, client.WithWatch, client.Object, ...client.DeleteOption) error {
+			return refuse("delete")
+		},
+		SubResourceUpdate: func(context.Context, client.Client, string, client.Object, ...client.SubResourceUpdateOption) error {
+			return refuse("status update")
+		},
+		SubResourcePatch: func(context.Context, client.Client, string, client.Object, client.Patch, ...client.SubResourcePatchOption) error {
+			return refuse("status patch")
+		},
+	}).Build()
+}
+
+func archiveReconciler(c client.Client, store archive.Store) (*ArchiveReconciler, *events.FakeRecorder) {
+	rec := events.NewFakeRecorder(10)
+	return &ArchiveReconciler{Client: c, APIReader: c, Store: store, Prefix: "vmbench/prod", Recorder: rec}, rec
+}
+
+func reconcileSuite(t *testing.T, r *ArchiveReconciler, s *vmbenchv1.BenchmarkSuite) error {
+	t.Helper()
+	_, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}})
+	return err
+}
+
+func drain(rec *events.FakeRecorder) []string {
+	var out []string
+	for {
+		select {
+		case e := <-rec.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func TestArchiveWritesTheSuitesTablesThenTheSuite(t *testing.T) {
+	suite := finishedSuite()
+	c := archiveWorld(t, suite)
+	store := newMemStore()
+	r, rec := archiveReconciler(c, store)
+	if err := reconcileSuite(t, r, suite); err != nil {
+		t.Fatal(err)
+	}
+	dir := "vmbench/prod/bench/demo/uid-1"
+	want := []string{dir + "/tables/demo-container-1-tables.json", dir + "/tables/demo-vm-1-tables.json", dir + "/suite.json"}
+	if diff := cmp.Diff(want, store.puts); diff != "" {
+		t.Errorf("the suite's own tables first, suite.json last; no raw outputs, nothing of another controller (-want +got):\n%s", diff)
+	}
+	var got vmbenchv1.BenchmarkSuite
+	if err := json.Unmarshal(store.objects[dir+"/suite.json"], &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Kind != "BenchmarkSuite" || got.APIVersion != vmbenchv1.GroupVersion.String() || got.ManagedFields != nil {
+		t.Errorf("suite.json has kind %q, apiVersion %q, managedFields %v; want the kind and no managedFields", got.Kind, got.APIVersion, got.ManagedFields)
+	}
+	if got.Status.Phase != vmbenchv1.SuiteComplete || got.Status.Progress != "6/6" || got.UID != suite.UID || !cmp.Equal(got.Spec, suite.Spec) {
+		t.Errorf("suite.json is not the suite with its status: %+v", got)
+	}
+	var table corev1.ConfigMap
+	if err := json.Unmarshal(store.objects[dir+"/tables/demo-vm-1-tables.json"], &table); err != nil {
+		t.Fatal(err)
+	}
+	if table.Kind != "ConfigMap" || table.Data["net.master-node01.csv"] != "t,bps\n0,1e9\n" || table.ManagedFields != nil {
+		t.Errorf("table %+v, want the ConfigMap with its data and no managedFields", table)
+	}
+	events := drain(rec)
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Normal Archived results archived to mem://"+dir+"/: suite.json and 2 result-table ConfigMaps") {
+		t.Errorf("events %q, want one Archived naming the location", events)
+	}
+
+	// Known to be archived: no question to the store, nothing written, no event.
+	if err := reconcileSuite(t, r, suite); err != nil {
+		t.Fatal(err)
+	}
+	if store.exists != 1 || len(store.puts) != 3 || len(drain(rec)) != 0 {
+		t.Errorf("a second reconcile asked the store %d times, wrote %d objects; want 1 and 3", store.exists, len(store.puts))
+	}
+	// After a restart, the store says it is there: asked once, nothing written again.
+	r2, rec2 := archiveReconciler(c, store)
+	if err := reconcileSuite(t, r2, suite); err != nil {
+		t.Fatal(err)
+	}
+	if store.exists != 2 || len(store.puts) != 3 || len(drain(rec2)) != 0 {
+		t.Errorf("after a restart: asked %d times, wrote %d objects; want 2 and 3", store.exists, len(store.puts))
+	}
+}
+
+// A store that fails halfway leaves no suite.json, so that a partial archive never looks whole;
+// the next try writes it all.
+func TestArchiveFailureIsAnEventAndLeavesNoSuiteJSON(t *testing.T) {
+	suite := finishedSuite()
+	store := newMemStore()
+	cause := errors.New("S3 PutObject of s3://b/k at http://127.0.0.1:1 failed: no answer: connection refused; the endpoint is unreachable")
+	store.putFails = func(key string) error {
+		if strings.HasSuffix(key, "demo-vm-1-tables.json") {
+			return cause
+		}
+		return nil
+	}
+	r, rec := archiveReconciler(archiveWorld(t, suite), store)
+	err := reconcileSuite(t, r, suite)
+	if !errors.Is(err, cause) {
+		t.Fatalf("reconcile returned %v, want the store's error (the workqueue backs off)", err)
+	}
+	if _, ok := store.objects["vmbench/prod/bench/demo/uid-1/suite.json"]; ok {
+		t.Error("suite.json was written although a table was not")
+	}
+	events := drain(rec)
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning ArchiveFailed the suite's results are not archived yet") ||
+		!strings.Contains(events[0], cause.Error()) {
+		t.Errorf("events %q, want one ArchiveFailed with the cause", events)
+	}
+	store.putFails = nil
+	if err := reconcileSuite(t, r, suite); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := store.objects["vmbench/prod/bench/demo/uid-1/suite.json"]; !ok {
+		t.Error("the retry did not write suite.json")
+	}
+	if events := drain(rec); len(events) != 1 || !strings.HasPrefix(events[0], "Normal Archived") {
+		t.Errorf("events after the retry %q, want Archived", events)
+	}
+}
+
+func TestArchiveWaitsForTheSuiteToFinish(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		phase vmbenchv1.SuitePhase
+		cond  *metav1.Condition
+		want  bool
+	}{
+		{name: "pending", phase: vmbenchv1.SuitePending},
+		{name: "running", phase: vmbenchv1.SuiteRunning},
+		{name: "complete", phase: vmbenchv1.SuiteComplete, want: true},
+		{name: "failed runs", phase: vmbenchv1.SuiteFailed, want: true,
+			cond: &metav1.Condition{Type: vmbenchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonRunFailed}},
+		{name: "invalid spec: nothing ran, and it may yet be fixed and run", phase: vmbenchv1.SuiteFailed,
+			cond: &metav1.Condition{Type: vmbenchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonInvalidSpec}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			suite := finishedSuite()
+			suite.Status.Phase = tc.phase
+			if tc.cond != nil {
+				suite.Status.Conditions = []metav1.Condition{*tc.cond}
+			}
+			if got := archivable(suite); got != tc.want {
+				t.Errorf("archivable = %v, want %v", got, tc.want)
+			}
+			store := newMemStore()
+			r, _ := archiveReconciler(archiveWorld(t, suite), store)
+			if err := reconcileSuite(t, r, suite); err != nil {
+				t.Fatal(err)
+			}
+			if archived := len(store.puts) > 0; archived != tc.want {
+				t.Errorf("archived: %v, want %v (%v)", archived, tc.want, store.puts)
+			}
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package controllers
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// archivable says whether a suite has finished for good, so that it is archived: Complete or
+// Failed. A suite that failed for an invalid spec ran nothing and may still be fixed and run, so it
+// is archived only once it has run.
+func archivable(s *vmbenchv1.BenchmarkSuite) bool {
+	switch s.Status.Phase {
+	case vmbenchv1.SuiteComplete:
+		return true
+	case vmbenchv1.SuiteFailed:
+		failed := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed)
+		return failed == nil || failed.Reason != vmbenchv1.ReasonInvalidSpec
+	}
+	return false
+}
+
+// archiveDocument is obj as the archive keeps it: JSON, as `kubectl get -o json` prints it, with
+// its kind and without managedFields, which say who wrote which field and can be as large as the
+// object. obj is not changed.
+func archiveDocument(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
+	obj = obj.DeepCopyObject()
+	accessor, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	accessor.SetManagedFields(nil)
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s %s for the archive: %w", gvk.Kind, accessor.GetName(), err)
+	}
+	return body, nil
+}
+
+// ownedNames are the names of the objects that the suite controls, by UID, sorted: labels are
+// anyone's to set, so a ConfigMap that merely carries the suite's labels is not its.
+func ownedNames(items []metav1.PartialObjectMetadata, suite *vmbenchv1.BenchmarkSuite) []string {
+	var names []string
+	for i := range items {
+		if suiteControls(&items[i], suite) {
+			names = append(names, items[i].Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
