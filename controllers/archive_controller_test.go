@@ -83,8 +83,8 @@ func (m *memStore) List(_ context.Context, prefix string) ([]string, error) {
 
 func (m *memStore) Location(key string) string { return "mem://" + key }
 
-// finishedSuite is a Complete suite with managedFields, as the API server returns it.
-func finishedSuite() *vmbenchv1.BenchmarkSuite {
+// completeSuiteWithManagedFields is a Complete suite with managedFields, as the API server returns it.
+func completeSuiteWithManagedFields() *vmbenchv1.BenchmarkSuite {
 	s := testSuite()
 	s.UID = "uid-1"
 	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "vmbench", Operation: metav1.ManagedFieldsOperationApply,
@@ -179,7 +179,7 @@ func drain(rec *events.FakeRecorder) []string {
 }
 
 func TestArchiveWritesTheSuitesTablesThenTheSuite(t *testing.T) {
-	suite := finishedSuite()
+	suite := completeSuiteWithManagedFields()
 	c := archiveWorld(t, suite)
 	store := newMemStore()
 	r, rec := archiveReconciler(c, store)
@@ -233,7 +233,7 @@ func TestArchiveWritesTheSuitesTablesThenTheSuite(t *testing.T) {
 // A store that fails halfway leaves no suite.json, so that a partial archive never looks whole;
 // the next try writes it all.
 func TestArchiveFailureIsAnEventAndLeavesNoSuiteJSON(t *testing.T) {
-	suite := finishedSuite()
+	suite := completeSuiteWithManagedFields()
 	store := newMemStore()
 	cause := errors.New("S3 PutObject of s3://b/k at http://127.0.0.1:1 failed: no answer: connection refused; the endpoint is unreachable")
 	store.putFails = func(key string) error {
@@ -283,7 +283,7 @@ func TestArchiveWaitsForTheSuiteToFinish(t *testing.T) {
 			cond: &metav1.Condition{Type: vmbenchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonInvalidSpec}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			suite := finishedSuite()
+			suite := completeSuiteWithManagedFields()
 			suite.Status.Phase = tc.phase
 			if tc.cond != nil {
 				suite.Status.Conditions = []metav1.Condition{*tc.cond}
