@@ -29,14 +29,14 @@ import (
 )
 
 // HistorySynopsis is the one-line usage of the history verb.
-const HistorySynopsis = "history (<schedule> [-n namespace] [--kubeconfig path] [--context name] | -f records.jsonl) [-o text|json|csv]"
+const HistorySynopsis = "history (<schedule> [-n namespace] [--kubeconfig path] [--context name] | -f records.jsonl) [-o text|json|csv] [--html FILE]"
 
 // trendRuns is how many of the newest ratios the text output lists per series.
 const trendRuns = 8
 
 func historyUsage(w io.Writer, prog string) {
-	fmt.Fprintf(w, `usage: %[1]s history <schedule> [-n namespace] [--kubeconfig path] [--context name] [-o text|json|csv]
-       %[1]s history [<schedule>] -f records.jsonl [-o text|json|csv]
+	fmt.Fprintf(w, `usage: %[1]s history <schedule> [-n namespace] [--kubeconfig path] [--context name] [-o text|json|csv] [--html FILE]
+       %[1]s history [<schedule>] -f records.jsonl [-o text|json|csv] [--html FILE]
 
 Shows the history a BenchmarkSchedule keeps of its finished suites. The text output opens with the
 schedule, its records, the parameter hashes seen and the environment changes between consecutive
@@ -61,6 +61,9 @@ input:
 output:
   -o, --output FORMAT     text (default); json or csv: every record's metric rows (suite, scheduled,
                           finished, benchmark, platform, metric, n, meanLog, varLog, ratio, low, high)
+  --html FILE             also write one self-contained HTML page: the text, then per series an inline
+                          SVG plot of its ratio with the 95%% band, change points (solid red lines)
+                          and environment changes (dashed grey lines); it loads nothing from anywhere
 
 exit status: 0 ok, 1 error, 2 usage error.
 `, prog, trendRuns)
@@ -69,7 +72,7 @@ exit status: 0 ok, 1 error, 2 usage error.
 type historyOptions struct {
 	schedule, file              string
 	namespace, kubeconfig, kctx string
-	output                      string
+	output, html                string
 }
 
 // History runs `vmbench history` with args (after the verb) and returns its exit code.
@@ -124,6 +127,11 @@ func History(ctx context.Context, prog string, args []string, stdin io.Reader, s
 	if err != nil {
 		return fail(err)
 	}
+	if opts.html != "" {
+		if err := writeFile(opts.html, func(w io.Writer) error { return writeHistoryHTML(w, name, namespace, records) }); err != nil {
+			return fail(err)
+		}
+	}
 	return ExitOK
 }
 
@@ -141,6 +149,7 @@ func parseHistoryArgs(args []string, stdout, stderr io.Writer, prog string) (his
 	suiteSourceFlags(fs, &o.file, &o.namespace, &o.kubeconfig, &o.kctx)
 	fs.StringVar(&o.output, "o", "text", "")
 	fs.StringVar(&o.output, "output", "text", "")
+	fs.StringVar(&o.html, "html", "", "")
 	usageError := func(format string, a ...any) (historyOptions, int, bool) {
 		fmt.Fprintf(stderr, "vmbench: history: "+format+"\n", a...)
 		fmt.Fprintf(stderr, "run '%s history -h' for usage\n", prog)
@@ -346,19 +355,27 @@ func formatP(p float64) string {
 	return "p=" + strconv.FormatFloat(p, 'g', 2, 64)
 }
 
-// verdict runs the detector on a series and says its finding in a few words.
-func verdict(points []seriesPoint, baseline bool) string {
+// analyzeSeries runs the detector on the points that have a run; at maps the index of each run to
+// the index of its point.
+func analyzeSeries(points []seriesPoint, baseline bool) (a detect.Analysis, at []int, err error) {
 	var runs []detect.Run
-	for _, p := range points {
+	for i, p := range points {
 		if p.run != nil {
 			runs = append(runs, *p.run)
+			at = append(at, i)
 		}
 	}
 	sense := detect.HigherIsBetter
 	if baseline && len(points) > 0 && points[len(points)-1].metric.Direction == vmbenchv1.LowerIsBetter {
 		sense = detect.LowerIsBetter
 	}
-	a, err := detect.Analyze(runs, sense, detect.DefaultConfig())
+	a, err = detect.Analyze(runs, sense, detect.DefaultConfig())
+	return a, at, err
+}
+
+// verdict runs the detector on a series and says its finding in a few words.
+func verdict(points []seriesPoint, baseline bool) string {
+	a, _, err := analyzeSeries(points, baseline)
 	if err != nil {
 		return "not analysed: " + err.Error()
 	}
@@ -377,6 +394,18 @@ func verdict(points []seriesPoint, baseline bool) string {
 		return fmt.Sprintf("InsufficientHistory (%d of %d runs)", a.Runs, detect.DefaultConfig().MinHistory)
 	}
 	return string(a.State)
+}
+
+// analysedRecords are the records of the newest parameters hash, the only ones compared.
+func analysedRecords(records []history.Record) []history.Record {
+	current := records[len(records)-1].ParametersHash
+	var out []history.Record
+	for _, r := range records {
+		if r.ParametersHash == current {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func writeHistoryText(w io.Writer, name, namespace string, records []history.Record) error {
@@ -422,13 +451,7 @@ func writeHistoryText(w io.Writer, name, namespace string, records []history.Rec
 		}
 	}
 
-	var analysed []history.Record
-	for _, r := range records {
-		if r.ParametersHash == current {
-			analysed = append(analysed, r)
-		}
-	}
-	series, keys := buildSeries(analysed)
+	series, keys := buildSeries(analysedRecords(records))
 	fmt.Fprintf(w, "\nratio to baseline %q in the higher-is-better sense with its 95%% interval; last %d ratios, oldest first; CoV of the platform's repetitions in the latest run\n",
 		last.Baseline, trendRuns)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

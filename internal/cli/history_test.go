@@ -344,3 +344,42 @@ func TestHistoryLowerIsBetter(t *testing.T) {
 		t.Errorf("vm series: %q, want a drop of 1/1.05 at nightly-06", vm)
 	}
 }
+
+func TestHistoryHTML(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "history.html")
+	code, _, stderr := runHistory("nightly", "-f", writeHistoryFile(t, syntheticHistory(10, 6, 0.95, 4)), "--html", page)
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	if n := strings.Count(out, "<svg "); n != 2 {
+		t.Errorf("%d plots, want one per series (2)", n)
+	}
+	for _, want := range []string{
+		`<line class="change" data-suite="nightly-06"`,
+		`<line class="env" data-suite="nightly-04"`,
+		"<title>nightly-04: VM KubeVirt v1.5.0 → v1.6.0</title>",
+		`<polygon class="band" points="`,
+		"<h2>stream Triad_MBps on vm: ratio to pods</h2>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// One change, in the vm series only; the environment change is marked in both plots.
+	if n := strings.Count(out, `class="change"`); n != 1 {
+		t.Errorf("%d change lines, want 1", n)
+	}
+	if n := strings.Count(out, `class="env"`); n != 2 {
+		t.Errorf("%d environment lines, want 2", n)
+	}
+	for _, bad := range []string{"http://", "https://", "<script"} {
+		if strings.Contains(strings.ReplaceAll(out, `xmlns="http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("page is not self-contained: it has %q", bad)
+		}
+	}
+}
