@@ -383,3 +383,18 @@ func TestHistoryHTML(t *testing.T) {
 		}
 	}
 }
+
+// A new parameters hash starts a new series: the older records are counted, not analysed.
+func TestHistoryParameterHashes(t *testing.T) {
+	recs := syntheticHistory(10, -1, 1, -1)
+	for i := range 3 {
+		recs[i].ParametersHash = "p0"
+	}
+	_, out, _ := runHistory("-f", writeHistoryFile(t, recs))
+	if !strings.Contains(out, "\nparameters: p0 (3 records), p1 (7 records, analysed)\n") {
+		t.Errorf("want both hashes in the header:\n%s", out)
+	}
+	if f := strings.Fields(seriesLine(t, out, "vm")); f[3] != "7" {
+		t.Errorf("vm series has %s runs, want the 7 of the newest hash", f[3])
+	}
+}
