@@ -177,7 +177,14 @@ func analyzeHistory(all []history.Record, platforms map[string]vmbenchv1.Platfor
 			suspects = append(suspects, res)
 		}
 		for _, step := range res.analysis.Changes {
-			findings = append(findings, makeFinding(res.series, step, records, results))
+			s := res.series
+			// A change of the ratio where an arm of it changed too is that arm's finding already:
+			// one change, one finding. The ratio's own findings are the moves neither arm shows.
+			if rec := s.Record[step.Index]; s.Ratio && (movedNear(results, s.Benchmark, s.Metric, s.Platform, false, rec) ||
+				movedNear(results, s.Benchmark, s.Metric, records[0].Baseline, false, rec)) {
+				continue
+			}
+			findings = append(findings, makeFinding(s, step, records, results))
 		}
 	}
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Time.Before(&findings[j].Time) })
