@@ -422,12 +422,12 @@ func findingEvents(added []vmbenchv1.Finding) []scheduleEvent {
 
 // describeFinding is a finding in one sentence.
 func describeFinding(f vmbenchv1.Finding) string {
-	what := "improved"
+	what := "an improvement"
 	if f.Regression {
-		what = "regressed"
+		what = "a regression"
 	}
-	s := fmt.Sprintf("%s %s on %s (%s) %s by %+.1f%% (ratio %.3f, 95%% interval %.3f-%.3f, p=%.2g) between suites %s and %s (finding %s): %s",
-		f.Benchmark, f.Metric, f.Platform, f.Arm, what, (f.Ratio-1)*100, f.Ratio, f.RatioLow, f.RatioHigh, f.PValue, f.Before, f.After, f.ID, f.Explanation)
+	s := fmt.Sprintf("%s %s on %s (%s) moved %s, %s, by %+.1f%% (ratio %.3f, 95%% interval %.3f-%.3f, p=%.2g) between suites %s and %s (finding %s): %s",
+		f.Benchmark, f.Metric, f.Platform, f.Arm, f.Direction, what, (f.Ratio-1)*100, f.Ratio, f.RatioLow, f.RatioHigh, f.PValue, f.Before, f.After, f.ID, f.Explanation)
 	if len(f.EnvironmentChanges) > 0 {
 		s += "; environment changes: " + strings.Join(f.EnvironmentChanges, "; ")
 	} else {
