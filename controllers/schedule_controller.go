@@ -72,7 +72,8 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	var events []scheduleEvent
 	appended, historyErr := r.recordFinished(ctx, sched, seen.Finished)
 	var analyzeErr error
-	if historyErr == nil && (appended || meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionRegressed) == nil) {
+	if historyErr == nil && (appended || sched.Status.Records > 0 && meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionRegressed) == nil) {
+		// After a new record, or when the history was never analysed or the last analysis failed.
 		found, err := r.findChanges(ctx, sched)
 		events, analyzeErr = append(events, found...), err
 	}

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -265,7 +266,10 @@ func TestRegressedHonoursTriage(t *testing.T) {
 }
 
 // memHistory is a HistoryStore in memory.
-type memHistory struct{ records []history.Record }
+type memHistory struct {
+	records []history.Record
+	listErr error
+}
 
 func (m *memHistory) Append(_ context.Context, _ *vmbenchv1.BenchmarkSchedule, rec history.Record) (int, error) {
 	m.records = append(m.records, rec)
@@ -273,7 +277,7 @@ func (m *memHistory) Append(_ context.Context, _ *vmbenchv1.BenchmarkSchedule, r
 }
 
 func (m *memHistory) List(context.Context, *vmbenchv1.BenchmarkSchedule) ([]history.Record, error) {
-	return m.records, nil
+	return m.records, m.listErr
 }
 
 func TestReconcileReportsAFindingOnceAfterARecord(t *testing.T) {
@@ -294,6 +298,13 @@ func TestReconcileReportsAFindingOnceAfterARecord(t *testing.T) {
 	rec := events.NewFakeRecorder(20)
 	r := &ScheduleReconciler{Client: c, Scheme: scheme, Recorder: rec, History: store,
 		Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))}
+	// The first analysis fails: the record stays, and the next reconcile analyses again.
+	store.listErr = errors.New("the API server is away")
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(sched)}); err == nil ||
+		!strings.Contains(err.Error(), "the API server is away") {
+		t.Fatalf("want the analysis error, got %v", err)
+	}
+	store.listErr = nil
 	for range 2 {
 		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(sched)}); err != nil {
 			t.Fatal(err)
@@ -323,7 +334,6 @@ func TestReconcileReportsAFindingOnceAfterARecord(t *testing.T) {
 		}
 	}
 	if n != 1 {
-		t.Errorf("%d ChangeFound events over two reconciles, want 1", n)
+		t.Errorf("%d ChangeFound events over three reconciles, want 1", n)
 	}
 }
-
