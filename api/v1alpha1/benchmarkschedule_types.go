@@ -109,7 +109,6 @@ type BenchmarkScheduleSpec struct {
 }
 
 // FindingState is what is known of a finding: Untriaged until someone triages it in spec.triage.
-// +kubebuilder:validation:Enum=Untriaged;Acknowledged;Invalid;Expected
 type FindingState string
 
 const (
@@ -211,6 +210,7 @@ type Finding struct {
 
 	// State is Untriaged, or the state given in spec.triage while that holds.
 	// +required
+	// +kubebuilder:validation:Enum=Untriaged;Acknowledged;Invalid;Expected
 	State FindingState `json:"state"`
 
 	// Explanation says which arm moved and where to look.
