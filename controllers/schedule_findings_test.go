@@ -337,3 +337,26 @@ func TestReconcileReportsAFindingOnceAfterARecord(t *testing.T) {
 		t.Errorf("%d ChangeFound events over three reconciles, want 1", n)
 	}
 }
+
+func TestChangeSuspectedNamesTheSeries(t *testing.T) {
+	// A 6% step in the VM arm two runs before the end: too few runs after it for a change.
+	recs := synthHistory(synth{runs: 14, at: 12, vmStep: 0.94, ctrStep: 1, seed: 3})
+	found, suspects, err := analyzeHistory(recs, findingPlatforms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 0 || len(suspects) == 0 {
+		t.Fatalf("want a suspect and no finding, got %d findings and %d suspects", len(found), len(suspects))
+	}
+	sched := testSchedule()
+	setChangeSuspected(sched, suspects)
+	c := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionChangeSuspected)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "sysbench-cpu events on vm") ||
+		!strings.Contains(c.Message, "from suite nightly-12") || !strings.Contains(c.Message, "more scheduled runs will confirm or clear it") {
+		t.Errorf("ChangeSuspected %+v, want True naming the vm series, the suite and what comes next", c)
+	}
+	setChangeSuspected(sched, nil)
+	if c := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionChangeSuspected); c.Status != metav1.ConditionFalse {
+		t.Errorf("ChangeSuspected stays %s without a suspect", c.Status)
+	}
+}
