@@ -70,7 +70,14 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 	var events []scheduleEvent
-	historyErr := r.recordFinished(ctx, sched, seen.Finished)
+	appended, historyErr := r.recordFinished(ctx, sched, seen.Finished)
+	var analyzeErr error
+	if historyErr == nil && (appended || sched.Status.Records > 0 && meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionRegressed) == nil) {
+		// After a new record, or when the history was never analysed or the last analysis failed.
+		found, err := r.findChanges(ctx, sched)
+		events, analyzeErr = append(events, found...), err
+	}
+	triageAfter := triageFindings(sched, now)
 	if historyErr == nil {
 		pruned, err := r.prune(ctx, sched, seen.Finished)
 		if err != nil {
@@ -104,6 +111,12 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	r.emit(sched, events)
 	if historyErr != nil {
 		return ctrl.Result{}, historyErr
+	}
+	if analyzeErr != nil {
+		return ctrl.Result{}, analyzeErr
+	}
+	if triageAfter > 0 && (requeue == 0 || triageAfter < requeue) {
+		requeue = triageAfter
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }
@@ -180,8 +193,10 @@ func (r *ScheduleReconciler) observe(ctx context.Context, sched *vmbenchv1.Bench
 }
 
 // recordFinished appends the record of every finished suite not recorded yet, then marks the suite
-// recorded, so that the history is read only when there is something to add.
-func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, finished []*vmbenchv1.BenchmarkSuite) error {
+// recorded, so that the history is read only when there is something to add. It says whether it
+// appended any.
+func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, finished []*vmbenchv1.BenchmarkSuite) (bool, error) {
+	appended := false
 	sort.Slice(finished, func(i, j int) bool { return scheduledAt(finished[i]).Before(scheduledAt(finished[j])) })
 	for _, s := range finished {
 		if s.Annotations[vmbenchv1.AnnotationRecorded] == "true" {
@@ -190,8 +205,9 @@ func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv
 		phase, _ := suiteFinished(s)
 		n, err := r.History.Append(ctx, sched, recordOf(s, phase))
 		if err != nil {
-			return fmt.Errorf("recording suite %s: %w", s.Name, err)
+			return appended, fmt.Errorf("recording suite %s: %w", s.Name, err)
 		}
+		appended = true
 		sched.Status.Records = int32(min(n, MaxHistoryRecords))
 		orig := s.DeepCopy()
 		if s.Annotations == nil {
@@ -199,10 +215,10 @@ func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv
 		}
 		s.Annotations[vmbenchv1.AnnotationRecorded] = "true"
 		if err := r.Patch(ctx, s, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return fmt.Errorf("marking suite %s recorded: %w", s.Name, err)
+			return appended, fmt.Errorf("marking suite %s recorded: %w", s.Name, err)
 		}
 	}
-	return nil
+	return appended, nil
 }
 
 // prune deletes the oldest finished, recorded suites beyond the history limits.

@@ -125,7 +125,7 @@ func mustJSON(t *testing.T, r history.Record) string {
 }
 
 // finishedSuite is a suite of the schedule that ended in phase at the scheduled time hour.
-func finishedSuite(hour int, phase vmbenchv1.SuitePhase, recorded bool) *vmbenchv1.BenchmarkSuite {
+func scheduleFinishedSuite(hour int, phase vmbenchv1.SuitePhase, recorded bool) *vmbenchv1.BenchmarkSuite {
 	at := time.Date(2026, 11, 1, hour, 0, 0, 0, time.UTC)
 	s := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{
 		Name:        scheduledSuiteName("nightly", at),
@@ -144,9 +144,9 @@ func finishedSuite(hour int, phase vmbenchv1.SuitePhase, recorded bool) *vmbench
 
 func TestPruneFinishedKeepsTheNewestPerOutcome(t *testing.T) {
 	finished := []*vmbenchv1.BenchmarkSuite{
-		finishedSuite(1, vmbenchv1.SuiteComplete, true), finishedSuite(5, vmbenchv1.SuiteComplete, true),
-		finishedSuite(3, vmbenchv1.SuiteComplete, true), finishedSuite(2, vmbenchv1.SuiteFailed, true),
-		finishedSuite(4, vmbenchv1.SuiteFailed, true), finishedSuite(0, vmbenchv1.SuiteComplete, false),
+		scheduleFinishedSuite(1, vmbenchv1.SuiteComplete, true), scheduleFinishedSuite(5, vmbenchv1.SuiteComplete, true),
+		scheduleFinishedSuite(3, vmbenchv1.SuiteComplete, true), scheduleFinishedSuite(2, vmbenchv1.SuiteFailed, true),
+		scheduleFinishedSuite(4, vmbenchv1.SuiteFailed, true), scheduleFinishedSuite(0, vmbenchv1.SuiteComplete, false),
 	}
 	name := func(h int) string { return scheduledSuiteName("nightly", time.Date(2026, 11, 1, h, 0, 0, 0, time.UTC)) }
 	for _, tc := range []struct {
@@ -182,7 +182,7 @@ func TestRecordOfAFinishedSuite(t *testing.T) {
 	metric := func(dir vmbenchv1.Direction, values ...float64) vmbenchv1.MetricSummary {
 		return vmbenchv1.MetricSummary{Name: "m", Unit: "u", Direction: dir, Samples: samples(values...), N: int32(2 * len(values))}
 	}
-	s := finishedSuite(2, vmbenchv1.SuiteComplete, false)
+	s := scheduleFinishedSuite(2, vmbenchv1.SuiteComplete, false)
 	s.UID = "suite-uid"
 	s.Spec.Baseline = "container"
 	s.Status.CompletionTime = &metav1.Time{Time: time.Date(2026, 11, 1, 3, 0, 0, 0, time.UTC)}
@@ -228,7 +228,7 @@ func TestRecordOfAFinishedSuite(t *testing.T) {
 // metrics each, 30 repetitions, the longest names) fits in one history ConfigMap, so that no
 // finished suite is left unrecorded for its size.
 func TestLargestRecordFitsAConfigMap(t *testing.T) {
-	s := finishedSuite(1, vmbenchv1.SuiteComplete, false)
+	s := scheduleFinishedSuite(1, vmbenchv1.SuiteComplete, false)
 	s.Spec.Baseline = "container"
 	for b := range 12 {
 		for _, p := range []string{"container", "vm", "kata", "platformname"} {

@@ -98,6 +98,133 @@ type BenchmarkScheduleSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	FailedHistoryLimit *int32 `json:"failedHistoryLimit,omitempty"`
+
+	// Triage records what people decided about findings in status.findings: a finding triaged
+	// Acknowledged (until it expires), Invalid or Expected no longer holds the condition Regressed.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=id
+	Triage []FindingTriage `json:"triage,omitempty"`
+}
+
+// FindingState is what is known of a finding: Untriaged until someone triages it in spec.triage.
+type FindingState string
+
+const (
+	// FindingUntriaged: nobody has looked at it yet; a regression in this state holds Regressed.
+	FindingUntriaged FindingState = "Untriaged"
+	// FindingAcknowledged: known and accepted for now, with a reason, until its expiry.
+	FindingAcknowledged FindingState = "Acknowledged"
+	// FindingInvalid: not a real change (a noisy node, a broken run).
+	FindingInvalid FindingState = "Invalid"
+	// FindingExpected: a change that was meant, such as an upgrade.
+	FindingExpected FindingState = "Expected"
+)
+
+// FindingTriage is a decision about one finding.
+type FindingTriage struct {
+	// ID is the finding's status.findings[].id.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16
+	ID string `json:"id"`
+
+	// State is the decision: Acknowledged, Invalid or Expected.
+	// +required
+	// +kubebuilder:validation:Enum=Acknowledged;Invalid;Expected
+	State FindingState `json:"state"`
+
+	// Reason says why, for the next person who looks.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Reason string `json:"reason,omitempty"`
+
+	// Expires is when an Acknowledged finding alerts again, if still open; never when left out.
+	// +optional
+	Expires *metav1.Time `json:"expires,omitempty"`
+}
+
+// FindingArm names the series a finding is in: one platform's own results (vm, container, host,
+// by the platform's type) or the platform's log-ratio to the baseline platform (ratio).
+// +kubebuilder:validation:Enum=vm;container;host;ratio
+type FindingArm string
+
+// Arms of a finding.
+const (
+	ArmVM        FindingArm = "vm"
+	ArmContainer FindingArm = "container"
+	ArmHost      FindingArm = "host"
+	ArmRatio     FindingArm = "ratio"
+)
+
+// Finding is a change found in the schedule's history: a step in one series between two suites.
+type Finding struct {
+	// ID identifies the finding: a hash of its series and the suite after the change.
+	// +required
+	// +kubebuilder:validation:MaxLength=16
+	ID string `json:"id"`
+
+	// Benchmark, Metric and Platform name the series; for the arm ratio, Platform is the platform
+	// compared with the baseline platform.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Benchmark string `json:"benchmark"`
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Metric string `json:"metric"`
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Platform string `json:"platform"`
+
+	// Arm is vm, container or host for the platform's own results, ratio for its log-ratio to the
+	// baseline platform.
+	// +required
+	Arm FindingArm `json:"arm"`
+
+	// Before is the last suite before the change, After the first suite after it; Time is when
+	// After was scheduled.
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Before string `json:"before"`
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	After string      `json:"after"`
+	Time  metav1.Time `json:"time"`
+
+	// Direction is which way the values moved (up or down); Regression says whether that is worse
+	// for the metric.
+	// +required
+	// +kubebuilder:validation:Enum=up;down
+	Direction  string `json:"direction"`
+	Regression bool   `json:"regression"`
+
+	// Ratio is the level after the change over the level before (1.05 for 5% up), RatioLow and
+	// RatioHigh its 95% interval.
+	Ratio     float64 `json:"ratio"`
+	RatioLow  float64 `json:"ratioLow"`
+	RatioHigh float64 `json:"ratioHigh"`
+
+	// PValue is the change's p-value, corrected for the choice of the split.
+	PValue float64 `json:"pValue"`
+
+	// State is Untriaged, or the state given in spec.triage while that holds.
+	// +required
+	// +kubebuilder:validation:Enum=Untriaged;Acknowledged;Invalid;Expected
+	State FindingState `json:"state"`
+
+	// Explanation says which arm moved and where to look.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Explanation string `json:"explanation,omitempty"`
+
+	// EnvironmentChanges lists what differs between the environments of Before and After, as
+	// "field: old → new".
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=512
+	// +listType=atomic
+	EnvironmentChanges []string `json:"environmentChanges,omitempty"`
 }
 
 // ScheduledSuite names a suite that a schedule started.
@@ -118,7 +245,7 @@ type BenchmarkScheduleStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions are Valid, Suspended, StartSkipped and HistoryRecorded.
+	// Conditions are Valid, Suspended, StartSkipped, HistoryRecorded, ChangeSuspected and Regressed.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=map
@@ -148,6 +275,12 @@ type BenchmarkScheduleStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Records int32 `json:"records,omitempty"`
+
+	// Findings are the changes found in the history, newest last; at most 32, the oldest go first.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // BenchmarkSchedule starts a BenchmarkSuite on a cron schedule and keeps a compact record of every
@@ -202,7 +335,8 @@ const (
 	AnnotationRecorded    = "vmbench.io/recorded"
 )
 
-// Condition types of a BenchmarkSchedule. Every reconcile sets all four.
+// Condition types of a BenchmarkSchedule. Every reconcile sets the first four; the last two once
+// the history was analysed.
 const (
 	// ConditionValid is False when the schedule or its time zone cannot be read; nothing starts
 	// until spec is fixed.
@@ -216,6 +350,12 @@ const (
 	// ConditionHistoryRecorded is True when every finished suite of the schedule is in its
 	// history, False with the cause when a record could not be written.
 	ConditionHistoryRecorded = "HistoryRecorded"
+	// ConditionChangeSuspected is True when the newest runs of a series suggest a change that more
+	// runs must confirm; the message names the series.
+	ConditionChangeSuspected = "ChangeSuspected"
+	// ConditionRegressed is True while a finding that is a regression is Untriaged; the message
+	// names the worst one and what to do.
+	ConditionRegressed = "Regressed"
 )
 
 // Condition reasons of a BenchmarkSchedule.
@@ -234,6 +374,12 @@ const (
 	ReasonScheduleSuspended   = "ScheduleSuspended"
 	ReasonHistoryNotWritten   = "HistoryNotWritten"
 	ReasonHistoryLimitDeleted = "HistoryLimit"
+	ReasonChangeFound         = "ChangeFound"
+	ReasonChangeSuspected     = "ChangeSuspected"
+	ReasonNoSuspect           = "NoSuspect"
+	ReasonRegressed           = "Regressed"
+	ReasonNoRegression        = "NoOpenRegression"
+	ReasonFindingsNotAnalyzed = "HistoryNotAnalyzed"
 )
 
 func addScheduleTypes(s *runtime.Scheme) error {
