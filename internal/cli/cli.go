@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -120,4 +121,27 @@ func (r *ClusterReader) Get(ctx context.Context, name string) (*vmbenchv1.Benchm
 		return nil, fmt.Errorf("reading benchmarksuite %q in namespace %q: %v", name, r.Namespace, firstLine(err))
 	}
 	return &suite, nil
+}
+
+// parseVerbArgs parses a verb's flags wherever they stand among its arguments and returns the
+// positional ones. On -h it prints the verb's usage, and on a bad flag a usage error; ok is then
+// false and code is the exit code.
+func parseVerbArgs(fs *flag.FlagSet, args []string, prog, verb string, stdout, stderr io.Writer,
+	usage func(io.Writer, string)) (positional []string, code int, ok bool) {
+	positional, err := parseInterspersed(fs, args)
+	if err == nil {
+		return positional, ExitOK, true
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		usage(stdout, prog)
+		return nil, ExitOK, false
+	}
+	return nil, verbUsageError(stderr, prog, verb, "%v", err), false
+}
+
+// verbUsageError prints a verb's usage error and where its usage is, and returns ExitUsage.
+func verbUsageError(stderr io.Writer, prog, verb, format string, a ...any) int {
+	fmt.Fprintf(stderr, "vmbench: %s: %s\n", verb, fmt.Sprintf(format, a...))
+	fmt.Fprintf(stderr, "run '%s %s -h' for usage\n", prog, verb)
+	return ExitUsage
 }

@@ -214,17 +214,11 @@ func parseFootprintArgs(args []string, stdout, stderr io.Writer, prog string) (f
 		fs.StringVar(&o.output, n, o.output, "")
 	}
 	usageError := func(format string, a ...any) (footprintOptions, int, bool) {
-		fmt.Fprintf(stderr, "vmbench: footprint: "+format+"\n", a...)
-		fmt.Fprintf(stderr, "run '%s footprint -h' for usage\n", prog)
-		return o, ExitUsage, false
+		return o, verbUsageError(stderr, prog, "footprint", format, a...), false
 	}
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			footprintUsage(stdout, prog)
-			return o, ExitOK, false
-		}
-		return usageError("%v", err)
+	positional, code, ok := parseVerbArgs(fs, args, prog, "footprint", stdout, stderr, footprintUsage)
+	if !ok {
+		return o, code, false
 	}
 	explicit := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })

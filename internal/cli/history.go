@@ -151,17 +151,11 @@ func parseHistoryArgs(args []string, stdout, stderr io.Writer, prog string) (his
 	fs.StringVar(&o.output, "output", "text", "")
 	fs.StringVar(&o.html, "html", "", "")
 	usageError := func(format string, a ...any) (historyOptions, int, bool) {
-		fmt.Fprintf(stderr, "vmbench: history: "+format+"\n", a...)
-		fmt.Fprintf(stderr, "run '%s history -h' for usage\n", prog)
-		return o, ExitUsage, false
+		return o, verbUsageError(stderr, prog, "history", format, a...), false
 	}
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			historyUsage(stdout, prog)
-			return o, ExitOK, false
-		}
-		return usageError("%v", err)
+	positional, code, ok := parseVerbArgs(fs, args, prog, "history", stdout, stderr, historyUsage)
+	if !ok {
+		return o, code, false
 	}
 	switch {
 	case len(positional) > 1:

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -234,17 +233,11 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 	fs.BoolVar(&o.dropNoisy, "drop-noisy", false, "")
 
 	usageError := func(format string, a ...any) (reportOptions, int, bool) {
-		fmt.Fprintf(stderr, "vmbench: report: "+format+"\n", a...)
-		fmt.Fprintf(stderr, "run '%s report -h' for usage\n", prog)
-		return o, ExitUsage, false
+		return o, verbUsageError(stderr, prog, "report", format, a...), false
 	}
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			reportUsage(stdout, prog)
-			return o, ExitOK, false
-		}
-		return usageError("%v", err)
+	positional, code, ok := parseVerbArgs(fs, args, prog, "report", stdout, stderr, reportUsage)
+	if !ok {
+		return o, code, false
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "tolerance" {
