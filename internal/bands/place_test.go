@@ -1,0 +1,178 @@
+package bands
+
+import (
+	"strings"
+	"testing"
+)
+
+func ptr(v float64) *float64 { return &v }
+
+// TestPlacePositions puts a ratio with its interval in each position of the default compute band,
+// 0.90–1.00: the interval decides, not the ratio alone.
+func TestPlacePositions(t *testing.T) {
+	tests := []struct {
+		name            string
+		ratio           float64
+		low, high       *float64
+		want            Position
+		wantCausesEmpty bool
+	}{
+		{"inside", 0.95, ptr(0.93), ptr(0.97), Within, true},
+		{"interval reaches into the band from below", 0.85, ptr(0.80), ptr(0.91), Within, true},
+		{"interval reaches into the band from above", 1.03, ptr(0.99), ptr(1.07), Within, true},
+		{"wholly below", 0.60, ptr(0.55), ptr(0.65), Below, false},
+		{"wholly above", 1.10, ptr(1.05), ptr(1.15), Above, false},
+		{"no interval, ratio below", 0.89, nil, nil, Below, false},
+		{"no interval, ratio inside", 0.91, nil, nil, Within, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok := Place(Compute, tt.ratio, tt.low, tt.high, Settings{})
+			if !ok {
+				t.Fatal("compute has a band")
+			}
+			if p.Position != tt.want {
+				t.Errorf("position %s, want %s", p.Position, tt.want)
+			}
+			if (len(p.Causes) == 0) != tt.wantCausesEmpty {
+				t.Errorf("causes %v", p.Causes)
+			}
+			if p.Band == nil || p.Band.Low != 0.90 || p.Band.Tuned {
+				t.Errorf("band %+v, want the default compute band", p.Band)
+			}
+		})
+	}
+}
+
+// TestPlaceLatencyUsesTheInvertedMultiplier holds a storage latency ratio against 1.2–2.0x, which
+// is 0.5–0.83 as a speed ratio.
+func TestPlaceLatencyUsesTheInvertedMultiplier(t *testing.T) {
+	for ratio, want := range map[float64]Position{0.45: Below, 0.6: Within, 0.9: Above} {
+		p, _ := Place(StorageLatency, ratio, nil, nil, Settings{DiskBus: "virtio"})
+		if p.Position != want {
+			t.Errorf("latency speed ratio %g: %s, want %s", ratio, p.Position, want)
+		}
+	}
+}
+
+func TestPlaceTunedAndMasqueradeBands(t *testing.T) {
+	tests := []struct {
+		f       Family
+		s       Settings
+		tuned   bool
+		variant string
+	}{
+		{Compute, Settings{}, false, ""},
+		{Compute, Settings{DedicatedCPUs: true}, true, ""},
+		{RandomMemory, Settings{DedicatedCPUs: true}, false, ""},
+		{RandomMemory, Settings{DedicatedCPUs: true, Hugepages: "2Mi"}, true, ""},
+		{StorageRandomIOPS, Settings{IOThreads: "auto"}, true, ""},
+		{StorageRandomIOPS, Settings{DedicatedCPUs: true}, false, ""},
+		{NetworkThroughput, Settings{NetworkBinding: "Masquerade"}, false, "masquerade without multiqueue"},
+		{NetworkThroughput, Settings{NetworkBinding: "Passt"}, false, ""},
+		{NetworkThroughput, Settings{NetworkBinding: "Bridge"}, true, ""},
+		{NetworkLatency, Settings{NetworkBinding: "Bridge"}, false, ""},
+		{NetworkLatency, Settings{NetworkBinding: "Bridge", DedicatedCPUs: true}, true, ""},
+	}
+	for _, tt := range tests {
+		p, ok := Place(tt.f, 0.9, nil, nil, tt.s)
+		if !ok || p.Band == nil {
+			t.Fatalf("%s: no band", tt.f)
+		}
+		if p.Band.Tuned != tt.tuned || p.Band.Variant != tt.variant {
+			t.Errorf("%s with %+v: band tuned=%v variant=%q, want tuned=%v variant=%q", tt.f, tt.s, p.Band.Tuned, p.Band.Variant, tt.tuned, tt.variant)
+		}
+	}
+}
+
+// TestBelowCausesFromSettings: a setting that departs from what the band assumes comes first for
+// the families it affects and is absent from the others.
+func TestBelowCausesFromSettings(t *testing.T) {
+	tests := []struct {
+		name      string
+		s         Settings
+		first     string
+		affected  []Family
+		untouched []Family
+	}{
+		{"sata", Settings{DiskBus: "sata"}, "platforms[].vm.diskBus: virtio",
+			[]Family{StorageRandomIOPS, StorageSequential, StorageLatency}, []Family{Compute, NetworkThroughput, MemoryBandwidth}},
+		{"writethrough", Settings{DiskCache: "writethrough"}, "platforms[].vm.diskCache: none",
+			[]Family{StorageRandomIOPS, StorageSequential, StorageLatency}, []Family{Compute, NetworkLatency, RandomMemory}},
+		{"masquerade", Settings{NetworkBinding: "Masquerade"}, "platforms[].vm.networkBinding: Bridge",
+			[]Family{NetworkThroughput, NetworkLatency}, []Family{Compute, StorageRandomIOPS, MemoryBandwidth}},
+		{"requests below limits", Settings{RequestsBelowLimits: true}, "cluster.cpuRequest and cluster.memoryRequest: remove them",
+			[]Family{Compute, StorageRandomIOPS, NetworkThroughput}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, f := range tt.affected {
+				p, _ := Place(f, 0.01, nil, nil, tt.s)
+				if p.Position != Below || len(p.Causes) == 0 || p.Causes[0].Setting != tt.first {
+					t.Errorf("%s: %s %v, want %q first", f, p.Position, p.Causes, tt.first)
+				}
+			}
+			for _, f := range tt.untouched {
+				p, _ := Place(f, 0.01, nil, nil, tt.s)
+				for _, c := range p.Causes {
+					if c.Setting == tt.first {
+						t.Errorf("%s lists %q, which does not affect it", f, tt.first)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBelowCausesRanking: with sata and writethrough and no IO threads, the bus comes before the
+// cache, and both before the unused IO threads; a tuned VM gets no tuning advice it already has.
+func TestBelowCausesRanking(t *testing.T) {
+	p, _ := Place(StorageRandomIOPS, 0.1, nil, nil, Settings{DiskBus: "sata", DiskCache: "writethrough"})
+	var got []string
+	for _, c := range p.Causes {
+		got = append(got, c.Setting)
+	}
+	want := "platforms[].vm.diskBus: virtio|platforms[].vm.diskCache: none|platforms[].vm.ioThreads: auto"
+	if strings.Join(got, "|") != want {
+		t.Errorf("causes %v, want %s", got, want)
+	}
+	p, _ = Place(RandomMemory, 0.5, nil, nil, Settings{DedicatedCPUs: true, Hugepages: "2Mi"})
+	if p.Position != Below || len(p.Causes) != 0 {
+		t.Errorf("a pinned, huge-paged VM got %s %v; want below with no tuning advice left", p.Position, p.Causes)
+	}
+	p, _ = Place(RandomMemory, 0.5, nil, nil, Settings{})
+	got = nil
+	for _, c := range p.Causes {
+		got = append(got, c.Setting)
+	}
+	if strings.Join(got, "|") != "cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)|platforms[].vm.hugepages: 2Mi" {
+		t.Errorf("random memory causes %v", got)
+	}
+}
+
+func TestAboveSuspectsCacheThenContainer(t *testing.T) {
+	p, _ := Place(StorageSequential, 1.4, ptr(1.3), ptr(1.5), Settings{DiskCache: "writeback"})
+	if p.Position != Above || len(p.Causes) != 2 || p.Causes[0].Setting != "platforms[].vm.diskCache: none" ||
+		!strings.Contains(p.Causes[1].Why, "container arm") {
+		t.Errorf("got %s %v", p.Position, p.Causes)
+	}
+	p, _ = Place(Compute, 1.4, ptr(1.3), ptr(1.5), Settings{DiskCache: "writeback"})
+	if len(p.Causes) != 1 || !strings.Contains(p.Causes[0].Why, "container arm") {
+		t.Errorf("compute above: %v", p.Causes)
+	}
+}
+
+// TestEmulatedGetsOnlyEnableKVM: whatever the settings, an emulated VM is placed emulated, holds no
+// band, and is told only to enable KVM.
+func TestEmulatedGetsOnlyEnableKVM(t *testing.T) {
+	s := Settings{Emulated: true, DiskBus: "sata", NetworkBinding: "Masquerade", RequestsBelowLimits: true}
+	for _, f := range []Family{Compute, StorageRandomIOPS, NetworkThroughput} {
+		p, ok := Place(f, 0.05, ptr(0.04), ptr(0.06), s)
+		if !ok || p.Position != Emulated || p.Band != nil || len(p.Causes) != 1 || p.Causes[0].Why != EnableKVM {
+			t.Errorf("%s: %+v", f, p)
+		}
+	}
+	if _, ok := Place(noFamily, 0.05, nil, nil, s); ok {
+		t.Error("a metric without a family was placed")
+	}
+}
