@@ -7,8 +7,11 @@ type Position string
 
 // The positions.
 const (
-	// Within: the ratio's interval meets the band; the VM costs what KVM costs.
+	// Within: the ratio lies in the band; the VM costs what KVM costs.
 	Within Position = "within"
+	// Inconclusive: the ratio lies off the band but its interval reaches into it; more repetitions
+	// would tell.
+	Inconclusive Position = "inconclusive"
 	// Above: the whole interval lies above the band; suspect the container arm (throttling, noisy
 	// neighbours) or a cache serving the VM.
 	Above Position = "above"
@@ -119,6 +122,8 @@ func Place(f Family, ratio float64, low, high *float64, s Settings) (Placement, 
 	case lo > bandHigh:
 		p.Position = Above
 		p.Causes = aboveCauses(f, s)
+	case ratio < bandLow || ratio > bandHigh:
+		p.Position = Inconclusive
 	}
 	return p, true
 }

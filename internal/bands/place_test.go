@@ -18,8 +18,9 @@ func TestPlacePositions(t *testing.T) {
 		wantCausesEmpty bool
 	}{
 		{"inside", 0.95, ptr(0.93), ptr(0.97), Within, true},
-		{"interval reaches into the band from below", 0.85, ptr(0.80), ptr(0.91), Within, true},
-		{"interval reaches into the band from above", 1.03, ptr(0.99), ptr(1.07), Within, true},
+		{"inside, with an interval wider than the band", 0.95, ptr(0.5), ptr(1.5), Within, true},
+		{"ratio below, interval reaches into the band", 0.85, ptr(0.80), ptr(0.91), Inconclusive, true},
+		{"ratio above, interval reaches into the band", 1.03, ptr(0.99), ptr(1.07), Inconclusive, true},
 		{"wholly below", 0.60, ptr(0.55), ptr(0.65), Below, false},
 		{"wholly above", 1.10, ptr(1.05), ptr(1.15), Above, false},
 		{"no interval, ratio below", 0.89, nil, nil, Below, false},

@@ -6,15 +6,22 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // The table's rows as JSON and CSV, for other tools (vmbench report --json, --csv).
 
+// jsonRow is a row with its placement against KVM's expected band.
+type jsonRow struct {
+	Row
+	kvmBandFields
+}
+
 // WriteJSON writes the rows as an indented JSON array.
 func (r *Report) WriteJSON(w io.Writer) error {
-	rows := r.Rows
-	if rows == nil {
-		rows = []Row{}
+	rows := make([]jsonRow, 0, len(r.Rows))
+	for _, row := range r.Rows {
+		rows = append(rows, jsonRow{Row: row, kvmBandFields: r.kvmBandFieldsOf(row)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -29,6 +36,7 @@ var csvHeader = []string{
 	"ratio", "overheadPercent", "mde", "mdePercent", "welchT", "welchDF", "pValue", "pValueHolm", "significant", "samplesTrimmed",
 	// Added after the first release: at the end, so that readers by position keep working.
 	"resource", "speedRatio", "speedRatioLow", "speedRatioHigh", "ratioNote", "verdict",
+	"kvmBandFamily", "kvmBandPosition", "kvmBandLow", "kvmBandHigh", "kvmBandSources", "kvmBandCauses",
 }
 
 // WriteCSV writes the rows with a header; a figure that does not exist is an empty cell.
@@ -38,6 +46,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		return err
 	}
 	for _, row := range r.Rows {
+		band := r.kvmBandFieldsOf(row)
 		record := []string{
 			row.Benchmark, row.Metric, row.Unit, row.Direction,
 			row.BaselinePlatform, strconv.FormatBool(row.BaselineEmulated), strconv.Itoa(row.BaselineCount), strconv.Itoa(row.BaselineSamples),
@@ -48,6 +57,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			csvFloat(row.WelchT), csvFloat(row.WelchDF), csvFloat(row.PValue), csvFloat(row.PValueHolm),
 			csvBool(row.Significant), strconv.FormatBool(row.SamplesTrimmed),
 			row.Resource, csvFloat(row.SpeedRatio), csvFloat(row.SpeedRatioLow), csvFloat(row.SpeedRatioHigh), row.RatioNote, row.Verdict,
+			band.Family, band.Position, csvFloat(band.Low), csvFloat(band.High), strings.Join(band.Sources, " "), band.causeSettings(),
 		}
 		if err := cw.Write(record); err != nil {
 			return err

@@ -41,6 +41,8 @@ type Report struct {
 	Notes []string
 	// Sweeps are the HPL sweeps of hpcc benchmarks that ran several points per execution.
 	Sweeps []HPLSweepTable
+	// KVMBands are the VM metrics that have a KVM band, each placed against it.
+	KVMBands []KVMBandRow
 }
 
 // Options change how Build judges.
@@ -83,6 +85,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	r.Notes = append(r.Notes, sharedStorageNotes(suite)...)
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
 	r.Sweeps = sweepTables(suite)
+	r.KVMBands = kvmBandsOf(suite, r.Rows)
 	for _, run := range suite.Status.Runs {
 		row := RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
 			Accelerator: string(run.Accelerator), Network: run.Network, BootSeconds: run.BootSeconds,

@@ -71,6 +71,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
+	if err := r.writeKVMBands(w); err != nil {
+		return err
+	}
 	if err := r.writeSweeps(w); err != nil {
 		return err
 	}
