@@ -115,7 +115,8 @@ func FamilyOf(b vmbenchv1.Benchmark, metric string) Family {
 	case vmbenchv1.BenchmarkHPCC:
 		return hpccFamily(m)
 	case vmbenchv1.BenchmarkSysbenchMemory:
-		if m == "mib_per_second" || m == "operations_per_second" {
+		// With several block sizes the names start with the size: bs1M_mib_per_second.
+		if strings.HasSuffix(m, "mib_per_second") || strings.HasSuffix(m, "operations_per_second") {
 			return MemoryBandwidth
 		}
 	case vmbenchv1.BenchmarkFio:

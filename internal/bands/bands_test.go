@@ -114,6 +114,7 @@ func TestFamilyOf(t *testing.T) {
 		{hpcc, "PTRANS_GBs", noFamily},
 		{vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkSysbenchCPU}, "events_per_second", noFamily},
 		{vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkSysbenchMemory}, "mib_per_second", MemoryBandwidth},
+		{vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkSysbenchMemory}, "bs1M_mib_per_second", MemoryBandwidth},
 		{vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkSysbenchMemory}, "latency_avg_ms", noFamily},
 		{fioRand, "read_iops", StorageRandomIOPS},
 		{fioDefault, "read_iops", StorageRandomIOPS},
