@@ -16,21 +16,25 @@ type Family string
 // The families that have a band. A metric of another kind (scalar CPU loops, FFT, PTRANS, MPI
 // bandwidth, iozone through the page cache) has none: no published KVM figure anchors it.
 const (
-	Compute                   Family = "compute"
-	MemoryBandwidth           Family = "memory-bandwidth"
-	RandomMemory              Family = "random-memory"
-	StorageSequential         Family = "storage-sequential"
-	StorageRandomIOPS         Family = "storage-random-iops"
-	StorageLatency            Family = "storage-latency"
-	NetworkThroughput         Family = "network-throughput"
-	NetworkLatency            Family = "network-latency"
-	noFamily                  Family = ""
-	bindingMasquerade                = "masquerade"
-	busSata                          = "sata"
-	cacheWritethrough                = "writethrough"
-	cacheWriteback                   = "writeback"
-	bindingBridge                    = "bridge"
-	variantMasqueradeNoMQueue        = "masquerade without multiqueue"
+	Compute           Family = "compute"
+	MemoryBandwidth   Family = "memory-bandwidth"
+	RandomMemory      Family = "random-memory"
+	StorageSequential Family = "storage-sequential"
+	StorageRandomIOPS Family = "storage-random-iops"
+	StorageLatency    Family = "storage-latency"
+	NetworkThroughput Family = "network-throughput"
+	NetworkLatency    Family = "network-latency"
+	noFamily          Family = ""
+)
+
+// Recorded settings the bands and causes look at, compared without regard to case.
+const (
+	bindingMasquerade         = "masquerade"
+	bindingBridge             = "bridge"
+	busSata                   = "sata"
+	cacheWritethrough         = "writethrough"
+	cacheWriteback            = "writeback"
+	variantMasqueradeNoMQueue = "masquerade without multiqueue"
 )
 
 // Source is a publication a band rests on.
