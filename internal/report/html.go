@@ -32,10 +32,12 @@ type htmlPage struct {
 	StartupLegend            string
 	VMSettings               []PlatformVMSettings
 	VMSettingsLegend         string
-	TolerancePercent         float64
-	Comparisons              int
-	RatioMethod              string
-	NoIntervalNote           string
+	// KVMBands is the table's section "against KVM's expected band", as text.
+	KVMBands         string
+	TolerancePercent float64
+	Comparisons      int
+	RatioMethod      string
+	NoIntervalNote   string
 	// NoInterval and Excluded say whether some summary row carries footnote ¹ or ².
 	NoInterval, Excluded bool
 	NoisyCoV             float64
@@ -102,6 +104,11 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		TolerancePercent: r.Tolerance * 100, Comparisons: r.Comparisons,
 		RatioMethod: RatioMethod, NoIntervalNote: NoIntervalNote, NoisyCoV: NoisyCoV,
 		FontURL: template.URL("data:font/ttf;base64," + base64.StdEncoding.EncodeToString(liberationsansregular.TTF))} //nolint:gosec // a constant font
+	var bandsText strings.Builder
+	if err := r.writeKVMBands(&bandsText); err != nil {
+		return err
+	}
+	page.KVMBands = strings.TrimSpace(bandsText.String())
 	for _, ps := range r.Summaries {
 		page.Headlines = append(page.Headlines, r.Headline(ps))
 	}

@@ -46,6 +46,13 @@ func TestKVMBandsEmulatedQuickSuite(t *testing.T) {
 	if !strings.Contains(text, KVMBandsLegend) || !strings.Contains(text, want) {
 		t.Errorf("the table lacks the band section %q:\n%s", want, text)
 	}
+	var page bytes.Buffer
+	if err := rep.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "<h2>Against KVM") || !strings.Contains(page.String(), "vm (emulated): "+strconv.Itoa(len(rep.KVMBands))+" metric(s) have a KVM band") {
+		t.Error("the HTML page lacks the band section")
+	}
 	for _, advice := range []string{"diskBus", "dedicatedCPUs", "cpuRequest"} {
 		if strings.Contains(text[strings.Index(text, KVMBandsLegend):], advice) {
 			t.Errorf("an emulated VM got tuning advice (%s)", advice)
