@@ -130,10 +130,10 @@ func statusSeries(sched *vmbenchv1.BenchmarkSchedule) []prometheus.Metric {
 	}
 	st := sched.Status
 	if st.LastSuccessfulTime != nil {
-		out = append(out, prometheus.MustNewConstMetric(scheduleLastSuccessDesc, prometheus.GaugeValue, unixSeconds(st.LastSuccessfulTime.Time.UnixNano()), ns, name))
+		out = append(out, prometheus.MustNewConstMetric(scheduleLastSuccessDesc, prometheus.GaugeValue, unixSeconds(st.LastSuccessfulTime.UnixNano()), ns, name))
 	}
 	if st.NextScheduleTime != nil {
-		out = append(out, prometheus.MustNewConstMetric(scheduleNextRunDesc, prometheus.GaugeValue, unixSeconds(st.NextScheduleTime.Time.UnixNano()), ns, name))
+		out = append(out, prometheus.MustNewConstMetric(scheduleNextRunDesc, prometheus.GaugeValue, unixSeconds(st.NextScheduleTime.UnixNano()), ns, name))
 	}
 	out = append(out, prometheus.MustNewConstMetric(scheduleRecordsDesc, prometheus.GaugeValue, float64(st.Records), ns, name))
 	return out

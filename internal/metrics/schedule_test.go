@@ -13,7 +13,6 @@ import (
 	"github.com/vmbench/vmbench/internal/history"
 )
 
-
 func TestScheduleStatusSeries(t *testing.T) {
 	t.Cleanup(func() { ForgetSchedule("ns-status", "nightly") })
 	sched := &vmbenchv1.BenchmarkSchedule{
