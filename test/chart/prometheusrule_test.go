@@ -191,7 +191,15 @@ func TestPrometheusRuleValues(t *testing.T) {
 		t.Errorf("apiVersion %s kind %s", pr.APIVersion, pr.Kind)
 	}
 	alerts := pr.alerts()
+	runbooks, err := os.ReadFile(filepath.Join(root, "docs", "runbooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range scheduleAlerts {
+		// GitHub's anchor of a heading "## Name" is its name in lower case.
+		if !strings.Contains(string(runbooks), "\n## "+name+"\n") {
+			t.Errorf("docs/runbooks.md has no section \"## %s\" for the alert's runbook_url", name)
+		}
 		r, ok := alerts[name]
 		if !ok {
 			t.Errorf("no alert %s by default; have %v", name, alerts)
