@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/metrics"
 )
 
 // scheduleOwnerIndex indexes suites by the name of the BenchmarkSchedule that controls them.
@@ -58,9 +59,13 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	logger := log.FromContext(ctx)
 	sched := &vmbenchv1.BenchmarkSchedule{}
 	if err := r.Get(ctx, req.NamespacedName, sched); err != nil {
+		if apierrors.IsNotFound(err) {
+			metrics.ForgetSchedule(req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !sched.DeletionTimestamp.IsZero() {
+		metrics.ForgetSchedule(req.Namespace, req.Name)
 		return ctrl.Result{}, nil
 	}
 	orig := sched.DeepCopy()
@@ -109,6 +114,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 	}
 	r.emit(sched, events)
+	metrics.RecordSchedule(sched)
 	if historyErr != nil {
 		return ctrl.Result{}, historyErr
 	}
@@ -203,10 +209,13 @@ func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv
 			continue
 		}
 		phase, _ := suiteFinished(s)
-		n, err := r.History.Append(ctx, sched, recordOf(s, phase))
+		rec := recordOf(s, phase)
+		n, err := r.History.Append(ctx, sched, rec)
 		if err != nil {
 			return appended, fmt.Errorf("recording suite %s: %w", s.Name, err)
 		}
+		// The suites are recorded oldest first: the last is the latest record.
+		metrics.RecordScheduleRecord(sched.Namespace, sched.Name, rec)
 		appended = true
 		sched.Status.Records = int32(min(n, MaxHistoryRecords))
 		orig := s.DeepCopy()

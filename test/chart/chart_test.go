@@ -177,6 +177,7 @@ func TestLint(t *testing.T) {
 	for _, args := range [][]string{
 		nil,
 		{"--set", "metrics.serviceMonitor.enabled=true", "--set", "leaderElection=false", "--set", "dashboards.enabled=false"},
+		{"--set", "prometheusRule.enabled=true"},
 	} {
 		out, stderr, err := helm(t, append([]string{"lint", "--strict", "charts/vmbench"}, args...)...)
 		if err != nil {

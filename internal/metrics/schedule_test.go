@@ -1,0 +1,197 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
+)
+
+func TestScheduleStatusSeries(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-status", "nightly") })
+	sched := &vmbenchv1.BenchmarkSchedule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns-status", Name: "nightly"},
+		Status: vmbenchv1.BenchmarkScheduleStatus{
+			LastSuccessfulTime: &metav1.Time{Time: time.Unix(1700000000, 0)},
+			NextScheduleTime:   &metav1.Time{Time: time.Unix(1700086400, 500_000_000)},
+			Records:            7,
+			Findings: []vmbenchv1.Finding{
+				{ID: "a", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingUntriaged},
+				{ID: "b", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingUntriaged},
+				{ID: "c", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingAcknowledged},
+				{ID: "d", Arm: vmbenchv1.ArmRatio, Regression: false, State: vmbenchv1.FindingUntriaged},
+				{ID: "e", Arm: vmbenchv1.ArmHost, Regression: true, State: vmbenchv1.FindingExpected},
+				{ID: "f", Arm: vmbenchv1.ArmContainer, Regression: true, State: vmbenchv1.FindingInvalid},
+			},
+		},
+	}
+	RecordSchedule(sched)
+	want := `
+# HELP vmbench_schedule_findings_open ` + help(t, "vmbench_schedule_findings_open") + `
+# TYPE vmbench_schedule_findings_open gauge
+vmbench_schedule_findings_open{arm="container",namespace="ns-status",regression="false",schedule="nightly"} 0
+vmbench_schedule_findings_open{arm="container",namespace="ns-status",regression="true",schedule="nightly"} 0
+vmbench_schedule_findings_open{arm="host",namespace="ns-status",regression="false",schedule="nightly"} 0
+vmbench_schedule_findings_open{arm="host",namespace="ns-status",regression="true",schedule="nightly"} 0
+vmbench_schedule_findings_open{arm="ratio",namespace="ns-status",regression="false",schedule="nightly"} 1
+vmbench_schedule_findings_open{arm="ratio",namespace="ns-status",regression="true",schedule="nightly"} 0
+vmbench_schedule_findings_open{arm="vm",namespace="ns-status",regression="false",schedule="nightly"} 0
+vmbench_schedule_findings_open{arm="vm",namespace="ns-status",regression="true",schedule="nightly"} 2
+# HELP vmbench_schedule_last_success_timestamp_seconds ` + help(t, "vmbench_schedule_last_success_timestamp_seconds") + `
+# TYPE vmbench_schedule_last_success_timestamp_seconds gauge
+vmbench_schedule_last_success_timestamp_seconds{namespace="ns-status",schedule="nightly"} 1.7e+09
+# HELP vmbench_schedule_next_run_timestamp_seconds ` + help(t, "vmbench_schedule_next_run_timestamp_seconds") + `
+# TYPE vmbench_schedule_next_run_timestamp_seconds gauge
+vmbench_schedule_next_run_timestamp_seconds{namespace="ns-status",schedule="nightly"} 1.7000864005e+09
+# HELP vmbench_schedule_records ` + help(t, "vmbench_schedule_records") + `
+# TYPE vmbench_schedule_records gauge
+vmbench_schedule_records{namespace="ns-status",schedule="nightly"} 7
+`
+	names := []string{"vmbench_schedule_findings_open", "vmbench_schedule_last_success_timestamp_seconds",
+		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_records"}
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+
+	// Triaging the findings and suspending the schedule (no next run) show at the next reconcile.
+	for i := range sched.Status.Findings {
+		sched.Status.Findings[i].State = vmbenchv1.FindingAcknowledged
+	}
+	sched.Status.NextScheduleTime = nil
+	RecordSchedule(sched)
+	if got := sumOf(t, "vmbench_schedule_findings_open", "ns-status"); got != 0 {
+		t.Errorf("open findings after triage: %v, want 0", got)
+	}
+	if n := len(series(t, "vmbench_schedule_next_run_timestamp_seconds", map[string]string{"namespace": "ns-status"})); n != 0 {
+		t.Errorf("next run series of a suspended schedule: %d, want none", n)
+	}
+
+	ForgetSchedule("ns-status", "nightly")
+	for _, name := range names {
+		if n := len(series(t, name, map[string]string{"namespace": "ns-status"})); n != 0 {
+			t.Errorf("%s: %d series after ForgetSchedule, want none", name, n)
+		}
+	}
+}
+
+func TestScheduleRatioSeriesOfTheLatestRecord(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-ratio", "weekly") })
+	first := history.Record{Metrics: []history.MetricRecord{
+		{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 3, VarLog: ptr(0.0004), Ratio: ptr(0.9), RatioLow: ptr(0.85), RatioHigh: ptr(0.95)},
+		{Benchmark: "cpu", Platform: "pod", Metric: "events_per_second", N: 1, Ratio: ptr(1.0)},
+		// The baseline has no ratio: no series.
+		{Benchmark: "cpu", Platform: "host", Metric: "events_per_second", N: 3, VarLog: ptr(0.0001)},
+	}}
+	RecordScheduleRecord("ns-ratio", "weekly", first)
+	want := `
+# HELP vmbench_schedule_noise ` + help(t, "vmbench_schedule_noise") + `
+# TYPE vmbench_schedule_noise gauge
+vmbench_schedule_noise{benchmark="cpu",metric="events_per_second",namespace="ns-ratio",platform="vm",schedule="weekly"} 0.02
+# HELP vmbench_schedule_ratio ` + help(t, "vmbench_schedule_ratio") + `
+# TYPE vmbench_schedule_ratio gauge
+vmbench_schedule_ratio{benchmark="cpu",metric="events_per_second",namespace="ns-ratio",platform="pod",schedule="weekly"} 1
+vmbench_schedule_ratio{benchmark="cpu",metric="events_per_second",namespace="ns-ratio",platform="vm",schedule="weekly"} 0.9
+# HELP vmbench_schedule_ratio_high ` + help(t, "vmbench_schedule_ratio_high") + `
+# TYPE vmbench_schedule_ratio_high gauge
+vmbench_schedule_ratio_high{benchmark="cpu",metric="events_per_second",namespace="ns-ratio",platform="vm",schedule="weekly"} 0.95
+# HELP vmbench_schedule_ratio_low ` + help(t, "vmbench_schedule_ratio_low") + `
+# TYPE vmbench_schedule_ratio_low gauge
+vmbench_schedule_ratio_low{benchmark="cpu",metric="events_per_second",namespace="ns-ratio",platform="vm",schedule="weekly"} 0.85
+`
+	names := []string{"vmbench_schedule_ratio", "vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high", "vmbench_schedule_noise"}
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next record replaces the ratios; the status series stay.
+	RecordSchedule(&vmbenchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "ns-ratio", Name: "weekly"},
+		Status: vmbenchv1.BenchmarkScheduleStatus{Records: 2}})
+	RecordScheduleRecord("ns-ratio", "weekly", history.Record{Metrics: []history.MetricRecord{
+		{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 1, Ratio: ptr(0.7)},
+	}})
+	got := series(t, "vmbench_schedule_ratio", map[string]string{"namespace": "ns-ratio"})
+	if len(got) != 1 || got[0].GetGauge().GetValue() != 0.7 {
+		t.Errorf("ratio series after the next record: %v, want only vm's 0.7", got)
+	}
+	for _, name := range []string{"vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high", "vmbench_schedule_noise"} {
+		if n := len(series(t, name, map[string]string{"namespace": "ns-ratio"})); n != 0 {
+			t.Errorf("%s: %d series of the previous record, want none", name, n)
+		}
+	}
+	if n := len(series(t, "vmbench_schedule_records", map[string]string{"namespace": "ns-ratio"})); n != 1 {
+		t.Errorf("vmbench_schedule_records: %d series, want 1", n)
+	}
+}
+
+func TestScheduleRatioSeriesAreCapped(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-cap", "big") })
+	var rec history.Record
+	// 100 metrics with ratio, interval and noise: 400 series for a cap of 200.
+	for i := range 100 {
+		rec.Metrics = append(rec.Metrics, history.MetricRecord{Benchmark: "b", Platform: "vm", Metric: fmt.Sprintf("m%03d", i),
+			N: 3, VarLog: ptr(0.01), Ratio: ptr(1.0), RatioLow: ptr(0.9), RatioHigh: ptr(1.1)})
+	}
+	// A name that collides with m000 once sanitised to a label value.
+	rec.Metrics = append(rec.Metrics, history.MetricRecord{Benchmark: "b", Platform: "vm", Metric: "m000", N: 1, Ratio: ptr(2.0)})
+	before := testutil.ToFloat64(scheduleSeriesDropped)
+	RecordScheduleRecord("ns-cap", "big", rec)
+	total := 0
+	for _, name := range []string{"vmbench_schedule_ratio", "vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high", "vmbench_schedule_noise"} {
+		total += len(series(t, name, map[string]string{"namespace": "ns-cap"}))
+	}
+	if total != MaxRatioSeriesPerSchedule {
+		t.Errorf("ratio series of a record with 400: %d, want the cap %d", total, MaxRatioSeriesPerSchedule)
+	}
+	if got := testutil.ToFloat64(scheduleSeriesDropped) - before; got != 201 {
+		t.Errorf("vmbench_schedule_series_dropped_total grew by %v, want 201 (200 past the cap, 1 duplicate)", got)
+	}
+	// The metrics kept are whole: every ratio kept has its interval and noise.
+	if n := len(series(t, "vmbench_schedule_ratio", map[string]string{"namespace": "ns-cap"})); n != 50 {
+		t.Errorf("ratios kept: %d, want 50 whole groups of 4", n)
+	}
+}
+
+func TestScheduleLabelsAreSanitised(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-label", "s") })
+	RecordScheduleRecord("ns-label", "s", history.Record{Metrics: []history.MetricRecord{
+		{Benchmark: "b", Platform: "vm", Metric: "bad\nname\xff" + strings.Repeat("x", 100), N: 1, Ratio: ptr(1.0)},
+	}})
+	got := series(t, "vmbench_schedule_ratio", map[string]string{"namespace": "ns-label"})
+	if len(got) != 1 {
+		t.Fatalf("series: %d, want 1", len(got))
+	}
+	if m := labelMap(got[0])["metric"]; m != labelValue(m) || strings.ContainsAny(m, "\n") || len(m) > MaxLabelValueBytes {
+		t.Errorf("metric label %q is not sanitised", m)
+	}
+}
+
+// help is the HELP text of a metric family as registered.
+func help(t *testing.T, name string) string {
+	t.Helper()
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name {
+			return f.GetHelp()
+		}
+	}
+	t.Fatalf("no family %s", name)
+	return ""
+}
+
+func sumOf(t *testing.T, name, ns string) float64 {
+	t.Helper()
+	sum := 0.0
+	for _, m := range series(t, name, map[string]string{"namespace": ns}) {
+		sum += m.GetGauge().GetValue()
+	}
+	return sum
+}
