@@ -1,0 +1,104 @@
+package controllers
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
+)
+
+func triggerNode(name, kernel string) vmbenchv1.NodeEnvironment {
+	return vmbenchv1.NodeEnvironment{Name: name, KernelVersion: kernel, OSImage: "Debian GNU/Linux 13 (trixie)",
+		ContainerRuntimeVersion: "containerd://2.1.4", KubeletVersion: "v1.36.3", Architecture: "amd64"}
+}
+
+func TestVersionChanges(t *testing.T) {
+	recorded := []vmbenchv1.RunEnvironment{
+		{Platform: vmbenchv1.PlatformContainer, Nodes: []vmbenchv1.NodeEnvironment{triggerNode("n1", "6.1"), triggerNode("n2", "6.1")}},
+		{Platform: vmbenchv1.PlatformVM, KubeVirtVersion: "v1.5.0", Nodes: []vmbenchv1.NodeEnvironment{triggerNode("n1", "6.1")}},
+	}
+	same := currentVersions{Nodes: map[string]vmbenchv1.NodeEnvironment{"n1": triggerNode("n1", "6.1"), "n2": triggerNode("n2", "6.1")},
+		KubeVirt: "v1.5.0"}
+	upgraded := func(change func(*currentVersions)) currentVersions {
+		c := currentVersions{Nodes: map[string]vmbenchv1.NodeEnvironment{"n1": triggerNode("n1", "6.1"), "n2": triggerNode("n2", "6.1")},
+			KubeVirt: "v1.5.0"}
+		change(&c)
+		return c
+	}
+	both := vmbenchv1.OnVersionChange{KubeVirt: true, Nodes: true}
+	tests := []struct {
+		name  string
+		watch vmbenchv1.OnVersionChange
+		cur   currentVersions
+		want  []string
+	}{
+		{"nothing changed", both, same, nil},
+		{"a kernel, named once though two environments ran on the node", both, upgraded(func(c *currentVersions) {
+			c.Nodes["n1"] = triggerNode("n1", "6.8")
+		}), []string{"node n1 kernelVersion 6.1 → 6.8"}},
+		{"OS image, runtime and kubelet", both, upgraded(func(c *currentVersions) {
+			n := triggerNode("n2", "6.1")
+			n.OSImage, n.ContainerRuntimeVersion, n.KubeletVersion = "Debian GNU/Linux 14 (forky)", "containerd://2.2.0", "v1.37.0"
+			c.Nodes["n2"] = n
+		}), []string{"node n2 osImage Debian GNU/Linux 13 (trixie) → Debian GNU/Linux 14 (forky)",
+			"node n2 containerRuntimeVersion containerd://2.1.4 → containerd://2.2.0", "node n2 kubeletVersion v1.36.3 → v1.37.0"}},
+		{"KubeVirt", both, upgraded(func(c *currentVersions) { c.KubeVirt = "v1.6.0" }), []string{"kubeVirtVersion v1.5.0 → v1.6.0"}},
+		{"KubeVirt not watched", vmbenchv1.OnVersionChange{Nodes: true}, upgraded(func(c *currentVersions) { c.KubeVirt = "v1.6.0" }), nil},
+		{"nodes not watched", vmbenchv1.OnVersionChange{KubeVirt: true}, upgraded(func(c *currentVersions) {
+			c.Nodes["n1"] = triggerNode("n1", "6.8")
+		}), nil},
+		{"a node that is gone is no change", both, upgraded(func(c *currentVersions) { delete(c.Nodes, "n2") }), nil},
+		{"KubeVirt unread is no change", both, upgraded(func(c *currentVersions) { c.KubeVirt = "" }), nil},
+		{"a version the kubelet no longer reports is no change", both, upgraded(func(c *currentVersions) {
+			n := triggerNode("n1", "")
+			c.Nodes["n1"] = n
+		}), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := versionChanges(tt.watch, recorded, tt.cur); !slices.Equal(got, tt.want) {
+				t.Errorf("versionChanges() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLatestCompleteSkipsFailedRecords(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2026, 11, 20, h, 0, 0, 0, time.UTC) }
+	recs := []history.Record{{Suite: "a", Phase: vmbenchv1.SuiteComplete, Scheduled: at(1)},
+		{Suite: "b", Phase: vmbenchv1.SuiteComplete, Scheduled: at(3)}, {Suite: "c", Phase: vmbenchv1.SuiteFailed, Scheduled: at(4)},
+		{Suite: "d", Phase: vmbenchv1.SuiteComplete, Scheduled: at(2)}}
+	if got := latestComplete(recs); got == nil || got.Suite != "b" {
+		t.Errorf("latestComplete() = %+v, want b", got)
+	}
+	if got := latestComplete(recs[2:3]); got != nil {
+		t.Errorf("latestComplete() of a failed record only = %+v, want none", got)
+	}
+}
+
+func TestTriggerTimeIsAfterTheLatestCronStart(t *testing.T) {
+	due := time.Date(2026, 11, 20, 10, 7, 30, 0, time.UTC)
+	if got := triggerTime(due, nil); !got.Equal(due.Truncate(time.Minute)) {
+		t.Errorf("triggerTime() = %v, want the due minute", got)
+	}
+	cron := metav1.NewTime(time.Date(2026, 11, 20, 10, 7, 0, 0, time.UTC))
+	if got := triggerTime(due, &cron); !got.Equal(cron.Add(time.Minute)) {
+		t.Errorf("triggerTime() = %v, want the minute after the cron start %v", got, cron)
+	}
+}
+
+func TestVersionPollHasADefaultAndAMinimum(t *testing.T) {
+	if got := versionPoll(vmbenchv1.OnVersionChange{}); got != 10*time.Minute {
+		t.Errorf("default poll = %v, want 10m", got)
+	}
+	if got := versionPoll(vmbenchv1.OnVersionChange{PollInterval: vmbenchv1.DurationOf(5 * time.Second)}); got != time.Minute {
+		t.Errorf("poll of 5s = %v, want the minimum 1m", got)
+	}
+	if got := versionPoll(vmbenchv1.OnVersionChange{PollInterval: vmbenchv1.DurationOf(time.Hour)}); got != time.Hour {
+		t.Errorf("poll of 1h = %v", got)
+	}
+}
