@@ -1,11 +1,17 @@
 package controllers
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/history"
@@ -100,5 +106,72 @@ func TestVersionPollHasADefaultAndAMinimum(t *testing.T) {
 	}
 	if got := versionPoll(vmbenchv1.OnVersionChange{PollInterval: vmbenchv1.DurationOf(time.Hour)}); got != time.Hour {
 		t.Errorf("poll of 1h = %v", got)
+	}
+}
+
+// A check happens only once the poll interval passed, the reconcile comes back when it is due, and
+// without a complete record nothing is compared.
+func TestVersionCheckWaitsForThePollIntervalAndARecord(t *testing.T) {
+	ctx := context.Background()
+	scheme := NewScheme()
+	created := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for _, withRecord := range []bool{true, false} {
+		sched := testSchedule()
+		sched.CreationTimestamp = metav1.NewTime(created)
+		sched.Spec.Schedule = "0 0 1 1 *"
+		sched.Spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{Nodes: true}}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
+		node.Status.NodeInfo = corev1.NodeSystemInfo{KernelVersion: "6.8", OSImage: "Debian GNU/Linux 13 (trixie)",
+			ContainerRuntimeVersion: "containerd://2.1.4", KubeletVersion: "v1.36.3"}
+		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(sched, node).WithStatusSubresource(sched).
+			WithIndex(&vmbenchv1.BenchmarkSuite{}, scheduleOwnerIndex, indexScheduleOwner).Build()
+		store := &memHistory{}
+		if withRecord {
+			store.records = []history.Record{{Suite: "nightly-1", Phase: vmbenchv1.SuiteComplete, Scheduled: created.Add(-time.Hour),
+				Environments: []vmbenchv1.RunEnvironment{{Platform: vmbenchv1.PlatformContainer,
+					Nodes: []vmbenchv1.NodeEnvironment{triggerNode("n1", "6.1")}}}}}
+		}
+		clk := clocktesting.NewFakePassiveClock(created.Add(4 * time.Minute))
+		r := &ScheduleReconciler{Client: c, Scheme: scheme, History: store, Clock: clk}
+		req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(sched)}
+		res, err := r.Reconcile(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter != 6*time.Minute {
+			t.Errorf("record %v: RequeueAfter = %v, want 6m, when the first check is due", withRecord, res.RequeueAfter)
+		}
+		var suites vmbenchv1.BenchmarkSuiteList
+		if err := c.List(ctx, &suites); err != nil {
+			t.Fatal(err)
+		}
+		if len(suites.Items) != 0 {
+			t.Fatalf("record %v: a suite before the poll interval passed", withRecord)
+		}
+		clk.SetTime(created.Add(10 * time.Minute))
+		if res, err = r.Reconcile(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter != 10*time.Minute {
+			t.Errorf("record %v: RequeueAfter = %v, want 10m, the next check", withRecord, res.RequeueAfter)
+		}
+		got := &vmbenchv1.BenchmarkSchedule{}
+		if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.List(ctx, &suites); err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.LastVersionCheck == nil {
+			t.Errorf("record %v: no lastVersionCheck after the check", withRecord)
+		}
+		want := scheduledSuiteName("nightly", created.Add(10*time.Minute))
+		switch {
+		case withRecord && (len(suites.Items) != 1 || suites.Items[0].Name != want || got.Status.LastTrigger == nil ||
+			got.Status.LastTrigger.Suite != want || !slices.Equal(got.Status.LastTrigger.Changes, []string{"node n1 kernelVersion 6.1 → 6.8"})):
+			t.Errorf("suites %d, lastTrigger %+v; want suite %s started for the kernel", len(suites.Items), got.Status.LastTrigger, want)
+		case !withRecord && (len(suites.Items) != 0 || got.Status.LastTrigger != nil):
+			t.Errorf("without a record: %d suites, lastTrigger %+v; want none", len(suites.Items), got.Status.LastTrigger)
+		}
 	}
 }
