@@ -3,12 +3,15 @@ package controllers
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -173,5 +176,125 @@ func TestVersionCheckWaitsForThePollIntervalAndARecord(t *testing.T) {
 		case !withRecord && (len(suites.Items) != 0 || got.Status.LastTrigger != nil):
 			t.Errorf("without a record: %d suites, lastTrigger %+v; want none", len(suites.Items), got.Status.LastTrigger)
 		}
+	}
+}
+
+// triggerFixture is a schedule whose record says node n1 ran kernel 6.1, while n1 now runs 6.8, and
+// a reconciler of it at the time the first check is due.
+func triggerFixture(t *testing.T, objs ...client.Object) (*ScheduleReconciler, client.Client, *events.FakeRecorder, *clocktesting.FakePassiveClock, ctrl.Request, time.Time) {
+	t.Helper()
+	scheme := NewScheme()
+	created := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	sched := testSchedule()
+	sched.CreationTimestamp = metav1.NewTime(created)
+	sched.Spec.Schedule = "0 0 1 1 *"
+	sched.Spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{Nodes: true}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
+	node.Status.NodeInfo = corev1.NodeSystemInfo{KernelVersion: "6.8", OSImage: "Debian GNU/Linux 13 (trixie)",
+		ContainerRuntimeVersion: "containerd://2.1.4", KubeletVersion: "v1.36.3"}
+	for _, o := range objs {
+		o.SetNamespace("bench")
+		o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: vmbenchv1.GroupVersion.String(), Kind: "BenchmarkSchedule",
+			Name: sched.Name, UID: sched.UID, Controller: ptr.To(true)}})
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(append(objs, sched, node)...).WithStatusSubresource(sched).
+		WithIndex(&vmbenchv1.BenchmarkSuite{}, scheduleOwnerIndex, indexScheduleOwner).Build()
+	store := &memHistory{records: []history.Record{{Suite: "nightly-1", Phase: vmbenchv1.SuiteComplete, Scheduled: created.Add(-time.Hour),
+		Environments: []vmbenchv1.RunEnvironment{{Platform: vmbenchv1.PlatformContainer, Nodes: []vmbenchv1.NodeEnvironment{triggerNode("n1", "6.1")}}}}}}
+	rec := events.NewFakeRecorder(20)
+	due := created.Add(defaultVersionPoll)
+	clk := clocktesting.NewFakePassiveClock(due)
+	r := &ScheduleReconciler{Client: c, Scheme: scheme, Recorder: rec, History: store, Clock: clk}
+	return r, c, rec, clk, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(sched)}, due
+}
+
+func suiteNamesIn(t *testing.T, c client.Client) []string {
+	t.Helper()
+	var suites vmbenchv1.BenchmarkSuiteList
+	if err := c.List(context.Background(), &suites); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range suites.Items {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// A check done again after its status write was lost finds the suite it started instead of making
+// another: the name is the due check's, not the clock's.
+func TestVersionTriggerAfterALostStatusWriteStartsNoSecondSuite(t *testing.T) {
+	ctx := context.Background()
+	r, c, _, clk, req, due := triggerFixture(t)
+	// Allow: only the name keeps a second suite from starting.
+	sched := &vmbenchv1.BenchmarkSchedule{}
+	if err := c.Get(ctx, req.NamespacedName, sched); err != nil {
+		t.Fatal(err)
+	}
+	sched.Spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
+	if err := c.Update(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	want := scheduledSuiteName("nightly", due)
+	if got := suiteNamesIn(t, c); !slices.Equal(got, []string{want}) {
+		t.Fatalf("suites %q, want %s", got, want)
+	}
+	// The status write is lost: lastVersionCheck and lastTrigger are as before.
+	got := &vmbenchv1.BenchmarkSchedule{}
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	got.Status.LastVersionCheck, got.Status.LastTrigger = nil, nil
+	if err := c.Status().Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	clk.SetTime(due.Add(3 * time.Minute))
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got := suiteNamesIn(t, c); !slices.Equal(got, []string{want}) {
+		t.Errorf("suites %q after the check was done again, want only %s", got, want)
+	}
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.LastTrigger == nil || got.Status.LastTrigger.Suite != want {
+		t.Errorf("lastTrigger %+v, want it to name %s again", got.Status.LastTrigger, want)
+	}
+}
+
+// Under Forbid a change waits while a suite of the schedule is unfinished, and says so.
+func TestVersionTriggerWaitsUnderForbid(t *testing.T) {
+	ctx := context.Background()
+	running := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Name: "nightly-running"}}
+	r, c, rec, _, req, _ := triggerFixture(t, running)
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got := suiteNamesIn(t, c); !slices.Equal(got, []string{"nightly-running"}) {
+		t.Errorf("suites %q, want only the running one under Forbid", got)
+	}
+	got := &vmbenchv1.BenchmarkSchedule{}
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.LastTrigger != nil || got.Status.LastVersionCheck == nil {
+		t.Errorf("lastTrigger %+v, lastVersionCheck %v; want no trigger, and the check done", got.Status.LastTrigger, got.Status.LastVersionCheck)
+	}
+	waits := 0
+	for len(rec.Events) > 0 {
+		if e := <-rec.Events; strings.Contains(e, vmbenchv1.ReasonVersionChangeWaits) {
+			waits++
+			if !strings.Contains(e, "nightly-running") || !strings.Contains(e, "kernelVersion 6.1 → 6.8") {
+				t.Errorf("event %q does not name the running suite and the change", e)
+			}
+		}
+	}
+	if waits != 1 {
+		t.Errorf("%d VersionChangeWaits events, want 1", waits)
 	}
 }
