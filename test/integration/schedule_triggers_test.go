@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -89,4 +90,21 @@ func TestVersionTriggerStartsOneSuiteWhenANodesKernelChanges(t *testing.T) {
 	})
 	h.g.Expect(h.suitesOf("vtrig")).To(ConsistOf(name), "a second suite for the same change")
 	h.g.Expect(h.scheduleEvents(vmbenchv1.ReasonVersionChanged)).To(HaveLen(1))
+}
+
+// The CRD defaults pollInterval to 10m and refuses one under 1m.
+func TestVersionTriggerPollIntervalFitsTheCRD(t *testing.T) {
+	h := newHarness(t)
+	s, _ := h.hourly("vpoll", func(spec *vmbenchv1.BenchmarkScheduleSpec) {
+		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{KubeVirt: true}}
+	})
+	h.g.Expect(s.Spec.Triggers.OnVersionChange.PollInterval).To(HaveValue(Equal(vmbenchv1.Duration("10m"))))
+	bad := s.DeepCopy()
+	bad.Spec.Triggers.OnVersionChange.PollInterval = vmbenchv1.DurationOf(30 * time.Second)
+	err := k8s.Update(h.ctx, bad)
+	h.g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "a pollInterval of 30s was accepted: %v", err)
+	h.g.Expect(err.Error()).To(ContainSubstring("1m or more"))
+	good := s.DeepCopy()
+	good.Spec.Triggers.OnVersionChange.PollInterval = vmbenchv1.DurationOf(time.Minute)
+	h.g.Expect(k8s.Update(h.ctx, good)).To(Succeed())
 }
