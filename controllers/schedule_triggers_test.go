@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -296,5 +297,38 @@ func TestVersionTriggerWaitsUnderForbid(t *testing.T) {
 	}
 	if waits != 1 {
 		t.Errorf("%d VersionChangeWaits events, want 1", waits)
+	}
+}
+
+// KubeVirt's version is read from the KubeVirt CR and compared with the record's VM environment.
+func TestVersionTriggerReadsKubeVirtsVersion(t *testing.T) {
+	ctx := context.Background()
+	kv := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt",
+		"metadata": map[string]any{"name": "kubevirt", "namespace": "kubevirt"},
+		"status":   map[string]any{"observedKubeVirtVersion": "v1.6.0"}}}
+	r, c, _, _, req, due := triggerFixture(t)
+	if err := c.Create(ctx, kv); err != nil {
+		t.Fatal(err)
+	}
+	sched := &vmbenchv1.BenchmarkSchedule{}
+	if err := c.Get(ctx, req.NamespacedName, sched); err != nil {
+		t.Fatal(err)
+	}
+	sched.Spec.Triggers.OnVersionChange = &vmbenchv1.OnVersionChange{KubeVirt: true}
+	if err := c.Update(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	r.History.(*memHistory).records[0].Environments = append(r.History.(*memHistory).records[0].Environments,
+		vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformVM, KubeVirtVersion: "v1.5.0", Nodes: []vmbenchv1.NodeEnvironment{triggerNode("n1", "6.1")}})
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, req.NamespacedName, sched); err != nil {
+		t.Fatal(err)
+	}
+	want := scheduledSuiteName("nightly", due)
+	if sched.Status.LastTrigger == nil || sched.Status.LastTrigger.Suite != want ||
+		!slices.Equal(sched.Status.LastTrigger.Changes, []string{"kubeVirtVersion v1.5.0 → v1.6.0"}) {
+		t.Errorf("lastTrigger %+v, want suite %s for KubeVirt's version alone (nodes are not watched)", sched.Status.LastTrigger, want)
 	}
 }
