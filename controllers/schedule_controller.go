@@ -40,6 +40,9 @@ type ScheduleReconciler struct {
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
 	History  HistoryStore
+	// APIReader reads nodes and the KubeVirt CR for spec.triggers.onVersionChange without a cache
+	// (the manager may get nodes, not list them); the client when nil.
+	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules,verbs=get;list;watch
@@ -98,6 +101,11 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 	events = append(events, started...)
+	checkAfter, triggered, err := r.triggerOnVersionChange(ctx, sched, &seen, now)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	events = append(events, triggered...)
 	setActive(st, seen.Active)
 	setLastSuccessful(st, seen.Finished)
 	if historyErr == nil {
@@ -123,6 +131,9 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	if triageAfter > 0 && (requeue == 0 || triageAfter < requeue) {
 		requeue = triageAfter
+	}
+	if checkAfter > 0 && (requeue == 0 || checkAfter < requeue) {
+		requeue = checkAfter
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }

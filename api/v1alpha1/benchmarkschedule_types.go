@@ -106,6 +106,63 @@ type BenchmarkScheduleSpec struct {
 	// +listType=map
 	// +listMapKey=id
 	Triage []FindingTriage `json:"triage,omitempty"`
+
+	// Triggers start a suite besides the cron schedule.
+	// +optional
+	Triggers *ScheduleTriggers `json:"triggers,omitempty"`
+}
+
+// ScheduleTriggers are what starts a suite besides the cron schedule.
+type ScheduleTriggers struct {
+	// OnVersionChange starts a suite when a version under the latest complete suite changed.
+	// +optional
+	OnVersionChange *OnVersionChange `json:"onVersionChange,omitempty"`
+}
+
+// OnVersionChange watches the versions that the latest complete suite of the schedule ran on, and
+// starts a suite, under the concurrency policy, when one of them changed. The runner image is not
+// watched: the manager knows its reference, the record the digest the kubelet ran, and the two
+// cannot be compared without asking the registry.
+type OnVersionChange struct {
+	// KubeVirt watches the version the KubeVirt CR reports it deployed (status.observedKubeVirtVersion).
+	// +optional
+	KubeVirt bool `json:"kubeVirt,omitempty"`
+
+	// Nodes watches the kernel, OS image, container runtime and kubelet of the nodes that the latest
+	// complete suite ran on.
+	// +optional
+	Nodes bool `json:"nodes,omitempty"`
+
+	// PollInterval is how often the versions are read; at least 1m.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,6}([.][0-9]{1,6})?(h|m|s|ms|us|ns))+$') || duration(self) >= duration('1m')",message="set pollInterval to 1m or more: each check reads the nodes and the KubeVirt CR from the API server"
+	PollInterval *Duration `json:"pollInterval,omitempty"`
+}
+
+// VersionTrigger is the latest suite started because a watched version changed.
+type VersionTrigger struct {
+	// Time is when the change was found.
+	// +required
+	Time metav1.Time `json:"time"`
+
+	// Suite is the suite started for it.
+	// +required
+	// +kubebuilder:validation:MaxLength=30
+	Suite string `json:"suite"`
+
+	// Changes lists what changed, as "node n1 kernelVersion 6.1 → 6.8"; at most 8.
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=512
+	// +listType=atomic
+	Changes []string `json:"changes,omitempty"`
+
+	// Versions is a hash of the versions that started the suite: the same versions start no other
+	// suite, while it runs nor after it failed.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	Versions string `json:"versions,omitempty"`
 }
 
 // FindingState is what is known of a finding: Untriaged until someone triages it in spec.triage.
@@ -281,6 +338,14 @@ type BenchmarkScheduleStatus struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=atomic
 	Findings []Finding `json:"findings,omitempty"`
+
+	// LastVersionCheck is when spec.triggers.onVersionChange last read the versions.
+	// +optional
+	LastVersionCheck *metav1.Time `json:"lastVersionCheck,omitempty"`
+
+	// LastTrigger is the latest suite started because a watched version changed.
+	// +optional
+	LastTrigger *VersionTrigger `json:"lastTrigger,omitempty"`
 }
 
 // BenchmarkSchedule starts a BenchmarkSuite on a cron schedule and keeps a compact record of every
@@ -380,6 +445,17 @@ const (
 	ReasonRegressed           = "Regressed"
 	ReasonNoRegression        = "NoOpenRegression"
 	ReasonFindingsNotAnalyzed = "HistoryNotAnalyzed"
+)
+
+// Event reasons of spec.triggers.onVersionChange.
+const (
+	// ReasonVersionChanged: a watched version changed and a suite started for it.
+	ReasonVersionChanged = "VersionChanged"
+	// ReasonVersionChangeWaits: a watched version changed, and the suite for it waits for the
+	// concurrency policy or was refused.
+	ReasonVersionChangeWaits = "VersionChangeWaits"
+	// ReasonVersionsNotRead: the versions could not be read.
+	ReasonVersionsNotRead = "VersionsNotRead"
 )
 
 func addScheduleTypes(s *runtime.Scheme) error {

@@ -326,6 +326,8 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: clock.RealClock{},
 		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
 	}
+	// Version triggers get nodes by name, which the manager may not list or watch.
+	schedules.APIReader = mgr.GetAPIReader()
 	if err := schedules.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the schedule controller: %w", err)
 	}

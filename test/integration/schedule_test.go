@@ -51,6 +51,7 @@ func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: h.clock,
 		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
 	}
+	r.APIReader = mgr.GetAPIReader()
 	if len(store) > 0 {
 		r.History = store[0]
 	}
