@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/platform"
@@ -353,15 +357,85 @@ func TestFitStatus(t *testing.T) {
 	}
 }
 
+// The API's maxima the worst case below fills. TestWorstCaseLimitsAreTheCRDs holds them, and the
+// controller's own caps on metrics, against the CRD's schema.
+const (
+	worstCaseBenchmarks  = 12
+	worstCasePlatforms   = 4
+	worstCaseRepetitions = 30
+	worstCaseNodes       = 8
+	// worstCaseNameLength is the longest benchmark name: the worst case names each benchmark so.
+	worstCaseNameLength = 24
+)
+
+// TestWorstCaseLimitsAreTheCRDs reads the maxima from the CRD the chart installs, so that a limit
+// raised in a +kubebuilder marker makes the worst case below grow with it, or fails here.
+func TestWorstCaseLimitsAreTheCRDs(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "config", "crd", "bases", "vmbench.io_benchmarksuites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(raw, crd); err != nil {
+		t.Fatal(err)
+	}
+	root := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	at := func(path ...string) apiextensionsv1.JSONSchemaProps {
+		s := *root
+		for _, p := range path {
+			if p == "[]" {
+				s = *s.Items.Schema
+				continue
+			}
+			next, ok := s.Properties[p]
+			if !ok {
+				t.Fatalf("the CRD's schema has no %v", path)
+			}
+			s = next
+		}
+		return s
+	}
+	intOf := func(p *int64) int64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	floatOf := func(p *float64) int64 {
+		if p == nil {
+			return -1
+		}
+		return int64(*p)
+	}
+	for _, c := range []struct {
+		what      string
+		crd, want int64
+	}{
+		{"spec.benchmarks maxItems", intOf(at("spec", "benchmarks").MaxItems), worstCaseBenchmarks},
+		{"spec.benchmarks[].name maxLength", intOf(at("spec", "benchmarks", "[]", "name").MaxLength), worstCaseNameLength},
+		{"spec.platforms maxItems", intOf(at("spec", "platforms").MaxItems), worstCasePlatforms},
+		{"spec.platforms[].name maxLength", intOf(at("spec", "platforms", "[]", "name").MaxLength), vmbenchv1.MaxPlatformNameLength},
+		{"spec.repetitions maximum", floatOf(at("spec", "repetitions").Maximum), worstCaseRepetitions},
+		{"spec.precision.maxRepetitions maximum", floatOf(at("spec", "precision", "maxRepetitions").Maximum), worstCaseRepetitions},
+		{"spec.cluster.nodes maximum", floatOf(at("spec", "cluster", "nodes").Maximum), worstCaseNodes},
+		{"status.results[].metrics maxItems", intOf(at("status", "results", "[]", "metrics").MaxItems), maxMetricsPerEntry},
+		{"status.results[].metrics[].name maxLength", intOf(at("status", "results", "[]", "metrics", "[]", "name").MaxLength), maxMetricName},
+	} {
+		if c.crd != c.want {
+			t.Errorf("%s is %d in the CRD, the worst case and the controller use %d", c.what, c.crd, c.want)
+		}
+	}
+}
+
 // TestWorstCaseStatusSize fills a suite's status at every API maximum, as the reconciler does, and
 // checks that fitStatus brings it within its budget and the object stays well below etcd's limit of
 // 1.5 MiB, without losing any statistic: runs are compacted oldest first, then samples are dropped.
 func TestWorstCaseStatusSize(t *testing.T) {
 	const (
-		maxBenchmarks  = 12
-		maxPlatforms   = 4
-		maxRepetitions = 30
-		maxNodes       = 8
+		maxBenchmarks  = worstCaseBenchmarks
+		maxPlatforms   = worstCasePlatforms
+		maxRepetitions = worstCaseRepetitions
+		maxNodes       = worstCaseNodes
 		// HPCC's 31 figures and an HPL sweep of the most points the API admits. At the cap of 48
 		// the statistics alone take 99.4% of the budget and no sample fits.
 		metricsPerRes = 31 + vmbenchv1.MaxHPLPoints
@@ -401,7 +475,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		vmbenchv1.BenchmarkStressNGVM, vmbenchv1.BenchmarkIozone}
 	suite.Spec.Benchmarks = nil
 	for i := 0; i < maxBenchmarks; i++ {
-		name := fmt.Sprintf("benchmark-%02d-%s", i, strings.Repeat("x", 11)) // 24 characters, the API maximum
+		name := fmt.Sprintf("benchmark-%02d-%s", i, strings.Repeat("x", worstCaseNameLength-13)) // the API maximum
 		b := vmbenchv1.Benchmark{Name: name, Type: types[i%len(types)]}
 		if b.Type == vmbenchv1.BenchmarkIozone {
 			// Every target: each run records what backed the Shared one.
@@ -433,7 +507,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	metricNames := make([]string, metricsPerRes)
 	for i := range metricNames {
-		metricNames[i] = fmt.Sprintf("%s_%02d", strings.Repeat("m", 61), i) // 64 characters, the API maximum
+		metricNames[i] = fmt.Sprintf("%s_%02d", strings.Repeat("m", maxMetricName-3), i) // the API maximum
 	}
 
 	// Every execution keeps a table, and loses one too, so that both counts and the warning that
@@ -658,6 +732,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	if total >= objectLimit {
 		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)
 	}
+	storeOnAPIServer(t, suite)
 }
 
 func maxNoise(ns []vmbenchv1.NodeNoise) float64 {
