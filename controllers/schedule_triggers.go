@@ -42,9 +42,9 @@ type currentVersions struct {
 }
 
 // versionChanges lists what differs between the environments of a record and the versions read now,
-// as "node n1 kernelVersion 6.1 → 6.8" or "runnerImage: repo:a → repo:b", in the order of the record. Only watched versions count, and
-// only where both sides are known: a node that is gone or could not be read, or a version that one
-// side does not report, is no change.
+// as "node n1 kernelVersion 6.1 → 6.8" or "runnerImage: repo:a → repo:b", in the order of the
+// record. Only watched versions count, and only where both sides are known: a node that is gone or
+// could not be read, or a version or image reference that one side does not report, is no change.
 func versionChanges(watch vmbenchv1.OnVersionChange, envs []vmbenchv1.RunEnvironment, cur currentVersions) []string {
 	var changes []string
 	seenNodes := map[string]bool{}
@@ -226,9 +226,9 @@ func (r *ScheduleReconciler) triggerOnVersionChange(ctx context.Context, sched *
 // manager's (--runner-image for the pods of container and host runs, --vm-disk-image for the
 // containerDisk of VM runs), as the suite controller creates runs with them.
 func nextRunnerImages(spec vmbenchv1.BenchmarkSuiteSpec, images platform.Images) map[vmbenchv1.PlatformType]string {
+	// Left out, the platforms are defaulted by the API server to a container and a VM platform.
 	types := []vmbenchv1.PlatformType{vmbenchv1.PlatformContainer, vmbenchv1.PlatformVM}
 	if len(spec.Platforms) > 0 {
-		// Left out, the API server defaults them to a container and a VM platform.
 		types = types[:0]
 		for _, p := range spec.Platforms {
 			types = append(types, p.Type)
