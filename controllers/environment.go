@@ -85,7 +85,8 @@ func (r *SuiteReconciler) recordEnvironment(ctx context.Context, suite *vmbenchv
 }
 
 // environmentOf is what the run's children and pods show of its environment: the nodes by name only
-// (their versions are read from the API), and the images by digest. ready is false while a member
+// (their versions are read from the API), the images by digest and as created, and the VMs' machine
+// type. ready is false while a member
 // is not on a node or a container has not started.
 func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object, pods []corev1.Pod) (env vmbenchv1.RunEnvironment, ready bool) {
 	env.Platform = platformType
@@ -99,11 +100,15 @@ func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object
 	if platformType == vmbenchv1.PlatformVM && len(vmis) == 0 {
 		return env, false
 	}
+	var machineTypes []string
 	for _, vmi := range vmis {
 		if vmi.Status.NodeName == "" || vmi.Status.Phase != kubevirtv1.Running {
 			return env, false
 		}
 		nodes[vmi.Status.NodeName] = true
+		if m := vmi.Status.Machine; m != nil && m.Type != "" && !slices.Contains(machineTypes, m.Type) {
+			machineTypes = append(machineTypes, m.Type)
+		}
 		pod := launcherPodOf(vmi, pods)
 		if pod == nil {
 			return env, false
@@ -112,13 +117,18 @@ func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object
 			switch {
 			case c.Name == launcherComputeContainer && c.ImageID != "":
 				env.LauncherImage = imageOf(c)
+				env.LauncherImageRef = truncate(specImageOf(pod, c.Name), 512)
 			case strings.HasPrefix(c.Name, "volume") && c.ImageID != "" && vmi.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster:
 				// KubeVirt runs a containerDisk as a container named after its volume.
 				env.RunnerImage = imageOf(c)
+				env.RunnerImageRef = truncate(containerDiskImageOf(vmi, strings.TrimPrefix(c.Name, "volume")), 512)
 			}
 		}
 	}
-	if platformType == vmbenchv1.PlatformContainer {
+	slices.Sort(machineTypes)
+	env.MachineType = truncate(strings.Join(machineTypes, ","), 64)
+	// Host runs are pods too, on the nodes' network.
+	if platformType == vmbenchv1.PlatformContainer || platformType == vmbenchv1.PlatformHost {
 		if len(pods) == 0 {
 			return env, false
 		}
@@ -134,6 +144,7 @@ func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object
 				}
 				if env.RunnerImage == "" || pod.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster {
 					env.RunnerImage = imageOf(c)
+					env.RunnerImageRef = truncate(specImageOf(pod, c.Name), 512)
 				}
 			}
 		}
@@ -158,6 +169,36 @@ func imageOf(c corev1.ContainerStatus) string {
 		id = strings.TrimSuffix(c.Image+"@"+id, "@")
 	}
 	return truncate(id, 512)
+}
+
+// specImageOf is the image that the pod's spec names for its container: the reference the pod
+// was created with, which the kubelet's status may spell otherwise (another tag of the same image,
+// or the registry made explicit).
+func specImageOf(pod *corev1.Pod, container string) string {
+	for _, c := range pod.Spec.Containers {
+		if c.Name == container {
+			return c.Image
+		}
+	}
+	return ""
+}
+
+// containerDiskImageOf is the image of the VMI's containerDisk volume of that name, as the VMI was
+// created with it; the first containerDisk's when no volume has the name.
+func containerDiskImageOf(vmi *kubevirtv1.VirtualMachineInstance, volume string) string {
+	first := ""
+	for _, v := range vmi.Spec.Volumes {
+		if v.ContainerDisk == nil {
+			continue
+		}
+		if v.Name == volume {
+			return v.ContainerDisk.Image
+		}
+		if first == "" {
+			first = v.ContainerDisk.Image
+		}
+	}
+	return first
 }
 
 // nodeEnvironment is what the node's kubelet reports of it, and its CPU model where KubeVirt's node

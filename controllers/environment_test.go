@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,18 +16,28 @@ import (
 )
 
 // A VM run's environment: its VMIs' nodes, virt-launcher's image from the compute container and the
-// disk's from the master VM's containerDisk container, all by digest; nothing until every VMI runs.
+// disk's from the master VM's containerDisk container, all by digest and as the pod and VMI specs
+// name them, and the VMIs' machine type; nothing until every VMI runs.
 func TestEnvironmentOfAVMRun(t *testing.T) {
 	vmi := func(name, role, node string, phase kubevirtv1.VirtualMachineInstancePhase) *kubevirtv1.VirtualMachineInstance {
 		return &kubevirtv1.VirtualMachineInstance{
 			ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name + "-uid"), Labels: map[string]string{vmbenchv1.LabelRole: role}},
-			Status:     kubevirtv1.VirtualMachineInstanceStatus{NodeName: node, Phase: phase},
+			Spec: kubevirtv1.VirtualMachineInstanceSpec{Volumes: []kubevirtv1.Volume{
+				{Name: "cloudinit", VolumeSource: kubevirtv1.VolumeSource{CloudInitNoCloud: &kubevirtv1.CloudInitNoCloudSource{}}},
+				{Name: "seed", VolumeSource: kubevirtv1.VolumeSource{ContainerDisk: &kubevirtv1.ContainerDiskSource{Image: "seed:1"}}},
+				{Name: "rootdisk", VolumeSource: kubevirtv1.VolumeSource{ContainerDisk: &kubevirtv1.ContainerDiskSource{
+					Image: "127.0.0.1:5001/vmbench/vm-disk:v2"}}},
+			}},
+			Status: kubevirtv1.VirtualMachineInstanceStatus{NodeName: node, Phase: phase,
+				Machine: &kubevirtv1.Machine{Type: "pc-q35-rhel9.6.0"}},
 		}
 	}
 	launcher := func(v *kubevirtv1.VirtualMachineInstance, disk string) corev1.Pod {
 		return corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: "virt-launcher-" + v.Name, OwnerReferences: []metav1.OwnerReference{
 				*metav1.NewControllerRef(v, kubevirtv1.VirtualMachineInstanceGroupVersionKind)}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "compute", Image: "quay.io/kubevirt/virt-launcher:v1.7.0"},
+				{Name: "volumerootdisk", Image: "127.0.0.1:5001/vmbench/vm-disk:v2"}}},
 			Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{
 				{Name: "compute", Image: "quay.io/kubevirt/virt-launcher:v1.7.0", ImageID: "quay.io/kubevirt/virt-launcher@sha256:aaa"},
 				{Name: "volumerootdisk", Image: "127.0.0.1:5001/vmbench/vm-disk:dev", ImageID: disk},
@@ -42,10 +53,12 @@ func TestEnvironmentOfAVMRun(t *testing.T) {
 		t.Fatal("a run whose VMIs all run is not ready")
 	}
 	want := vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformVM,
-		LauncherImage: "quay.io/kubevirt/virt-launcher@sha256:aaa",
-		// A bare digest is named with the image it is of.
-		RunnerImage: "127.0.0.1:5001/vmbench/vm-disk:dev@sha256:bbb",
-		Nodes:       []vmbenchv1.NodeEnvironment{{Name: "n1"}, {Name: "n2"}}}
+		LauncherImage: "quay.io/kubevirt/virt-launcher@sha256:aaa", LauncherImageRef: "quay.io/kubevirt/virt-launcher:v1.7.0",
+		MachineType: "pc-q35-rhel9.6.0",
+		// A bare digest is named with the image it is of, as the kubelet spells it; the reference is
+		// the VMI's own, of the volume whose container it is.
+		RunnerImage: "127.0.0.1:5001/vmbench/vm-disk:dev@sha256:bbb", RunnerImageRef: "127.0.0.1:5001/vmbench/vm-disk:v2",
+		Nodes: []vmbenchv1.NodeEnvironment{{Name: "n1"}, {Name: "n2"}}}
 	if fmt.Sprint(env) != fmt.Sprint(want) {
 		t.Errorf("environmentOf =\n%+v\nwant\n%+v", env, want)
 	}
@@ -63,15 +76,22 @@ func TestEnvironmentOfAVMRun(t *testing.T) {
 	}
 }
 
-// A container run is ready once every pod is on a node and every container reports its image.
+// A container run is ready once every pod is on a node and every container reports its image; its
+// runner image is the one the pods' spec names beside the digest the kubelet ran.
 func TestEnvironmentOfAContainerRun(t *testing.T) {
 	pod := func(node, imageID string) corev1.Pod {
-		return corev1.Pod{Spec: corev1.PodSpec{NodeName: node},
+		// The kubelet may report another tag of the same image than the spec names.
+		return corev1.Pod{Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "runner:v2"}}},
 			Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "worker", Image: "runner:dev", ImageID: imageID}}}}
 	}
 	env, ready := environmentOf(vmbenchv1.PlatformContainer, nil, []corev1.Pod{pod("n2", "runner@sha256:1"), pod("n1", "runner@sha256:1")})
-	if !ready || len(env.Nodes) != 2 || env.Nodes[0].Name != "n1" || env.RunnerImage != "runner@sha256:1" {
+	if !ready || len(env.Nodes) != 2 || env.Nodes[0].Name != "n1" || env.RunnerImage != "runner@sha256:1" || env.RunnerImageRef != "runner:v2" {
 		t.Errorf("environmentOf = %+v, %t", env, ready)
+	}
+	// A host run's pods are read the same way.
+	env, ready = environmentOf(vmbenchv1.PlatformHost, nil, []corev1.Pod{pod("n1", "runner@sha256:1")})
+	if !ready || env.Platform != vmbenchv1.PlatformHost || env.RunnerImageRef != "runner:v2" || len(env.Nodes) != 1 {
+		t.Errorf("environmentOf a host run = %+v, %t", env, ready)
 	}
 	for name, pods := range map[string][]corev1.Pod{
 		"a pod not scheduled":       {pod("n1", "runner@sha256:1"), pod("", "")},
@@ -165,5 +185,43 @@ func TestKubeVirtVersion(t *testing.T) {
 	kv := unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"observedKubeVirtVersion": "v1.7.0"}}}
 	if got := kubeVirtVersion([]unstructured.Unstructured{{Object: map[string]any{}}, kv}); got != "v1.7.0" {
 		t.Errorf("kubeVirtVersion = %q", got)
+	}
+}
+
+// The same digest under a new tag is another environment, in a suite's status and between two
+// records; so is a new digest under the same tag.
+func TestRunnerImageRefMakesAnEnvironment(t *testing.T) {
+	env := func(digest, ref string) vmbenchv1.RunEnvironment {
+		return vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformContainer, RunnerImage: "registry.example/vmbench-runner@sha256:" + digest,
+			RunnerImageRef: ref, Nodes: []vmbenchv1.NodeEnvironment{{Name: "n1", KernelVersion: "6.1"}}}
+	}
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	a := keepEnvironment(st, env("1", "registry.example/vmbench-runner:a"))
+	b := keepEnvironment(st, env("1", "registry.example/vmbench-runner:b"))
+	if a == b || len(st.Environments) != 2 {
+		t.Errorf("a new tag of the same digest: IDs %s and %s, %d environments; want two", a, b, len(st.Environments))
+	}
+
+	tests := []struct {
+		name          string
+		before, after vmbenchv1.RunEnvironment
+		want          []string
+	}{
+		{"a new tag of the same digest", env("1", "registry.example/vmbench-runner:a"), env("1", "registry.example/vmbench-runner:b"),
+			[]string{"runnerImageRef: registry.example/vmbench-runner:a → registry.example/vmbench-runner:b"}},
+		{"a new digest under the same tag", env("1", "registry.example/vmbench-runner:a"), env("2", "registry.example/vmbench-runner:a"),
+			[]string{"runnerImage: registry.example/vmbench-runner@sha256:1 → registry.example/vmbench-runner@sha256:2"}},
+		{"nothing", env("1", "registry.example/vmbench-runner:a"), env("1", "registry.example/vmbench-runner:a"), nil},
+		{"QEMU's machine type", vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformVM, MachineType: "pc-q35-rhel9.4.0"},
+			vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformVM, MachineType: "pc-q35-rhel9.6.0"},
+			[]string{"machineType: pc-q35-rhel9.4.0 → pc-q35-rhel9.6.0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := environmentChanges([]vmbenchv1.RunEnvironment{tt.before}, []vmbenchv1.RunEnvironment{tt.after})
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("environmentChanges() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -25,6 +25,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/metrics"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // scheduleOwnerIndex indexes suites by the name of the BenchmarkSchedule that controls them.
@@ -43,6 +44,9 @@ type ScheduleReconciler struct {
 	// APIReader reads nodes and the KubeVirt CR for spec.triggers.onVersionChange without a cache
 	// (the manager may get nodes, not list them); the client when nil.
 	APIReader client.Reader
+	// Images are the images the suite controller creates runs with, which
+	// spec.triggers.onVersionChange.runnerImage compares with the records.
+	Images platform.Images
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules,verbs=get;list;watch

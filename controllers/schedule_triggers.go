@@ -20,7 +20,8 @@ import (
 )
 
 // spec.triggers.onVersionChange: every poll interval the versions that the latest complete suite ran
-// on (its record's environments) are read again from the API server; a difference starts a suite at
+// on (its record's environments) are read again from the API server, and the runner images the next
+// suite would be created with are taken from the manager's settings; a difference starts a suite at
 // once, through the same path and concurrency policy as a cron start, and the versions that started
 // it are remembered in status.lastTrigger so that they start no other.
 
@@ -31,22 +32,29 @@ const (
 	maxTriggerChanges  = 8
 )
 
-// currentVersions are the versions read now: the nodes that could be read, by name, and the version
-// the KubeVirt CR reports ("" when it could not be read).
+// currentVersions are the versions read now: the nodes that could be read, by name, the version
+// the KubeVirt CR reports ("" when it could not be read), and the runner image reference the next
+// suite's runs would be created with, by platform type.
 type currentVersions struct {
-	Nodes    map[string]vmbenchv1.NodeEnvironment
-	KubeVirt string
+	Nodes        map[string]vmbenchv1.NodeEnvironment
+	KubeVirt     string
+	RunnerImages map[vmbenchv1.PlatformType]string
 }
 
 // versionChanges lists what differs between the environments of a record and the versions read now,
-// as "node n1 kernelVersion 6.1 → 6.8", in the order of the record. Only watched versions count, and
-// only where both sides are known: a node that is gone or could not be read, or a version that one
-// side does not report, is no change.
+// as "node n1 kernelVersion 6.1 → 6.8" or "runnerImage: repo:a → repo:b", in the order of the
+// record. Only watched versions count, and only where both sides are known: a node that is gone or
+// could not be read, or a version or image reference that one side does not report, is no change.
 func versionChanges(watch vmbenchv1.OnVersionChange, envs []vmbenchv1.RunEnvironment, cur currentVersions) []string {
 	var changes []string
 	seenNodes := map[string]bool{}
 	kubeVirtDone := false
 	for _, env := range envs {
+		if next := cur.RunnerImages[env.Platform]; watch.RunnerImage && env.RunnerImageRef != "" && next != "" && next != env.RunnerImageRef {
+			if change := fmt.Sprintf("runnerImage: %s → %s", env.RunnerImageRef, next); !slices.Contains(changes, change) {
+				changes = append(changes, change)
+			}
+		}
 		if watch.KubeVirt && !kubeVirtDone && env.Platform == vmbenchv1.PlatformVM && env.KubeVirtVersion != "" &&
 			cur.KubeVirt != "" && cur.KubeVirt != env.KubeVirtVersion {
 			changes = append(changes, fmt.Sprintf("kubeVirtVersion %s → %s", env.KubeVirtVersion, cur.KubeVirt))
@@ -131,7 +139,7 @@ func (r *ScheduleReconciler) triggerOnVersionChange(ctx context.Context, sched *
 		return 0, nil, nil
 	}
 	watch := *sched.Spec.Triggers.OnVersionChange
-	if !watch.KubeVirt && !watch.Nodes ||
+	if !watch.KubeVirt && !watch.Nodes && !watch.RunnerImage ||
 		sched.Spec.Suspend != nil && *sched.Spec.Suspend ||
 		meta.IsStatusConditionFalse(sched.Status.Conditions, vmbenchv1.ConditionValid) {
 		// Nothing starts; a spec change brings the schedule back.
@@ -156,6 +164,9 @@ func (r *ScheduleReconciler) triggerOnVersionChange(ctx context.Context, sched *
 	cur, notes, err := r.readVersions(ctx, watch, rec.Environments)
 	if err != nil {
 		return 0, nil, err
+	}
+	if watch.RunnerImage {
+		cur.RunnerImages = nextRunnerImages(sched.Spec.SuiteTemplate.Spec, r.Images)
 	}
 	var events []scheduleEvent
 	if len(notes) > 0 {
@@ -208,6 +219,31 @@ func (r *ScheduleReconciler) triggerOnVersionChange(ctx context.Context, sched *
 	events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonVersionChanged, action: "Start",
 		note: fmt.Sprintf("started suite %s as versions changed since suite %s: %s", name, rec.Suite, said)})
 	return poll, events, nil
+}
+
+// nextRunnerImages are the image references the next suite's runs would be created with, by the
+// platform types of the suite template: a suite names no image of its own, so they are the
+// manager's (--runner-image for the pods of container and host runs, --vm-disk-image for the
+// containerDisk of VM runs), as the suite controller creates runs with them.
+func nextRunnerImages(spec vmbenchv1.BenchmarkSuiteSpec, images platform.Images) map[vmbenchv1.PlatformType]string {
+	// Left out, the platforms are defaulted by the API server to a container and a VM platform.
+	types := []vmbenchv1.PlatformType{vmbenchv1.PlatformContainer, vmbenchv1.PlatformVM}
+	if len(spec.Platforms) > 0 {
+		types = types[:0]
+		for _, p := range spec.Platforms {
+			types = append(types, p.Type)
+		}
+	}
+	out := map[vmbenchv1.PlatformType]string{}
+	for _, t := range types {
+		switch t {
+		case vmbenchv1.PlatformContainer, vmbenchv1.PlatformHost:
+			out[t] = images.Runner
+		case vmbenchv1.PlatformVM:
+			out[t] = images.VMDisk
+		}
+	}
+	return out
 }
 
 // readVersions reads the watched versions of what the environments name: each node by name, and the

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/history"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 func triggerNode(name, kernel string) vmbenchv1.NodeEnvironment {
@@ -330,5 +332,134 @@ func TestVersionTriggerReadsKubeVirtsVersion(t *testing.T) {
 	if sched.Status.LastTrigger == nil || sched.Status.LastTrigger.Suite != want ||
 		!slices.Equal(sched.Status.LastTrigger.Changes, []string{"kubeVirtVersion v1.5.0 → v1.6.0"}) {
 		t.Errorf("lastTrigger %+v, want suite %s for KubeVirt's version alone (nodes are not watched)", sched.Status.LastTrigger, want)
+	}
+}
+
+// The runner image: the reference the next suite would be created with against the record's, per
+// platform type; a record or a manager that does not know one is no change.
+func TestRunnerImageChanges(t *testing.T) {
+	recorded := []vmbenchv1.RunEnvironment{
+		{Platform: vmbenchv1.PlatformContainer, RunnerImage: "vmbench/runner@sha256:1", RunnerImageRef: "vmbench/runner:a"},
+		{Platform: vmbenchv1.PlatformVM, RunnerImage: "vmbench/vm-disk@sha256:2", RunnerImageRef: "vmbench/vm-disk:a"},
+	}
+	watch := vmbenchv1.OnVersionChange{RunnerImage: true}
+	next := func(runner, disk string) currentVersions {
+		return currentVersions{RunnerImages: map[vmbenchv1.PlatformType]string{vmbenchv1.PlatformContainer: runner, vmbenchv1.PlatformVM: disk}}
+	}
+	tests := []struct {
+		name  string
+		watch vmbenchv1.OnVersionChange
+		envs  []vmbenchv1.RunEnvironment
+		cur   currentVersions
+		want  []string
+	}{
+		{"the same references", watch, recorded, next("vmbench/runner:a", "vmbench/vm-disk:a"), nil},
+		{"a new runner tag", watch, recorded, next("vmbench/runner:b", "vmbench/vm-disk:a"), []string{"runnerImage: vmbench/runner:a → vmbench/runner:b"}},
+		{"a new disk tag", watch, recorded, next("vmbench/runner:a", "vmbench/vm-disk:b"), []string{"runnerImage: vmbench/vm-disk:a → vmbench/vm-disk:b"}},
+		{"not watched", vmbenchv1.OnVersionChange{Nodes: true}, recorded, next("vmbench/runner:b", "vmbench/vm-disk:a"), nil},
+		{"the next suite has no VM platform", watch, recorded, currentVersions{RunnerImages: map[vmbenchv1.PlatformType]string{
+			vmbenchv1.PlatformContainer: "vmbench/runner:a"}}, nil},
+		{"a record made before references were recorded", watch, []vmbenchv1.RunEnvironment{{Platform: vmbenchv1.PlatformContainer,
+			RunnerImage: "vmbench/runner@sha256:1"}}, next("vmbench/runner:b", "vmbench/vm-disk:b"), nil},
+		{"named once though two environments had it", watch, append(recorded, recorded[0]), next("vmbench/runner:b", "vmbench/vm-disk:a"),
+			[]string{"runnerImage: vmbench/runner:a → vmbench/runner:b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := versionChanges(tt.watch, tt.envs, tt.cur); !slices.Equal(got, tt.want) {
+				t.Errorf("versionChanges() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The next suite's runner images are the manager's, by the template's platform types; the API
+// server's default platforms when the template names none.
+func TestNextRunnerImages(t *testing.T) {
+	images := platform.Images{Runner: "vmbench/runner:b", VMDisk: "vmbench/vm-disk:b"}
+	both := map[vmbenchv1.PlatformType]string{vmbenchv1.PlatformContainer: "vmbench/runner:b", vmbenchv1.PlatformVM: "vmbench/vm-disk:b"}
+	if got := nextRunnerImages(vmbenchv1.BenchmarkSuiteSpec{}, images); !maps.Equal(got, both) {
+		t.Errorf("default platforms: %v, want %v", got, both)
+	}
+	spec := vmbenchv1.BenchmarkSuiteSpec{Platforms: []vmbenchv1.Platform{{Name: "host", Type: vmbenchv1.PlatformHost}}}
+	if got := nextRunnerImages(spec, images); !maps.Equal(got, map[vmbenchv1.PlatformType]string{vmbenchv1.PlatformHost: "vmbench/runner:b"}) {
+		t.Errorf("a host platform: %v, want the runner image", got)
+	}
+}
+
+// A new runner image tag in the manager starts one suite, named in the event VersionChanged; the
+// same change starts no other, and once a suite recorded the new tag nothing changed.
+func TestVersionTriggerComparesTheRunnerImage(t *testing.T) {
+	ctx := context.Background()
+	r, c, rec, clk, req, due := triggerFixture(t)
+	r.Images = platform.Images{Runner: "vmbench/runner:b", VMDisk: "vmbench/vm-disk:a"}
+	sched := &vmbenchv1.BenchmarkSchedule{}
+	if err := c.Get(ctx, req.NamespacedName, sched); err != nil {
+		t.Fatal(err)
+	}
+	// Allow: only the remembered change keeps a second suite from starting.
+	sched.Spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
+	sched.Spec.SuiteTemplate.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}}
+	// The runner image alone: the node's new kernel in the fixture is not watched.
+	sched.Spec.Triggers.OnVersionChange = &vmbenchv1.OnVersionChange{RunnerImage: true}
+	if err := c.Update(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	store := r.History.(*memHistory)
+	store.records[0].Environments[0].RunnerImage = "vmbench/runner@sha256:1"
+	store.records[0].Environments[0].RunnerImageRef = "vmbench/runner:a"
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	want := scheduledSuiteName("nightly", due)
+	change := "runnerImage: vmbench/runner:a → vmbench/runner:b"
+	if err := c.Get(ctx, req.NamespacedName, sched); err != nil {
+		t.Fatal(err)
+	}
+	if got := suiteNamesIn(t, c); !slices.Equal(got, []string{want}) {
+		t.Fatalf("suites %q, want %s", got, want)
+	}
+	if lt := sched.Status.LastTrigger; lt == nil || lt.Suite != want || !slices.Equal(lt.Changes, []string{change}) {
+		t.Errorf("lastTrigger %+v, want suite %s for %q", lt, want, change)
+	}
+	changed := 0
+	for len(rec.Events) > 0 {
+		if e := <-rec.Events; strings.Contains(e, vmbenchv1.ReasonVersionChanged) {
+			changed++
+			if !strings.Contains(e, want) || !strings.Contains(e, change) {
+				t.Errorf("event %q does not name the suite and the change", e)
+			}
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d VersionChanged events, want 1", changed)
+	}
+
+	// The next check while that suite runs: the same change starts no other.
+	clk.SetTime(sched.Status.LastVersionCheck.Add(defaultVersionPoll + time.Second))
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got := suiteNamesIn(t, c); !slices.Equal(got, []string{want}) {
+		t.Fatalf("suites %q after the next check, want only %s", got, want)
+	}
+
+	// The triggered suite completed with the new tag: no change is left, whatever the old trigger.
+	store.records = append(store.records, history.Record{Suite: want, Phase: vmbenchv1.SuiteComplete, Scheduled: due,
+		Environments: []vmbenchv1.RunEnvironment{{Platform: vmbenchv1.PlatformContainer, RunnerImage: "vmbench/runner@sha256:1",
+			RunnerImageRef: "vmbench/runner:b"}}})
+	if err := c.Get(ctx, req.NamespacedName, sched); err != nil {
+		t.Fatal(err)
+	}
+	sched.Status.LastTrigger = nil
+	if err := c.Status().Update(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	clk.SetTime(sched.Status.LastVersionCheck.Add(defaultVersionPoll + time.Second))
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got := suiteNamesIn(t, c); !slices.Equal(got, []string{want}) {
+		t.Errorf("suites %q once the new tag was recorded, want only %s", got, want)
 	}
 }

@@ -120,9 +120,7 @@ type ScheduleTriggers struct {
 }
 
 // OnVersionChange watches the versions that the latest complete suite of the schedule ran on, and
-// starts a suite, under the concurrency policy, when one of them changed. The runner image is not
-// watched: the manager knows its reference, the record the digest the kubelet ran, and the two
-// cannot be compared without asking the registry.
+// starts a suite, under the concurrency policy, when one of them changed.
 type OnVersionChange struct {
 	// KubeVirt watches the version the KubeVirt CR reports it deployed (status.observedKubeVirtVersion).
 	// +optional
@@ -132,6 +130,15 @@ type OnVersionChange struct {
 	// complete suite ran on.
 	// +optional
 	Nodes bool `json:"nodes,omitempty"`
+
+	// RunnerImage watches the image reference the next suite's runs would be created with (the
+	// manager's --runner-image for container and host platforms, --vm-disk-image for VM platforms:
+	// the chart's runnerImage and vmDiskImage) against the one in the latest complete suite's
+	// record (environments[].runnerImageRef). References are compared as written: the manager does
+	// not ask registries, so a new digest pushed under the same tag starts no suite here; it is seen
+	// in the record of the next scheduled run, whose runnerImage (by digest) differs.
+	// +optional
+	RunnerImage bool `json:"runnerImage,omitempty"`
 
 	// PollInterval is how often the versions are read; at least 1m.
 	// +optional

@@ -25,11 +25,35 @@ type RunEnvironment struct {
 	// +kubebuilder:validation:MaxLength=512
 	LauncherImage string `json:"launcherImage,omitempty"`
 
+	// LauncherImageRef is the image of the virt-launcher pods' compute container as their pod spec
+	// names it (KubeVirt's choice, often a tag); VM runs only.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	LauncherImageRef string `json:"launcherImageRef,omitempty"`
+
+	// MachineType is the QEMU machine type the VMs ran, as KubeVirt reports it in the VMIs'
+	// status.machine.type after libvirt expanded an alias (pc-q35-rhel9.6.0, pc-q35-10.1). Where the
+	// VMs ask for an alias (q35, KubeVirt's default), its version is the newest machine type of the
+	// QEMU build in virt-launcher, so it moves when an upgrade brings a QEMU with a newer one; a type
+	// pinned in KubeVirt's configuration stays put. It is not the QEMU or libvirt version, which no
+	// object of the API server reports. VM runs only.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	MachineType string `json:"machineType,omitempty"`
+
 	// RunnerImage is the image, by digest where the kubelet reports one, that held the benchmarks: the
 	// runner image of a container run's pods, the disk image of a VM run's VMs.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	RunnerImage string `json:"runnerImage,omitempty"`
+
+	// RunnerImageRef is the same image as the run's pods and VMIs were created with: the reference
+	// the manager was given (--runner-image for a container or host run's pods, --vm-disk-image for
+	// a VM run's containerDisk), usually a tag. A tag moved to a new digest shows in runnerImage
+	// under the same runnerImageRef; a new tag of the same digest shows here only.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	RunnerImageRef string `json:"runnerImageRef,omitempty"`
 
 	// Nodes are the Kubernetes nodes the run's members ran on.
 	// +optional

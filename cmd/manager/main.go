@@ -328,6 +328,8 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	}
 	// Version triggers get nodes by name, which the manager may not list or watch.
 	schedules.APIReader = mgr.GetAPIReader()
+	// The runner image trigger compares the images runs are created with against the records.
+	schedules.Images = r.Images
 	if err := schedules.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the schedule controller: %w", err)
 	}

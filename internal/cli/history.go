@@ -494,6 +494,9 @@ func environmentFields(envs []vmbenchv1.RunEnvironment) map[string]string {
 		add(p+" KubeVirt", e.KubeVirtVersion)
 		add(p+" launcher image", e.LauncherImage)
 		add(p+" runner image", e.RunnerImage)
+		add(p+" runner image ref", e.RunnerImageRef)
+		add(p+" launcher image ref", e.LauncherImageRef)
+		add(p+" machine type", e.MachineType)
 		for _, n := range e.Nodes {
 			add(p+" kernel", n.KernelVersion)
 			add(p+" OS image", n.OSImage)

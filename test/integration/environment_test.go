@@ -51,7 +51,7 @@ func (h *harness) runPodsOn(suite, run, launcherNode, workerNode string, log []b
 		ObjectMeta: metav1.ObjectMeta{GenerateName: run + "-launcher-", Namespace: h.ns, Labels: map[string]string{
 			vmbenchv1.LabelSuite: suite, vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleMaster, mpiv2.JobRoleLabel: "launcher"},
 			OwnerReferences: []metav1.OwnerReference{*h.launcherJob(run)}},
-		Spec: corev1.PodSpec{NodeName: launcherNode, Containers: []corev1.Container{{Name: "launcher", Image: "x"}}},
+		Spec: corev1.PodSpec{NodeName: launcherNode, Containers: []corev1.Container{{Name: "launcher", Image: "vmbench/runner:test"}}},
 	}
 	h.g.Expect(k8s.Create(h.ctx, launcher)).To(Succeed())
 	h.logs.set(h.ns, launcher.Name, "launcher", log)
@@ -97,6 +97,8 @@ func TestEachRunRecordsItsEnvironmentAndANodeUpgradeShowsAsASecond(t *testing.T)
 	h.g.Expect(first.ID).To(Equal(runOf(s, "env-container-1").Environment))
 	h.g.Expect(first.Platform).To(Equal(vmbenchv1.PlatformContainer))
 	h.g.Expect(first.RunnerImage).To(Equal("registry.example/vmbench/runner@sha256:0123abcd"))
+	// The image as the launcher pod was created with it, beside the digest its kubelet ran.
+	h.g.Expect(first.RunnerImageRef).To(Equal("vmbench/runner:test"))
 	h.g.Expect(first.Message).To(BeEmpty())
 	h.g.Expect(first.Nodes).To(Equal([]vmbenchv1.NodeEnvironment{
 		{Name: a, KernelVersion: "6.12.48+deb13-amd64", OSImage: "Debian GNU/Linux 13 (trixie)", ContainerRuntimeVersion: "containerd://2.1.4",

@@ -25,6 +25,7 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
 	"github.com/vmbench/vmbench/internal/history"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // The schedule controller runs alone in these tests, in a manager of its own with the harness's
@@ -52,6 +53,8 @@ func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()
 		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
 	}
 	r.APIReader = mgr.GetAPIReader()
+	// The images the harness's suite controller creates runs with.
+	r.Images = platform.Images{Runner: "vmbench/runner:test", VMDisk: "vmbench/vm-disk:test"}
 	if len(store) > 0 {
 		r.History = store[0]
 	}

@@ -92,6 +92,52 @@ func TestVersionTriggerStartsOneSuiteWhenANodesKernelChanges(t *testing.T) {
 	h.g.Expect(h.scheduleEvents(vmbenchv1.ReasonVersionChanged)).To(HaveLen(1))
 }
 
+// The manager's runner image moved to a new tag since the latest complete suite: the first check
+// starts one suite, names the change, and the next check starts no other.
+func TestVersionTriggerStartsOneSuiteWhenTheRunnerImageTagChanges(t *testing.T) {
+	h := newHarness(t)
+	poll := 5 * time.Minute
+	sched, _ := h.hourly("vimg", func(spec *vmbenchv1.BenchmarkScheduleSpec) {
+		// Once a year: no cron start during the test.
+		spec.Schedule = "0 0 1 1 *"
+		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
+		spec.SuiteTemplate.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}}
+		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{RunnerImage: true,
+			PollInterval: vmbenchv1.DurationOf(poll)}}
+	})
+	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme()}
+	created := sched.CreationTimestamp.Time
+	_, err := store.Append(h.ctx, sched, history.Record{Suite: "vimg-earlier", UID: "earlier-uid", Scheduled: created.Add(-time.Hour),
+		Finished: created.Add(-30 * time.Minute), Phase: vmbenchv1.SuiteComplete, Baseline: "container",
+		Environments: []vmbenchv1.RunEnvironment{{ID: "e1", Platform: vmbenchv1.PlatformContainer,
+			RunnerImage: "registry.example/vmbench/runner@sha256:0123abcd", RunnerImageRef: "vmbench/runner:previous",
+			Nodes: []vmbenchv1.NodeEnvironment{{Name: h.ns + "-n1", KernelVersion: "6.12.48+deb13-amd64"}}}}})
+	h.g.Expect(err).NotTo(HaveOccurred())
+
+	h.clock.SetTime(created.Add(poll + time.Minute))
+	h.startSchedules()
+	name := suiteAt("vimg", created.Add(poll).Truncate(time.Minute))
+	// The harness's manager creates runs with vmbench/runner:test.
+	change := "runnerImage: vmbench/runner:previous → vmbench/runner:test"
+	first := h.eventuallySchedule("vimg", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.LastTrigger).NotTo(BeNil())
+		g.Expect(s.Status.LastTrigger.Suite).To(Equal(name))
+		g.Expect(s.Status.LastTrigger.Changes).To(Equal([]string{change}))
+	})
+	h.g.Expect(h.suitesOf("vimg")).To(ConsistOf(name))
+	h.g.Eventually(func() []corev1.Event { return h.scheduleEvents(vmbenchv1.ReasonVersionChanged) }, timeout, interval).Should(
+		ConsistOf(HaveField("Message", And(ContainSubstring(name), ContainSubstring(change)))))
+
+	// The next check, while the suite runs: the same change starts no other suite.
+	h.clock.SetTime(first.Status.LastVersionCheck.Add(poll + time.Second))
+	h.pokeSchedule("vimg")
+	h.eventuallySchedule("vimg", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.LastVersionCheck.Time).To(BeTemporally(">", first.Status.LastVersionCheck.Time))
+	})
+	h.g.Expect(h.suitesOf("vimg")).To(ConsistOf(name), "a second suite for the same change")
+	h.g.Expect(h.scheduleEvents(vmbenchv1.ReasonVersionChanged)).To(HaveLen(1))
+}
+
 // The CRD defaults pollInterval to 10m and refuses one under 1m.
 func TestVersionTriggerPollIntervalFitsTheCRD(t *testing.T) {
 	h := newHarness(t)

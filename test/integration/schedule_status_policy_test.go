@@ -1,0 +1,90 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers"
+)
+
+// The chart's schedule status policy (templates/schedule-status-policy.yaml), as the API server
+// enforces it: a user whom a role grants benchmarkschedules/status is refused, with a message that
+// says who may and what to do instead; the manager's service account, granted the same, is not. The
+// test's own binding limits the policy to the test's namespace.
+func TestOnlyTheManagerWritesScheduleStatus(t *testing.T) {
+	h := newHarness(t)
+	out := helmTemplate(t, "vmbench", "vmbench-system", "--show-only", "templates/schedule-status-policy.yaml")
+	doc, _, _ := strings.Cut(string(out), "\n---\n")
+	policy := &admissionv1.ValidatingAdmissionPolicy{}
+	if err := yaml.UnmarshalStrict([]byte(doc), policy); err != nil || policy.Kind != "ValidatingAdmissionPolicy" {
+		t.Fatalf("the schedule status policy template does not start with the policy (%v):\n%s", err, out)
+	}
+	policy.Name += "-" + h.ns
+	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{"kubernetes.io/metadata.name": h.ns}}},
+		},
+	}
+	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
+	t.Cleanup(func() {
+		_ = k8s.Delete(context.Background(), binding)
+		_ = k8s.Delete(context.Background(), policy)
+	})
+
+	// One role, granting schedules and their status, bound to a tenant and to the manager.
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "schedule-status-writer", Namespace: h.ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"vmbench.io"}, Resources: []string{"benchmarkschedules", "benchmarkschedules/status"},
+			Verbs: []string{"get", "update", "patch"}}}}
+	h.g.Expect(k8s.Create(h.ctx, role)).To(Succeed())
+	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "schedule-status-writer", Namespace: h.ns},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"},
+			{Kind: "User", APIGroup: rbacv1.GroupName, Name: "tenant-jane"}}})).To(Succeed())
+	as := func(user string) client.Client {
+		impersonated := rest.CopyConfig(cfg)
+		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
+		c, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
+		h.g.Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	manager, jane := as("system:serviceaccount:vmbench-system:vmbench-manager"), as("tenant-jane")
+
+	h.hourly("guarded", nil)
+	key := client.ObjectKey{Namespace: h.ns, Name: "guarded"}
+	write := func(c client.Client, records int32) error {
+		s := &vmbenchv1.BenchmarkSchedule{}
+		if err := c.Get(h.ctx, key, s); err != nil {
+			return err
+		}
+		s.Status.Records = records
+		return c.Status().Update(h.ctx, s)
+	}
+	// A new policy takes a moment to be enforced.
+	h.g.Eventually(func() error { return write(jane, 7) }, timeout, interval).Should(MatchError(ContainSubstring(
+		"the status of a schedule is written by the vmbench manager (system:serviceaccount:vmbench-system:vmbench-manager) only, not by tenant-jane")))
+	h.g.Expect(write(jane, 7)).To(MatchError(ContainSubstring("add it to spec.triage")))
+	h.g.Expect(write(manager, 3)).To(Succeed())
+	got := &vmbenchv1.BenchmarkSchedule{}
+	h.g.Expect(k8s.Get(h.ctx, key, got)).To(Succeed())
+	h.g.Expect(got.Status.Records).To(Equal(int32(3)))
+	// The schedule itself (spec, annotations) is not the policy's business.
+	h.g.Expect(jane.Get(h.ctx, key, got)).To(Succeed())
+	got.Spec.Suspend = ptr.To(true)
+	h.g.Expect(jane.Update(h.ctx, got)).To(Succeed())
+}
