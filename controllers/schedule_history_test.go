@@ -247,7 +247,8 @@ func TestLargestRecordFitsAConfigMap(t *testing.T) {
 	// Four environments at their longest, as status.environments holds at most.
 	for i := range 4 {
 		env := vmbenchv1.RunEnvironment{ID: fmt.Sprintf("%012d", i), Platform: vmbenchv1.PlatformVM, KubeVirtVersion: strings.Repeat("k", 64),
-			LauncherImage: strings.Repeat("l", 512), RunnerImage: strings.Repeat("r", 512), Message: strings.Repeat("m", 256)}
+			LauncherImage: strings.Repeat("l", 512), RunnerImage: strings.Repeat("r", 512), Message: strings.Repeat("m", 256),
+			LauncherImageRef: strings.Repeat("L", 512), RunnerImageRef: strings.Repeat("R", 512), MachineType: strings.Repeat("t", 64)}
 		for n := range 8 {
 			env.Nodes = append(env.Nodes, vmbenchv1.NodeEnvironment{Name: fmt.Sprintf("%0253d", n), KernelVersion: strings.Repeat("k", 64),
 				OSImage: strings.Repeat("o", 128), ContainerRuntimeVersion: strings.Repeat("c", 64), KubeletVersion: strings.Repeat("v", 32),

@@ -586,7 +586,8 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	st.ParametersHash = strings.Repeat("p", 16)
 	for i := range st.Runs {
 		env := vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformContainer, KubeVirtVersion: strings.Repeat("k", 64),
-			LauncherImage: strings.Repeat("l", 512), RunnerImage: strings.Repeat("r", 512), Message: strings.Repeat("m", 256)}
+			LauncherImage: strings.Repeat("l", 512), RunnerImage: strings.Repeat("r", 512), Message: strings.Repeat("m", 256),
+			LauncherImageRef: strings.Repeat("L", 512), RunnerImageRef: strings.Repeat("R", 512), MachineType: strings.Repeat("t", 64)}
 		for n := 0; n < maxEnvironmentNodes; n++ {
 			env.Nodes = append(env.Nodes, vmbenchv1.NodeEnvironment{Name: fmt.Sprintf("%0253d", n*1000+i), KernelVersion: strings.Repeat("k", 64),
 				OSImage: strings.Repeat("o", 128), ContainerRuntimeVersion: strings.Repeat("c", 64), KubeletVersion: strings.Repeat("v", 32),
