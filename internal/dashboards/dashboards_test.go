@@ -97,6 +97,8 @@ func recordSchedule() {
 			LastTrigger: &vmbenchv1.VersionTrigger{Time: at, Suite: "nightly-28333333"},
 		},
 	})
+	metrics.RecordScheduleSensitivity("ns", "nightly", []metrics.SeriesSensitivity{
+		{Benchmark: "cpu", Metric: "events_per_second", Platform: "vm", Arm: "ratio", MinDetectableChange: 0.04}})
 	f := func(v float64) *float64 { return &v }
 	for i, runner := range []string{"runner:1", "runner:2"} {
 		metrics.RecordScheduleRecord("ns", "nightly", history.Record{Suite: fmt.Sprintf("nightly-%d", i), Baseline: "container",
@@ -131,7 +133,8 @@ func TestExportedMetrics(t *testing.T) {
 		"vmbench_schedule_records", "vmbench_schedule_findings_open", "vmbench_schedule_last_success_timestamp_seconds",
 		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_ratio", "vmbench_schedule_ratio_low",
 		"vmbench_schedule_ratio_high", "vmbench_schedule_noise", "vmbench_schedule_mean", "vmbench_schedule_finding_timestamp_seconds",
-		"vmbench_schedule_version_change_timestamp_seconds", "vmbench_schedule_environment_change_timestamp_seconds"} {
+		"vmbench_schedule_version_change_timestamp_seconds", "vmbench_schedule_environment_change_timestamp_seconds",
+		"vmbench_schedule_min_detectable_change"} {
 		if exported[name] == nil {
 			t.Errorf("internal/metrics exported no %s: %v", name, exported)
 		}
@@ -605,9 +608,10 @@ func TestInstantPanelsOutliveTheDetailRetention(t *testing.T) {
 	}
 }
 
-// The schedule board shows each series' ratio with its interval, both arms, the noise, the open
-// findings, the last and next runs and the records, and marks change points and version and
-// environment changes as annotations that take their time from the value.
+// The schedule board shows each series' ratio with its interval, both arms, the noise and the
+// minimum detectable change, the open findings, the last and next runs and the records, and marks
+// change points and version and environment changes as annotations that take their time from the
+// value.
 func TestSchedulePanels(t *testing.T) {
 	d, err := Schedule()
 	if err != nil {
@@ -618,7 +622,7 @@ func TestSchedulePanels(t *testing.T) {
 		selected = append(selected, checkQuery(t, "schedule", q, "", map[string]bool{VarPlatform: true})...)
 	}
 	for _, want := range []string{"vmbench_schedule_ratio", "vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high",
-		"vmbench_schedule_mean", "vmbench_schedule_noise", "vmbench_schedule_findings_open",
+		"vmbench_schedule_mean", "vmbench_schedule_noise", "vmbench_schedule_min_detectable_change", "vmbench_schedule_findings_open",
 		"vmbench_schedule_last_success_timestamp_seconds", "vmbench_schedule_next_run_timestamp_seconds",
 		"vmbench_schedule_records", "vmbench_schedule_finding_timestamp_seconds", "vmbench_result_value"} {
 		if !slices.Contains(selected, want) {

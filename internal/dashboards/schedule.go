@@ -26,7 +26,7 @@ const (
 )
 
 // Schedule follows one BenchmarkSchedule's history: each series' ratio to the baseline with its
-// interval, both arms' levels, their noise, the open findings, the last and next runs, and the
+// interval, both arms' levels, their noise and the detector's minimum detectable change, the open findings, the last and next runs, and the
 // change points and version changes as annotations.
 func Schedule() (dashboard.Dashboard, error) {
 	return newBoard("vmbench-schedule", "vmbench / Schedule trend",
@@ -57,9 +57,10 @@ func Schedule() (dashboard.Dashboard, error) {
 			`vmbench_schedule_next_run_timestamp_seconds{`+scheduleOf+`} * 1000`, "suspended or invalid")).
 		WithPanel(recordsPanel(5, pos(20, 0, 4, 6))).
 		WithPanel(scheduleRatioPanel(6, pos(0, 6, 24, 10))).
-		WithPanel(armsPanel(7, pos(0, 16, 12, 10))).
-		WithPanel(noisePanel(8, pos(12, 16, 12, 10))).
-		WithPanel(changePointsPanel(9, pos(0, 26, 24, 8))).
+		WithPanel(armsPanel(7, pos(0, 16, 8, 10))).
+		WithPanel(noisePanel(8, pos(8, 16, 8, 10))).
+		WithPanel(detectablePanel(9, pos(16, 16, 8, 10))).
+		WithPanel(changePointsPanel(10, pos(0, 26, 24, 8))).
 		Build()
 }
 
@@ -204,6 +205,17 @@ func noisePanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilder {
 			"reports no change below 3%, and the noisier the arm the larger the change it needs: more repetitions per suite "+
 			"lower the noise of each record.").
 		WithTarget(rangeQuery("A", `vmbench_schedule_noise{`+seriesOf+`}`, "{{platform}}")).
+		Unit("percentunit").
+		Min(0)
+}
+
+func detectablePanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilder {
+	return scheduleTrend(id, at, "Minimum detectable change, per arm and ratio",
+		"vmbench_schedule_min_detectable_change: the smallest step (0.03 is 3%) the change detector would find with 80% "+
+			"power, at its p <= 0.001, once 3 more runs as noisy as those since the series' last change follow: the VM and "+
+			"container arms (arm=vm, container, host) and the platform's ratio to the baseline (arm=ratio). It falls as "+
+			"runs accumulate; the detector reports no step below 3% whatever this says. Absent before a series has 2 runs.").
+		WithTarget(rangeQuery("A", `vmbench_schedule_min_detectable_change{`+seriesOf+`}`, "{{platform}} ({{arm}})")).
 		Unit("percentunit").
 		Min(0)
 }

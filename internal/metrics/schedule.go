@@ -65,6 +65,8 @@ type scheduleSeries struct {
 	ratios []prometheus.Metric
 	// environment is what environmentChange keeps between records.
 	environment environmentState
+	// sensitivity are the series of RecordScheduleSensitivity.
+	sensitivity []prometheus.Metric
 }
 
 type scheduleCollector struct {
@@ -96,6 +98,9 @@ func (c *scheduleCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if s.environment.changed != nil {
 			ch <- s.environment.changed
+		}
+		for _, m := range s.sensitivity {
+			ch <- m
 		}
 	}
 }
@@ -231,8 +236,47 @@ var (
 			"in Unix seconds: the latest such change the manager saw since it started. Labels: namespace, schedule, suite.",
 		[]string{"namespace", "schedule", "suite"}, nil)
 
-	boardDescs = []*prometheus.Desc{scheduleMeanDesc, scheduleFindingTimeDesc, scheduleVersionTriggerDesc, scheduleEnvironmentChangeDesc}
+	scheduleMinDetectableDesc = prometheus.NewDesc("vmbench_schedule_min_detectable_change",
+		"The smallest step (0.02 for 2%) that the change detector would find, with 80% power at its p <= 0.001, once 3 more "+
+			"runs as noisy as those since the series' last change follow them; it never reports a step below 3% whatever this "+
+			"says. Absent before the series has 2 runs under the current parameters hash. Labels: namespace, schedule, "+
+			"benchmark, metric, platform, arm (vm|container|host for the platform's own series, ratio for its ratio to the baseline).",
+		[]string{"namespace", "schedule", "benchmark", "metric", "platform", "arm"}, nil)
+
+	boardDescs = []*prometheus.Desc{scheduleMeanDesc, scheduleFindingTimeDesc, scheduleVersionTriggerDesc, scheduleEnvironmentChangeDesc,
+		scheduleMinDetectableDesc}
 )
+
+// SeriesSensitivity is the change detector's sensitivity to one series of a schedule's history.
+type SeriesSensitivity struct {
+	Benchmark, Metric, Platform string
+	// Arm is vm, container or host for the platform's own series, ratio for its ratio to the baseline.
+	Arm string
+	// MinDetectableChange is a fraction: 0.02 for 2%.
+	MinDetectableChange float64
+}
+
+// RecordScheduleSensitivity replaces a schedule's minimum detectable change series with those of
+// its latest analysis, at most MaxRatioSeriesPerSchedule.
+func RecordScheduleSensitivity(namespace, name string, series []SeriesSensitivity) {
+	ns, sched := labelValue(namespace), labelValue(name)
+	b := &budget{left: MaxRatioSeriesPerSchedule, seen: map[string]bool{}}
+	var out []prometheus.Metric
+	for _, s := range series {
+		if math.IsNaN(s.MinDetectableChange) || math.IsInf(s.MinDetectableChange, 0) {
+			b.dropped++
+			continue
+		}
+		out = append(out, b.admit([]pending{{scheduleMinDetectableDesc, s.MinDetectableChange,
+			[]string{ns, sched, labelValue(s.Benchmark), labelValue(s.Metric), labelValue(s.Platform), labelValue(s.Arm)}}})...)
+	}
+	if b.dropped > 0 {
+		scheduleSeriesDropped.Add(float64(b.dropped))
+	}
+	schedules.mu.Lock()
+	defer schedules.mu.Unlock()
+	schedules.entry(namespace, name).sensitivity = out
+}
 
 // armSeries are the means of every platform of a record, and the noise of the platforms that have
 // no ratio (the baseline), whose noise ratioSeries leaves out, within room series.

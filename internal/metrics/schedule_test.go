@@ -340,3 +340,31 @@ func TestScheduleEnvironmentChange(t *testing.T) {
 		t.Errorf("environment changes after ForgetSchedule: %v", got)
 	}
 }
+
+func TestScheduleSensitivitySeries(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-mdc", "s") })
+	before := testutil.ToFloat64(scheduleSeriesDropped)
+	RecordScheduleSensitivity("ns-mdc", "s", []SeriesSensitivity{
+		{Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: "vm", MinDetectableChange: 0.04},
+		{Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: "ratio", MinDetectableChange: 0.05},
+		{Benchmark: "cpu", Metric: "eps", Platform: "container", Arm: "container", MinDetectableChange: math.NaN()},
+	})
+	want := `
+# HELP vmbench_schedule_min_detectable_change ` + help(t, "vmbench_schedule_min_detectable_change") + `
+# TYPE vmbench_schedule_min_detectable_change gauge
+vmbench_schedule_min_detectable_change{arm="ratio",benchmark="cpu",metric="eps",namespace="ns-mdc",platform="vm",schedule="s"} 0.05
+vmbench_schedule_min_detectable_change{arm="vm",benchmark="cpu",metric="eps",namespace="ns-mdc",platform="vm",schedule="s"} 0.04
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), "vmbench_schedule_min_detectable_change"); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(scheduleSeriesDropped) - before; got != 1 {
+		t.Errorf("vmbench_schedule_series_dropped_total grew by %v, want 1 (the NaN)", got)
+	}
+	// The next analysis replaces them.
+	RecordScheduleSensitivity("ns-mdc", "s", []SeriesSensitivity{{Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: "vm", MinDetectableChange: 0.03}})
+	if got := series(t, "vmbench_schedule_min_detectable_change", map[string]string{"namespace": "ns-mdc"}); len(got) != 1 ||
+		got[0].GetGauge().GetValue() != 0.03 {
+		t.Errorf("series after the next analysis: %v, want only vm's 0.03", got)
+	}
+}
