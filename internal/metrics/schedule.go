@@ -55,7 +55,7 @@ var (
 
 	scheduleSeriesDropped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "vmbench_schedule_series_dropped_total",
-		Help: "Ratio series of schedules' latest records that were not exported: past the cap of 200 a schedule, or whose labels collide once sanitised.",
+		Help: "Ratio, mean and minimum detectable change series of schedules that were not exported: past the cap of 200 a schedule, or whose labels collide once sanitised.",
 	})
 )
 
