@@ -340,7 +340,7 @@ func checkQuery(t *testing.T, where, expr, legend string, multi map[string]bool)
 						t.Errorf("%s: %q: multi-value $%s needs =~, not %s", where, expr, ref, m.Type)
 					}
 					// A single value may stand in a pattern ("$schedule-[0-9]+"), not alone in a regex.
-					if !multi[ref] && m.Type != labels.MatchEqual && !(m.Type == labels.MatchRegexp && m.Value != "$"+ref) {
+					if !multi[ref] && m.Type != labels.MatchEqual && (m.Type != labels.MatchRegexp || m.Value == "$"+ref) {
 						t.Errorf("%s: %q: single-value $%s needs =, not %s", where, expr, ref, m.Type)
 					}
 				}
