@@ -212,10 +212,11 @@ func ForgetSchedule(namespace, name string) {
 	delete(schedules.schedules, suiteKey(namespace, name))
 }
 
-// Series for the schedule trend board: each arm's level, and the times of the events the board
-// marks (change points, version changes). They take what the ratio series leave of
-// MaxRatioSeriesPerSchedule; findings are at most 32 in the status, version and environment
-// changes one series each.
+// Series for the schedule trend board: each arm's level, the detector's sensitivity per series,
+// and the times of the events the board marks (change points, version and environment changes).
+// The levels take what the ratio series leave of MaxRatioSeriesPerSchedule, the sensitivities have
+// a cap of their own; findings are at most 32 in the status, version and environment changes one
+// series each.
 
 var (
 	scheduleMeanDesc = prometheus.NewDesc("vmbench_schedule_mean",
