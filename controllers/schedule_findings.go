@@ -391,6 +391,7 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 		var suspects []seriesAnalysis
 		found, suspects, err = analyzeHistory(records, templatePlatforms(sched))
 		if err == nil {
+			recordSensitivity(sched, records)
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))
 			setChangeSuspected(sched, suspects)

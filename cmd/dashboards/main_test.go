@@ -20,7 +20,7 @@ func TestRunWritesEveryBoard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range dashboards.Boards() {
+	for _, b := range dashboards.All() {
 		got, err := os.ReadFile(filepath.Join(dir, b.File))
 		if err != nil {
 			t.Fatal(err)

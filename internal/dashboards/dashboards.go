@@ -33,6 +33,7 @@ const (
 	VarBenchmark  = "benchmark"
 	VarMetric     = "metric"
 	VarPlatform   = "platform"
+	VarSchedule   = "schedule"
 )
 
 // Tag is on every board; the boards link to each other through it.
@@ -56,7 +57,8 @@ type Board struct {
 	Build func() (dashboard.Dashboard, error)
 }
 
-// Boards returns every dashboard, in a fixed order.
+// Boards returns the dashboards of suites' series (namespace and suite variables), in a fixed
+// order.
 func Boards() []Board {
 	return []Board{
 		{File: "vmbench-overview.json", Build: Overview},
@@ -65,23 +67,63 @@ func Boards() []Board {
 	}
 }
 
+// ScheduleBoards returns the dashboards of schedules' series (namespace and schedule variables),
+// in a fixed order.
+func ScheduleBoards() []Board {
+	return []Board{
+		{File: "vmbench-schedule.json", Build: Schedule},
+	}
+}
+
+// All returns every dashboard, in a fixed order: what cmd/dashboards writes.
+func All() []Board {
+	return append(Boards(), ScheduleBoards()...)
+}
+
 // Render returns a dashboard as indented JSON with a trailing newline. Struct fields keep their
 // declared order and map keys are sorted, so the same dashboard always renders the same bytes.
+// Annotation queries get their format from annotationFormats; a board with annotations has them
+// last.
 func Render(d dashboard.Dashboard) ([]byte, error) {
+	var doc any = d
+	if len(d.Annotations.List) > 0 {
+		a := annotated{Dashboard: d}
+		for _, q := range d.Annotations.List {
+			f, ok := annotationFormats[q.Name]
+			if !ok {
+				return nil, fmt.Errorf("annotation %q has no format in annotationFormats", q.Name)
+			}
+			a.Annotations.List = append(a.Annotations.List, formattedAnnotation{AnnotationQuery: q, annotationFormat: f})
+		}
+		doc = a
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep PromQL's < > & readable
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
+// annotated is a dashboard whose annotation queries carry their format.
+type annotated struct {
+	dashboard.Dashboard
+	Annotations struct {
+		List []formattedAnnotation `json:"list"`
+	} `json:"annotations"`
+}
+
+type formattedAnnotation struct {
+	dashboard.AnnotationQuery
+	annotationFormat
+}
+
 // RenderAll builds and renders every board, by file name.
 func RenderAll() (map[string][]byte, error) {
 	out := map[string][]byte{}
-	for _, b := range Boards() {
+	for _, b := range All() {
 		d, err := b.Build()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.File, err)
@@ -105,7 +147,7 @@ func WriteAll(dir string) ([]string, error) {
 		return nil, err
 	}
 	var written []string
-	for _, b := range Boards() {
+	for _, b := range All() {
 		path := filepath.Join(dir, b.File)
 		if err := os.WriteFile(path, files[b.File], 0o644); err != nil {
 			return written, err
@@ -157,6 +199,28 @@ func Queries(d dashboard.Dashboard) []string {
 		}
 	}
 	return out
+}
+
+// Annotation is an annotation query of a dashboard.
+type Annotation struct {
+	Name, Expr string
+}
+
+// Annotations returns a dashboard's annotation queries, in their order on the board. Their
+// expressions hold Grafana variables as Queries' do.
+func Annotations(d dashboard.Dashboard) []Annotation {
+	var out []Annotation
+	for _, a := range d.Annotations.List {
+		out = append(out, Annotation{Name: a.Name, Expr: str(a.Expr)})
+	}
+	return out
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // Variable is a template variable: a label_values query, or the datasource picker (Query is the

@@ -3,6 +3,7 @@ package dashboards
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -47,6 +50,7 @@ var exported = func() map[string]map[string]bool {
 				Metrics: []vmbenchv1.RatioValue{{Metric: "events_per_second", Ratio: 0.1, OverheadPercent: 900}}}},
 		},
 	})
+	recordSchedule()
 	metrics.RunFinished(vmbenchv1.PlatformVM,
 		vmbenchv1.RunStatus{Phase: vmbenchv1.RunFailed, BootSeconds: []vmbenchv1.NodeTiming{{Node: "node01", Seconds: 42}}},
 		[]vmbenchv1.BenchmarkType{vmbenchv1.BenchmarkSysbenchCPU})
@@ -80,11 +84,38 @@ var exported = func() map[string]map[string]bool {
 	return out
 }()
 
+// recordSchedule gives a schedule every series internal/metrics exports of schedules: its status
+// with a finding and a version trigger, and two records of two platforms on different versions.
+func recordSchedule() {
+	at := metav1.NewTime(time.Unix(1700000000, 0))
+	metrics.RecordSchedule(&vmbenchv1.BenchmarkSchedule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "nightly"},
+		Status: vmbenchv1.BenchmarkScheduleStatus{
+			LastSuccessfulTime: &at, NextScheduleTime: &at, Records: 2,
+			Findings: []vmbenchv1.Finding{{ID: "f", Benchmark: "cpu", Metric: "events_per_second", Platform: "vm",
+				Arm: vmbenchv1.ArmVM, Direction: "down", Regression: true, Time: at, State: vmbenchv1.FindingUntriaged}},
+			LastTrigger: &vmbenchv1.VersionTrigger{Time: at, Suite: "nightly-28333333"},
+		},
+	})
+	metrics.RecordScheduleSensitivity("ns", "nightly", []metrics.SeriesSensitivity{
+		{Benchmark: "cpu", Metric: "events_per_second", Platform: "vm", Arm: "ratio", MinDetectableChange: 0.04}})
+	f := func(v float64) *float64 { return &v }
+	for i, runner := range []string{"runner:1", "runner:2"} {
+		metrics.RecordScheduleRecord("ns", "nightly", history.Record{Suite: fmt.Sprintf("nightly-%d", i), Baseline: "container",
+			Environments: []vmbenchv1.RunEnvironment{{ID: runner, Platform: vmbenchv1.PlatformContainer, RunnerImage: runner}},
+			Metrics: []history.MetricRecord{
+				{Benchmark: "cpu", Platform: "container", Metric: "events_per_second", N: 3, MeanLog: f(7), VarLog: f(0.01)},
+				{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 3, MeanLog: f(6.9), VarLog: f(0.02),
+					Ratio: f(0.9), RatioLow: f(0.85), RatioHigh: f(0.95)},
+			}})
+	}
+}
+
 // boards builds every board once for the tests.
 func boards(t *testing.T) map[string]dashboard.Dashboard {
 	t.Helper()
 	out := map[string]dashboard.Dashboard{}
-	for _, b := range Boards() {
+	for _, b := range All() {
 		d, err := b.Build()
 		if err != nil {
 			t.Fatalf("%s: %v", b.File, err)
@@ -94,18 +125,16 @@ func boards(t *testing.T) map[string]dashboard.Dashboard {
 	return out
 }
 
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
 func TestExportedMetrics(t *testing.T) {
 	// The sample recording must reach every collector, or the name checks below would be too strict.
 	for _, name := range []string{"vmbench_result_value", "vmbench_result_stddev", "vmbench_result_samples",
 		"vmbench_result_ratio", "vmbench_result_overhead_percent", "vmbench_suite_phase", "vmbench_runs_total",
-		"vmbench_benchmark_failures_total", "vmbench_node_ready_seconds_bucket", "vmbench_summary_ratio"} {
+		"vmbench_benchmark_failures_total", "vmbench_node_ready_seconds_bucket", "vmbench_summary_ratio",
+		"vmbench_schedule_records", "vmbench_schedule_findings_open", "vmbench_schedule_last_success_timestamp_seconds",
+		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_ratio", "vmbench_schedule_ratio_low",
+		"vmbench_schedule_ratio_high", "vmbench_schedule_noise", "vmbench_schedule_mean", "vmbench_schedule_finding_timestamp_seconds",
+		"vmbench_schedule_version_change_timestamp_seconds", "vmbench_schedule_environment_change_timestamp_seconds",
+		"vmbench_schedule_min_detectable_change"} {
 		if exported[name] == nil {
 			t.Errorf("internal/metrics exported no %s: %v", name, exported)
 		}
@@ -151,14 +180,20 @@ func TestVariables(t *testing.T) {
 		if ds := byName[VarDatasource]; ds.Type != "datasource" || ds.Query != "prometheus" {
 			t.Errorf("%s: datasource variable %+v, want a prometheus datasource picker", file, ds)
 		}
-		for _, name := range []string{VarNamespace, VarSuite} {
+		// A suite's boards pick a namespace and a suite among the results, a schedule's a namespace
+		// and a schedule among the schedules.
+		picks, from := []string{VarNamespace, VarSuite}, "vmbench_result_value"
+		if scheduleBoard(file) {
+			picks, from = []string{VarNamespace, VarSchedule}, "vmbench_schedule_records"
+		}
+		for _, name := range picks {
 			v, ok := byName[name]
 			if !ok {
 				t.Errorf("%s: no %s variable", file, name)
 				continue
 			}
-			if v.Type != "query" || !strings.HasPrefix(v.Query, "label_values(vmbench_result_value") {
-				t.Errorf("%s: variable %s is %s %q, want label_values on vmbench_result_value", file, name, v.Type, v.Query)
+			if v.Type != "query" || !strings.HasPrefix(v.Query, "label_values("+from) {
+				t.Errorf("%s: variable %s is %s %q, want label_values on %s", file, name, v.Type, v.Query, from)
 			}
 		}
 		for _, model := range d.Templating.List {
@@ -304,7 +339,8 @@ func checkQuery(t *testing.T, where, expr, legend string, multi map[string]bool)
 					if multi[ref] && m.Type != labels.MatchRegexp {
 						t.Errorf("%s: %q: multi-value $%s needs =~, not %s", where, expr, ref, m.Type)
 					}
-					if !multi[ref] && m.Type != labels.MatchEqual {
+					// A single value may stand in a pattern ("$schedule-[0-9]+"), not alone in a regex.
+					if !multi[ref] && m.Type != labels.MatchEqual && (m.Type != labels.MatchRegexp || m.Value == "$"+ref) {
 						t.Errorf("%s: %q: single-value $%s needs =, not %s", where, expr, ref, m.Type)
 					}
 				}
@@ -358,7 +394,21 @@ func TestQueries(t *testing.T) {
 				checkQuery(t, where, q.Expr, str(q.LegendFormat), multi)
 			}
 		}
+		for _, a := range Annotations(d) {
+			where := file + ": annotation " + a.Name
+			for _, ref := range VariableRefs(a.Expr) {
+				if _, macro := Macros[ref]; !macro && !defined[ref] {
+					t.Errorf("%s: %q uses $%s, which the board does not define", where, a.Expr, ref)
+				}
+			}
+			checkQuery(t, where, a.Expr, annotationFormats[a.Name].TitleFormat+annotationFormats[a.Name].TextFormat, multi)
+		}
 	}
+}
+
+// scheduleBoard says whether a file holds one of ScheduleBoards.
+func scheduleBoard(file string) bool {
+	return slices.ContainsFunc(ScheduleBoards(), func(b Board) bool { return b.File == file })
 }
 
 // resultSeries carry the emulated label: every panel showing them must show it too.
@@ -555,5 +605,94 @@ func TestInstantPanelsOutliveTheDetailRetention(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// The schedule board shows each series' ratio with its interval, both arms, the noise and the
+// minimum detectable change, the open findings, the last and next runs and the records, and marks
+// change points and version and environment changes as annotations that take their time from the
+// value.
+func TestSchedulePanels(t *testing.T) {
+	d, err := Schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var selected []string
+	for _, q := range Queries(d) {
+		selected = append(selected, checkQuery(t, "schedule", q, "", map[string]bool{VarPlatform: true})...)
+	}
+	for _, want := range []string{"vmbench_schedule_ratio", "vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high",
+		"vmbench_schedule_mean", "vmbench_schedule_noise", "vmbench_schedule_min_detectable_change", "vmbench_schedule_findings_open",
+		"vmbench_schedule_last_success_timestamp_seconds", "vmbench_schedule_next_run_timestamp_seconds",
+		"vmbench_schedule_records", "vmbench_schedule_finding_timestamp_seconds", "vmbench_result_value"} {
+		if !slices.Contains(selected, want) {
+			t.Errorf("the schedule board does not show %s", want)
+		}
+	}
+	// The ratio and its bounds share a panel, so that the interval reads as a band around it.
+	for _, p := range Panels(d) {
+		var exprs []string
+		for _, q := range Targets(p) {
+			exprs = append(exprs, q.Expr)
+		}
+		joined := strings.Join(exprs, "\n")
+		if strings.Contains(joined, "vmbench_schedule_ratio{") &&
+			(!strings.Contains(joined, "vmbench_schedule_ratio_low{") || !strings.Contains(joined, "vmbench_schedule_ratio_high{")) {
+			t.Errorf("panel %q shows the ratio without its interval: %v", str(p.Title), exprs)
+		}
+	}
+
+	want := map[string]string{
+		AnnotationChangePoints:       "vmbench_schedule_finding_timestamp_seconds",
+		AnnotationVersionTriggers:    "vmbench_schedule_version_change_timestamp_seconds",
+		AnnotationEnvironmentChanges: "vmbench_schedule_environment_change_timestamp_seconds",
+	}
+	annotations := Annotations(d)
+	if len(annotations) != len(want) {
+		t.Errorf("annotations %+v, want %d", annotations, len(want))
+	}
+	for _, a := range annotations {
+		names := checkQuery(t, "schedule annotation "+a.Name, a.Expr, "", map[string]bool{VarPlatform: true})
+		if !slices.Equal(names, []string{want[a.Name]}) {
+			t.Errorf("annotation %q selects %v, want %s", a.Name, names, want[a.Name])
+		}
+		// Grafana reads the value as the event's time, in milliseconds.
+		if f := annotationFormats[a.Name]; !f.UseValueForTime || !strings.HasSuffix(a.Expr, " * 1000") || f.Step == "" {
+			t.Errorf("annotation %q: %q with %+v, want the seconds times 1000 used as the time", a.Name, a.Expr, f)
+		}
+	}
+	data, err := Render(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rendered struct {
+		Annotations struct {
+			List []map[string]any `json:"list"`
+		} `json:"annotations"`
+	}
+	if err := json.Unmarshal(data, &rendered); err != nil {
+		t.Fatal(err)
+	}
+	if len(rendered.Annotations.List) != len(want) {
+		t.Fatalf("rendered annotations: %v", rendered.Annotations.List)
+	}
+	for _, a := range rendered.Annotations.List {
+		if a["useValueForTime"] != true || a["expr"] == "" || a["titleFormat"] == "" || a["enable"] != true {
+			t.Errorf("rendered annotation %v lacks its expression, title or useValueForTime", a)
+		}
+		if ds, _ := a["datasource"].(map[string]any); ds["uid"] != "${datasource}" {
+			t.Errorf("rendered annotation %v does not query ${datasource}", a)
+		}
+	}
+}
+
+func TestRenderRefusesAnAnnotationWithoutAFormat(t *testing.T) {
+	d, err := newBoard("x", "x", "x", "now-1h").
+		Annotation(prometheusAnnotation("no format", "red", "vmbench_schedule_records * 1000")).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(d); err == nil || !strings.Contains(err.Error(), "no format") {
+		t.Errorf("Render of an annotation without a format: %v, want an error naming it", err)
 	}
 }

@@ -1,8 +1,12 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,7 +55,7 @@ var (
 
 	scheduleSeriesDropped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "vmbench_schedule_series_dropped_total",
-		Help: "Ratio series of schedules' latest records that were not exported: past the cap of 200 a schedule, or whose labels collide once sanitised.",
+		Help: "Ratio, mean and minimum detectable change series of schedules that were not exported: past the cap of 200 a schedule, or whose labels collide once sanitised.",
 	})
 )
 
@@ -59,6 +63,10 @@ var (
 type scheduleSeries struct {
 	status []prometheus.Metric
 	ratios []prometheus.Metric
+	// environment is what environmentChange keeps between records.
+	environment environmentState
+	// sensitivity are the series of RecordScheduleSensitivity.
+	sensitivity []prometheus.Metric
 }
 
 type scheduleCollector struct {
@@ -73,6 +81,9 @@ func (c *scheduleCollector) Describe(ch chan<- *prometheus.Desc) {
 		scheduleRatioDesc, scheduleRatioLowDesc, scheduleRatioHighDesc, scheduleNoiseDesc} {
 		ch <- d
 	}
+	for _, d := range boardDescs {
+		ch <- d
+	}
 }
 
 func (c *scheduleCollector) Collect(ch chan<- prometheus.Metric) {
@@ -83,6 +94,12 @@ func (c *scheduleCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- m
 		}
 		for _, m := range s.ratios {
+			ch <- m
+		}
+		if s.environment.changed != nil {
+			ch <- s.environment.changed
+		}
+		for _, m := range s.sensitivity {
 			ch <- m
 		}
 	}
@@ -166,7 +183,7 @@ func ratioSeries(namespace, name string, rec history.Record) ([]prometheus.Metri
 
 // RecordSchedule replaces the series a schedule's status gives: call it after each reconcile.
 func RecordSchedule(sched *vmbenchv1.BenchmarkSchedule) {
-	series := statusSeries(sched)
+	series := append(statusSeries(sched), eventSeries(sched)...)
 	schedules.mu.Lock()
 	defer schedules.mu.Unlock()
 	schedules.entry(sched.Namespace, sched.Name).status = series
@@ -176,12 +193,16 @@ func RecordSchedule(sched *vmbenchv1.BenchmarkSchedule) {
 // appended to its history, the latest.
 func RecordScheduleRecord(namespace, name string, rec history.Record) {
 	series, dropped := ratioSeries(namespace, name, rec)
+	arms, armsDropped := armSeries(namespace, name, rec, MaxRatioSeriesPerSchedule-len(series))
+	series, dropped = append(series, arms...), dropped+armsDropped
 	if dropped > 0 {
 		scheduleSeriesDropped.Add(float64(dropped))
 	}
 	schedules.mu.Lock()
 	defer schedules.mu.Unlock()
-	schedules.entry(namespace, name).ratios = series
+	e := schedules.entry(namespace, name)
+	e.ratios = series
+	e.environment = environmentChange(e.environment, namespace, name, rec)
 }
 
 // ForgetSchedule deletes every series of a schedule.
@@ -189,4 +210,179 @@ func ForgetSchedule(namespace, name string) {
 	schedules.mu.Lock()
 	defer schedules.mu.Unlock()
 	delete(schedules.schedules, suiteKey(namespace, name))
+}
+
+// Series for the schedule trend board: each arm's level, the detector's sensitivity per series,
+// and the times of the events the board marks (change points, version and environment changes).
+// The levels take what the ratio series leave of MaxRatioSeriesPerSchedule, the sensitivities have
+// a cap of their own; findings are at most 32 in the status, version and environment changes one
+// series each.
+
+var (
+	scheduleMeanDesc = prometheus.NewDesc("vmbench_schedule_mean",
+		"A platform's geometric mean of its repetition means in the schedule's latest record, in the metric's unit: "+
+			"each arm's level, the baseline's too. Labels as vmbench_schedule_ratio.", scheduleRatioLabels, nil)
+	scheduleFindingTimeDesc = prometheus.NewDesc("vmbench_schedule_finding_timestamp_seconds",
+		"When the first suite after a change point of status.findings was scheduled, in Unix seconds; one series per "+
+			"finding, whatever its triage state. Labels: namespace, schedule, id, benchmark, metric, platform, "+
+			"arm (vm|container|host|ratio), direction (up|down), regression (true|false).",
+		[]string{"namespace", "schedule", "id", "benchmark", "metric", "platform", "arm", "direction", "regression"}, nil)
+	scheduleVersionTriggerDesc = prometheus.NewDesc("vmbench_schedule_version_change_timestamp_seconds",
+		"When spec.triggers.onVersionChange last found a watched version changed (status.lastTrigger), in Unix seconds; "+
+			"absent before the first. Labels: namespace, schedule, suite (the suite started for it).",
+		[]string{"namespace", "schedule", "suite"}, nil)
+	scheduleEnvironmentChangeDesc = prometheus.NewDesc("vmbench_schedule_environment_change_timestamp_seconds",
+		"When the first suite whose record's environment (KubeVirt version, virt-launcher and runner images, the nodes' "+
+			"kernel, OS image, container runtime, kubelet and CPU model) differs from the record before it was scheduled, "+
+			"in Unix seconds: the latest such change the manager saw since it started. Labels: namespace, schedule, suite.",
+		[]string{"namespace", "schedule", "suite"}, nil)
+
+	scheduleMinDetectableDesc = prometheus.NewDesc("vmbench_schedule_min_detectable_change",
+		"The smallest step (0.02 for 2%) that the change detector would find, with 80% power at its p <= 0.001, once 3 more "+
+			"runs as noisy as those since the series' last change follow them; it never reports a step below 3% whatever this "+
+			"says. Absent before the series has 2 runs under the current parameters hash. Labels: namespace, schedule, "+
+			"benchmark, metric, platform, arm (vm|container|host for the platform's own series, ratio for its ratio to the baseline).",
+		[]string{"namespace", "schedule", "benchmark", "metric", "platform", "arm"}, nil)
+
+	boardDescs = []*prometheus.Desc{scheduleMeanDesc, scheduleFindingTimeDesc, scheduleVersionTriggerDesc, scheduleEnvironmentChangeDesc,
+		scheduleMinDetectableDesc}
+)
+
+// SeriesSensitivity is the change detector's sensitivity to one series of a schedule's history.
+type SeriesSensitivity struct {
+	Benchmark, Metric, Platform string
+	// Arm is vm, container or host for the platform's own series, ratio for its ratio to the baseline.
+	Arm string
+	// MinDetectableChange is a fraction: 0.02 for 2%.
+	MinDetectableChange float64
+}
+
+// RecordScheduleSensitivity replaces a schedule's minimum detectable change series with those of
+// its latest analysis, at most MaxRatioSeriesPerSchedule.
+func RecordScheduleSensitivity(namespace, name string, series []SeriesSensitivity) {
+	ns, sched := labelValue(namespace), labelValue(name)
+	b := &budget{left: MaxRatioSeriesPerSchedule, seen: map[string]bool{}}
+	var out []prometheus.Metric
+	for _, s := range series {
+		if math.IsNaN(s.MinDetectableChange) || math.IsInf(s.MinDetectableChange, 0) {
+			b.dropped++
+			continue
+		}
+		out = append(out, b.admit([]pending{{scheduleMinDetectableDesc, s.MinDetectableChange,
+			[]string{ns, sched, labelValue(s.Benchmark), labelValue(s.Metric), labelValue(s.Platform), labelValue(s.Arm)}}})...)
+	}
+	if b.dropped > 0 {
+		scheduleSeriesDropped.Add(float64(b.dropped))
+	}
+	schedules.mu.Lock()
+	defer schedules.mu.Unlock()
+	schedules.entry(namespace, name).sensitivity = out
+}
+
+// armSeries are the means of every platform of a record, and the noise of the platforms that have
+// no ratio (the baseline), whose noise ratioSeries leaves out, within room series.
+func armSeries(namespace, name string, rec history.Record, room int) ([]prometheus.Metric, int) {
+	ns, sched := labelValue(namespace), labelValue(name)
+	b := &budget{left: max(room, 0), seen: map[string]bool{}}
+	var out []prometheus.Metric
+	for _, m := range rec.Metrics {
+		if m.MeanLog == nil || math.IsNaN(*m.MeanLog) || math.IsInf(*m.MeanLog, 0) {
+			continue
+		}
+		l := []string{ns, sched, labelValue(m.Benchmark), labelValue(m.Metric), labelValue(m.Platform)}
+		group := []pending{{scheduleMeanDesc, math.Exp(*m.MeanLog), l}}
+		if m.Ratio == nil && m.VarLog != nil && m.N >= 2 && *m.VarLog >= 0 {
+			group = append(group, pending{scheduleNoiseDesc, math.Sqrt(*m.VarLog), l})
+		}
+		out = append(out, b.admit(group)...)
+	}
+	return out, b.dropped
+}
+
+// eventSeries are the times of the schedule's findings and of its last version trigger.
+func eventSeries(sched *vmbenchv1.BenchmarkSchedule) []prometheus.Metric {
+	ns, name := labelValue(sched.Namespace), labelValue(sched.Name)
+	var out []prometheus.Metric
+	seen := map[string]bool{}
+	for _, f := range sched.Status.Findings {
+		if seen[f.ID] || f.Time.IsZero() {
+			continue
+		}
+		seen[f.ID] = true
+		out = append(out, prometheus.MustNewConstMetric(scheduleFindingTimeDesc, prometheus.GaugeValue, unixSeconds(f.Time.UnixNano()),
+			ns, name, labelValue(f.ID), labelValue(f.Benchmark), labelValue(f.Metric), labelValue(f.Platform),
+			labelValue(string(f.Arm)), labelValue(f.Direction), strconv.FormatBool(f.Regression)))
+	}
+	if t := sched.Status.LastTrigger; t != nil && !t.Time.IsZero() {
+		out = append(out, prometheus.MustNewConstMetric(scheduleVersionTriggerDesc, prometheus.GaugeValue, unixSeconds(t.Time.UnixNano()),
+			ns, name, labelValue(t.Suite)))
+	}
+	return out
+}
+
+// environmentState is the environment of the latest record with one, and the series of the latest
+// change.
+type environmentState struct {
+	fingerprint string
+	changed     prometheus.Metric
+}
+
+// environmentChange compares a record's environment with the previous record's; when it differs,
+// the change series names the record's suite and the time it was scheduled. A record without an
+// environment changes nothing; the first record after a restart of the manager has nothing to be
+// compared with.
+func environmentChange(prev environmentState, namespace, name string, rec history.Record) environmentState {
+	fp := EnvironmentFingerprint(rec.Environments)
+	if fp == "" {
+		return prev
+	}
+	next := environmentState{fingerprint: fp, changed: prev.changed}
+	if prev.fingerprint != "" && prev.fingerprint != fp {
+		next.changed = prometheus.MustNewConstMetric(scheduleEnvironmentChangeDesc, prometheus.GaugeValue,
+			unixSeconds(rec.Scheduled.UnixNano()), labelValue(namespace), labelValue(name), labelValue(rec.Suite))
+	}
+	return next
+}
+
+// EnvironmentFingerprint is what of a record's environments counts as a version change: per field
+// the sorted distinct values over its runs and nodes; node names and the order of the runs do not
+// count. It is empty when the record has no environment.
+func EnvironmentFingerprint(envs []vmbenchv1.RunEnvironment) string {
+	if len(envs) == 0 {
+		return ""
+	}
+	fields := map[string]map[string]bool{}
+	add := func(field, v string) {
+		if fields[field] == nil {
+			fields[field] = map[string]bool{}
+		}
+		fields[field][v] = true
+	}
+	for _, e := range envs {
+		add("kubeVirtVersion", e.KubeVirtVersion)
+		add("launcherImage", e.LauncherImage)
+		add("runnerImage", e.RunnerImage)
+		for _, n := range e.Nodes {
+			add("kernelVersion", n.KernelVersion)
+			add("osImage", n.OSImage)
+			add("containerRuntimeVersion", n.ContainerRuntimeVersion)
+			add("kubeletVersion", n.KubeletVersion)
+			add("cpuModel", n.CPUModel)
+		}
+	}
+	names := make([]string, 0, len(fields))
+	for f := range fields {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, f := range names {
+		values := make([]string, 0, len(fields[f]))
+		for v := range fields[f] {
+			values = append(values, v)
+		}
+		sort.Strings(values)
+		fmt.Fprintf(&b, "%s=%q\n", f, values)
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -194,4 +195,176 @@ func sumOf(t *testing.T, name, ns string) float64 {
 		sum += m.GetGauge().GetValue()
 	}
 	return sum
+}
+
+func TestScheduleArmSeries(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-arm", "daily") })
+	RecordScheduleRecord("ns-arm", "daily", history.Record{Baseline: "container", Metrics: []history.MetricRecord{
+		{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 3, MeanLog: ptr(math.Log(800)), VarLog: ptr(0.0004),
+			Ratio: ptr(0.8), RatioLow: ptr(0.75), RatioHigh: ptr(0.85)},
+		// The baseline: its mean, and its noise, which the ratio series leave out.
+		{Benchmark: "cpu", Platform: "container", Metric: "events_per_second", N: 3, MeanLog: ptr(math.Log(1000)), VarLog: ptr(0.0009)},
+		// One repetition: a mean, no noise.
+		{Benchmark: "mem", Platform: "container", Metric: "bandwidth", N: 1, MeanLog: ptr(math.Log(5))},
+		// No logarithm (a value at or below 0): no mean.
+		{Benchmark: "mem", Platform: "vm", Metric: "bandwidth", N: 1},
+	}})
+	// Rounding: exp(log(x)) is x only to a few ulps; compare at the precision the text format shows.
+	got := map[string]float64{}
+	for _, m := range series(t, "vmbench_schedule_mean", map[string]string{"namespace": "ns-arm"}) {
+		l := labelMap(m)
+		got[l["benchmark"]+"/"+l["platform"]] = m.GetGauge().GetValue()
+	}
+	for k, v := range map[string]float64{"cpu/container": 1000, "cpu/vm": 800, "mem/container": 5} {
+		if math.Abs(got[k]-v) > 1e-9*v {
+			t.Errorf("vmbench_schedule_mean of %s: %v, want %v", k, got[k], v)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("vmbench_schedule_mean series: %v, want 3", got)
+	}
+	noise := map[string]float64{}
+	for _, m := range series(t, "vmbench_schedule_noise", map[string]string{"namespace": "ns-arm"}) {
+		l := labelMap(m)
+		noise[l["benchmark"]+"/"+l["platform"]] = m.GetGauge().GetValue()
+	}
+	if len(noise) != 2 || math.Abs(noise["cpu/container"]-0.03) > 1e-12 || math.Abs(noise["cpu/vm"]-0.02) > 1e-12 {
+		t.Errorf("vmbench_schedule_noise: %v, want cpu/container 0.03 and cpu/vm 0.02 (once each)", noise)
+	}
+}
+
+func TestScheduleArmSeriesTakeWhatTheRatiosLeave(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-armcap", "big") })
+	var rec history.Record
+	// 49 metrics with ratio, interval and noise: 196 series, 4 left for 49 means.
+	for i := range 49 {
+		rec.Metrics = append(rec.Metrics, history.MetricRecord{Benchmark: "b", Platform: "vm", Metric: fmt.Sprintf("m%03d", i),
+			N: 3, MeanLog: ptr(1), VarLog: ptr(0.01), Ratio: ptr(1.0), RatioLow: ptr(0.9), RatioHigh: ptr(1.1)})
+	}
+	before := testutil.ToFloat64(scheduleSeriesDropped)
+	RecordScheduleRecord("ns-armcap", "big", rec)
+	if n := len(series(t, "vmbench_schedule_ratio", map[string]string{"namespace": "ns-armcap"})); n != 49 {
+		t.Errorf("ratios kept: %d, want all 49", n)
+	}
+	if n := len(series(t, "vmbench_schedule_mean", map[string]string{"namespace": "ns-armcap"})); n != 4 {
+		t.Errorf("means kept: %d, want the 4 the ratios leave of %d", n, MaxRatioSeriesPerSchedule)
+	}
+	if got := testutil.ToFloat64(scheduleSeriesDropped) - before; got != 45 {
+		t.Errorf("vmbench_schedule_series_dropped_total grew by %v, want 45 means", got)
+	}
+}
+
+func TestScheduleEventSeries(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-event", "nightly") })
+	at := func(sec int64) metav1.Time { return metav1.Time{Time: time.Unix(sec, 0)} }
+	sched := &vmbenchv1.BenchmarkSchedule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns-event", Name: "nightly"},
+		Status: vmbenchv1.BenchmarkScheduleStatus{
+			Findings: []vmbenchv1.Finding{
+				{ID: "f1", Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: vmbenchv1.ArmVM, Direction: "down", Regression: true,
+					Time: at(1700000000), State: vmbenchv1.FindingUntriaged},
+				// Triaged findings are change points too.
+				{ID: "f2", Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: vmbenchv1.ArmRatio, Direction: "up", Regression: false,
+					Time: at(1700100000), State: vmbenchv1.FindingExpected},
+			},
+			LastTrigger: &vmbenchv1.VersionTrigger{Time: at(1699990000), Suite: "nightly-28333166"},
+		},
+	}
+	RecordSchedule(sched)
+	want := `
+# HELP vmbench_schedule_finding_timestamp_seconds ` + help(t, "vmbench_schedule_finding_timestamp_seconds") + `
+# TYPE vmbench_schedule_finding_timestamp_seconds gauge
+vmbench_schedule_finding_timestamp_seconds{arm="ratio",benchmark="cpu",direction="up",id="f2",metric="eps",namespace="ns-event",platform="vm",regression="false",schedule="nightly"} 1.7001e+09
+vmbench_schedule_finding_timestamp_seconds{arm="vm",benchmark="cpu",direction="down",id="f1",metric="eps",namespace="ns-event",platform="vm",regression="true",schedule="nightly"} 1.7e+09
+# HELP vmbench_schedule_version_change_timestamp_seconds ` + help(t, "vmbench_schedule_version_change_timestamp_seconds") + `
+# TYPE vmbench_schedule_version_change_timestamp_seconds gauge
+vmbench_schedule_version_change_timestamp_seconds{namespace="ns-event",schedule="nightly",suite="nightly-28333166"} 1.69999e+09
+`
+	names := []string{"vmbench_schedule_finding_timestamp_seconds", "vmbench_schedule_version_change_timestamp_seconds"}
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+
+	// Findings past the status's bound and a trigger gone leave no series behind.
+	sched.Status.Findings = sched.Status.Findings[1:]
+	sched.Status.LastTrigger = nil
+	RecordSchedule(sched)
+	if got := series(t, "vmbench_schedule_finding_timestamp_seconds", map[string]string{"namespace": "ns-event"}); len(got) != 1 ||
+		labelMap(got[0])["id"] != "f2" {
+		t.Errorf("finding series after f1 left the status: %v, want only f2", got)
+	}
+	if n := len(series(t, "vmbench_schedule_version_change_timestamp_seconds", map[string]string{"namespace": "ns-event"})); n != 0 {
+		t.Errorf("version change series without a last trigger: %d, want none", n)
+	}
+}
+
+func TestScheduleEnvironmentChange(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-env", "s") })
+	env := func(node, runner, kernel string) []vmbenchv1.RunEnvironment {
+		return []vmbenchv1.RunEnvironment{{ID: node + runner + kernel, Platform: vmbenchv1.PlatformContainer, RunnerImage: runner,
+			Nodes: []vmbenchv1.NodeEnvironment{{Name: node, KernelVersion: kernel, ContainerRuntimeVersion: "containerd://2.1.4"}}}}
+	}
+	record := func(suite string, minute int64, envs []vmbenchv1.RunEnvironment) {
+		RecordScheduleRecord("ns-env", "s", history.Record{Suite: suite, Scheduled: time.Unix(minute*60, 0), Environments: envs})
+	}
+	changes := func() map[string]float64 {
+		out := map[string]float64{}
+		for _, m := range series(t, "vmbench_schedule_environment_change_timestamp_seconds", map[string]string{"namespace": "ns-env"}) {
+			out[labelMap(m)["suite"]] = m.GetGauge().GetValue()
+		}
+		return out
+	}
+	record("s-1", 1, env("n1", "runner:a", "6.1"))
+	// Another node with the same versions is no change.
+	record("s-2", 2, env("n2", "runner:a", "6.1"))
+	if got := changes(); len(got) != 0 {
+		t.Fatalf("environment changes after two records on the same versions: %v, want none", got)
+	}
+	record("s-3", 3, env("n2", "runner:b", "6.1"))
+	if got := changes(); len(got) != 1 || got["s-3"] != 180 {
+		t.Fatalf("environment changes after the runner image changed at s-3: %v, want s-3 at 180", got)
+	}
+	// A record without an environment (a suite that failed early) neither changes nor clears it,
+	// and the next one is compared with the last record that had one.
+	record("s-4", 4, nil)
+	record("s-5", 5, env("n1", "runner:b", "6.1"))
+	if got := changes(); len(got) != 1 || got["s-3"] != 180 {
+		t.Fatalf("environment changes after records with no change: %v, want still s-3 at 180", got)
+	}
+	record("s-6", 6, env("n1", "runner:b", "6.8"))
+	if got := changes(); len(got) != 1 || got["s-6"] != 360 {
+		t.Fatalf("environment changes after the kernel changed at s-6: %v, want s-6 at 360", got)
+	}
+	ForgetSchedule("ns-env", "s")
+	if got := changes(); len(got) != 0 {
+		t.Errorf("environment changes after ForgetSchedule: %v", got)
+	}
+}
+
+func TestScheduleSensitivitySeries(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-mdc", "s") })
+	before := testutil.ToFloat64(scheduleSeriesDropped)
+	RecordScheduleSensitivity("ns-mdc", "s", []SeriesSensitivity{
+		{Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: "vm", MinDetectableChange: 0.04},
+		{Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: "ratio", MinDetectableChange: 0.05},
+		{Benchmark: "cpu", Metric: "eps", Platform: "container", Arm: "container", MinDetectableChange: math.NaN()},
+	})
+	want := `
+# HELP vmbench_schedule_min_detectable_change ` + help(t, "vmbench_schedule_min_detectable_change") + `
+# TYPE vmbench_schedule_min_detectable_change gauge
+vmbench_schedule_min_detectable_change{arm="ratio",benchmark="cpu",metric="eps",namespace="ns-mdc",platform="vm",schedule="s"} 0.05
+vmbench_schedule_min_detectable_change{arm="vm",benchmark="cpu",metric="eps",namespace="ns-mdc",platform="vm",schedule="s"} 0.04
+`
+	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), "vmbench_schedule_min_detectable_change"); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(scheduleSeriesDropped) - before; got != 1 {
+		t.Errorf("vmbench_schedule_series_dropped_total grew by %v, want 1 (the NaN)", got)
+	}
+	// The next analysis replaces them.
+	RecordScheduleSensitivity("ns-mdc", "s", []SeriesSensitivity{{Benchmark: "cpu", Metric: "eps", Platform: "vm", Arm: "vm", MinDetectableChange: 0.03}})
+	if got := series(t, "vmbench_schedule_min_detectable_change", map[string]string{"namespace": "ns-mdc"}); len(got) != 1 ||
+		got[0].GetGauge().GetValue() != 0.03 {
+		t.Errorf("series after the next analysis: %v, want only vm's 0.03", got)
+	}
 }

@@ -26,7 +26,11 @@ import (
 func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 	e := newEnv(t)
 	suite := containerOnly(e.sample("suite-quick.yaml", "unused"))
-	suite.Spec.Repetitions = 1
+	// A second container platform and 2 repetitions give the records a ratio with its interval and
+	// noise, which the schedule board shows (checkScheduleBoards).
+	suite.Spec.Platforms = append(suite.Spec.Platforms, vmbenchv1.Platform{Name: "container2", Type: vmbenchv1.PlatformContainer})
+	suite.Spec.Repetitions = 2
+	suite.Spec.Cluster.Nodes = 1
 	suite.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU,
 		SysbenchCPU: &vmbenchv1.SysbenchCPUParams{Duration: vmbenchv1.DurationOf(3 * time.Second)}}}
 	schedule := &vmbenchv1.BenchmarkSchedule{
@@ -74,4 +78,6 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 	e.g.Expect(code).To(Equal(cli.ExitOK), "vmbench history: %s", stderr.String())
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^schedule \S*track: %d records`, len(records)))
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^cpu\s+events_per_second\s+container\s+%d\s`, len(records)))
+
+	e.checkScheduleBoards("track")
 }
