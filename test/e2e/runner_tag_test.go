@@ -85,6 +85,7 @@ func (e *env) changeRunnerTag() runnerTagChange {
 // as `docker tag` and `docker push` would, with the registry's HTTP API: the manifest is read as
 // stored and put back unchanged, so both tags name one digest.
 func retag(repository, from, to string) error {
+	registry := &http.Client{Timeout: 30 * time.Second}
 	base := "http://" + localRegistry + "/v2/" + repository + "/manifests/"
 	req, err := http.NewRequest(http.MethodGet, base+from, nil)
 	if err != nil {
@@ -93,7 +94,7 @@ func retag(repository, from, to string) error {
 	req.Header.Set("Accept", strings.Join([]string{"application/vnd.docker.distribution.manifest.v2+json",
 		"application/vnd.oci.image.manifest.v1+json", "application/vnd.docker.distribution.manifest.list.v2+json",
 		"application/vnd.oci.image.index.v1+json"}, ", "))
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := registry.Do(req)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func retag(repository, from, to string) error {
 		return err
 	}
 	put.Header.Set("Content-Type", mediaType)
-	resp, err = http.DefaultClient.Do(put)
+	resp, err = registry.Do(put)
 	if err != nil {
 		return err
 	}
