@@ -129,9 +129,9 @@ demo: ## Cluster up, install, run the sample suite, print the comparison.
 	hack/demo.sh
 
 .PHONY: test-e2e
-test-e2e: ## dockerd and the kind cluster up, MPI Operator, KubeVirt and vmbench installed, then the kind end-to-end suite (test/e2e).
+test-e2e: ## dockerd and the kind cluster up, MPI Operator, KubeVirt and vmbench installed (archiving to an in-cluster SeaweedFS), then the kind end-to-end suite (test/e2e).
 	hack/kind/cluster-up.sh
-	hack/install.sh
+	VMBENCH_E2E_ARCHIVE=1 hack/install.sh
 	KUBECONFIG=$(BIN)/kind/vmbench.kubeconfig go test -tags e2e ./test/e2e/ -count=1 -timeout 100m -v
 
 .PHONY: test-chaos

@@ -9,9 +9,11 @@
 # (hack/kind/kubevirt.sh, which probes KVM and the VM network), vmbench with its Helm chart
 # (charts/vmbench, release vmbench), and a Prometheus that scrapes it (hack/kind/prometheus.sh).
 # KubeVirt comes before vmbench: the manager looks for the VMI API when it starts.
-# VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt". Metrics are served over
-# plain HTTP (metrics.secure=false): the Prometheus of hack/kind/prometheus.sh scrapes them without a
-# token, and the e2e reads them through the API server's service proxy, which sends none.
+# VMBENCH_HELM_ARGS adds arguments to helm, e.g. "--set vmNetwork=passt". With VMBENCH_E2E_ARCHIVE=1
+# (make test-e2e), the S3-compatible server of hack/kind/archive.sh runs in the cluster too, and the
+# chart's archive.s3 points at it. Metrics are served over plain HTTP (metrics.secure=false): the
+# Prometheus of hack/kind/prometheus.sh scrapes them without a token, and the e2e reads them through
+# the API server's service proxy, which sends none.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"
@@ -65,24 +67,28 @@ kustomize_leftovers() {
 }
 
 vmbench() {
-  local helm args=()
+  local helm args=() archive=()
   helm=$("${ROOT}/hack/helm.sh")
   kustomize_leftovers
   # helm installs crds/ only when they are missing and never upgrades them: apply them, so that an
   # API change reaches the cluster.
   "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-install -f "${ROOT}/charts/vmbench/crds" >/dev/null
   read -r -a args <<<"${VMBENCH_HELM_ARGS:-}"
+  read -r -a archive <<<"${archive_args}"
   # A rebuilt image has a new tag, so IfNotPresent never runs a stale one and an unchanged install
   # restarts nothing.
   "${helm}" upgrade --install vmbench "${ROOT}/charts/vmbench" --namespace vmbench-system --create-namespace \
     --set global.registry="${LOCAL_REGISTRY}" --set global.tag="${tag}" \
     --set image.pullPolicy=IfNotPresent --set imagePullPolicy=IfNotPresent \
     --set metrics.secure=false \
-    "${args[@]}" >/dev/null
+    "${archive[@]}" "${args[@]}" >/dev/null
   "${kubectl}" -n vmbench-system rollout status deployment/vmbench-manager --timeout=300s
 }
 
 step "MPI Operator v${mpi_version}" mpi_operator
 "${here}/kind/kubevirt.sh"
+# archive_args: helm's arguments for the archive, which hack/kind/archive.sh prints.
+archive_args=""
+[ -z "${VMBENCH_E2E_ARCHIVE:-}" ] || archive_args=$("${here}/kind/archive.sh")
 step "vmbench (images ${LOCAL_REGISTRY}/vmbench-{manager,runner,vm-disk}:${tag})" vmbench
 "${here}/kind/prometheus.sh"

@@ -407,9 +407,14 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 	}
 	e.g.Expect(got).To(Equal(series))
 
-	// Deleting the suite leaves nothing behind.
+	// The archive holds the suite and its result tables as the cluster has them (archive_test.go).
+	archived, tables := e.expectArchived("quick")
+	e.g.Expect(tables).To(BeNumerically(">", 0), "iperf3 leaves its intervals in result tables")
+
+	// Deleting the suite leaves nothing behind in the cluster; the archive keeps it.
 	e.g.Expect(k8s.Delete(e.ctx, s)).To(Succeed())
 	e.expectNoChildren()
+	e.expectStillArchived(archived, string(s.UID))
 }
 
 // TestBenchmarkThatCannotConnectFailsTheSuiteWithItsCause runs in a namespace that enforces Pod

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"regexp"
 	"testing"
 	"time"
 
@@ -39,6 +40,13 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 			SuccessfulHistoryLimit: ptr.To[int32](2), SuiteTemplate: vmbenchv1.SuiteTemplate{Spec: suite.Spec}},
 	}
 	e.g.Expect(k8s.Create(e.ctx, schedule)).To(Succeed())
+	// After the first record, the manager's runner image moves to a second tag of the same image,
+	// as an upgrade that retags an image does (runner_tag_test.go).
+	e.g.Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(e.ctx, client.ObjectKeyFromObject(schedule), schedule)).To(Succeed())
+		g.Expect(schedule.Status.Records).To(BeNumerically(">=", 1))
+	}, 5*time.Minute, 5*time.Second).Should(Succeed(), "the schedule's first suite finished and was recorded")
+	change := e.changeRunnerTag()
 
 	e.g.Eventually(func(g Gomega) {
 		g.Expect(k8s.Get(e.ctx, client.ObjectKeyFromObject(schedule), schedule)).To(Succeed())
@@ -46,6 +54,13 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 			schedule.Status.Records, schedule.Status.LastScheduleTime, schedule.Status.Active)
 		g.Expect(schedule.Status.Records).To(BeNumerically(">=", 3))
 	}, 10*time.Minute, 10*time.Second).Should(Succeed(), "three suites of the schedule finished and were recorded")
+	e.g.Eventually(func(g Gomega) {
+		cms := &corev1.ConfigMapList{}
+		g.Expect(k8s.List(e.ctx, cms, client.InNamespace(e.ns), client.MatchingLabels{vmbenchv1.LabelHistoryOf: "track"})).To(Succeed())
+		records, err := history.FromConfigMaps("track", schedule.UID, cms.Items)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(records).To(ContainElement(HaveField("Scheduled", BeTemporally(">", change.done))))
+	}, 5*time.Minute, 10*time.Second).Should(Succeed(), "a suite scheduled after the runner image's new tag finished and was recorded")
 	// No more starts: what follows reads a history that no longer grows.
 	e.g.Expect(k8s.Get(e.ctx, client.ObjectKeyFromObject(schedule), schedule)).To(Succeed())
 	schedule.Spec.Suspend = ptr.To(true)
@@ -64,6 +79,7 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 		e.g.Expect(r.Environments[0].Nodes).NotTo(BeEmpty(), "suite %s", r.Suite)
 		e.g.Expect(r.Metrics).NotTo(BeEmpty(), "suite %s", r.Suite)
 	}
+	e.expectRunnerTagChange(records, change)
 
 	// Finished suites beyond the history limit go; their records stay.
 	e.g.Eventually(func(g Gomega) {
@@ -78,6 +94,8 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 	e.g.Expect(code).To(Equal(cli.ExitOK), "vmbench history: %s", stderr.String())
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^schedule \S*track: %d records`, len(records)))
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^cpu\s+events_per_second\s+container\s+%d\s`, len(records)))
+	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^  \S+: Container %s %s → %s$`, regexp.QuoteMeta(historyRunnerImageRef),
+		regexp.QuoteMeta(change.from), regexp.QuoteMeta(change.to)), "the runner image's new tag among the environment changes")
 
 	e.checkScheduleBoards("track")
 }
