@@ -35,6 +35,8 @@ const (
 	cacheWritethrough         = "writethrough"
 	cacheWriteback            = "writeback"
 	variantMasqueradeNoMQueue = "masquerade without multiqueue"
+	cpuHostPassthrough        = "host-passthrough"
+	cpuHostModel              = "host-model"
 )
 
 // Source is a publication a band rests on.

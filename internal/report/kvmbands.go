@@ -50,7 +50,7 @@ func kvmBandsOf(suite *vmbenchv1.BenchmarkSuite, rows []Row) []KVMBandRow {
 		if !ok {
 			b = vmbenchv1.Benchmark{Name: row.Benchmark, Type: vmbenchv1.BenchmarkType(row.Benchmark)}
 		}
-		p, ok := bands.Place(bands.FamilyOf(b, row.Metric), *row.SpeedRatio, row.SpeedRatioLow, row.SpeedRatioHigh,
+		p, ok := bands.PlaceMetric(bands.MetricOf(b, row.Metric), *row.SpeedRatio, row.SpeedRatioLow, row.SpeedRatioHigh,
 			bandSettings(suite, row.Platform, row.Emulated))
 		if !ok {
 			continue
@@ -71,6 +71,7 @@ func bandSettings(suite *vmbenchv1.BenchmarkSuite, platform string, emulated boo
 			s.NetworkBinding, s.DiskBus, s.DiskCache = v.NetworkBinding, v.DiskBus, v.DiskCache
 			s.DedicatedCPUs, s.IsolateEmulatorThread, s.Hugepages = v.DedicatedCPUs, v.IsolateEmulatorThread, v.Hugepages
 			s.IOThreads, s.DedicatedIOThread = v.IOThreads, v.DedicatedIOThread
+			s.CPUModel, s.NetworkMultiqueue = v.CPUModel, v.NetworkMultiqueue
 			return s
 		}
 	}
@@ -83,6 +84,7 @@ func bandSettings(suite *vmbenchv1.BenchmarkSuite, platform string, emulated boo
 			s.NetworkBinding, s.DiskBus, s.DiskCache = string(vm.NetworkBinding), string(vm.DiskBus), string(vm.DiskCache)
 			s.IsolateEmulatorThread, s.Hugepages = vm.IsolateEmulatorThread, string(vm.Hugepages)
 			s.IOThreads, s.DedicatedIOThread = string(vm.IOThreads), vm.DedicatedIOThread
+			s.CPUModel, s.NetworkMultiqueue = vm.CPUModel, vm.NetworkMultiqueue
 		}
 	}
 	return s
@@ -143,7 +145,8 @@ func (r *Report) writeKVMBands(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	// The causes depend on the family and the platform's settings only: one list per pair.
+	// The causes depend on the family, the platform's settings and whether the metric writes only:
+	// one list per platform, family and list of causes.
 	type group struct {
 		platform string
 		family   bands.Family
@@ -157,7 +160,7 @@ func (r *Report) writeKVMBands(w io.Writer) error {
 		if b.Position == bands.Emulated || len(b.Causes) == 0 {
 			continue
 		}
-		key := b.Platform + "/" + string(b.Family) + "/" + string(b.Position)
+		key := b.Platform + "/" + string(b.Family) + "/" + string(b.Position) + "/" + kvmBandFields{Causes: b.Causes}.causeSettings()
 		g, ok := index[key]
 		if !ok {
 			g = &group{platform: b.Platform, family: b.Family, position: b.Position, causes: b.Causes}
