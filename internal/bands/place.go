@@ -50,6 +50,25 @@ type Settings struct {
 	RequestsBelowLimits bool
 }
 
+// The settings a cause names, in the suite's terms; vmbench suggest turns those of platforms[].vm
+// (and vm.dedicatedCPUs for dedicated CPUs) into VM variants.
+const (
+	SettingCPUModel          = "platforms[].vm.cpuModel: host-passthrough"
+	SettingDiskBus           = "platforms[].vm.diskBus: virtio"
+	SettingNetworkMultiqueue = "platforms[].vm.networkMultiqueue: true"
+	SettingNetworkBinding    = "platforms[].vm.networkBinding: Bridge"
+	SettingDiskCache         = "platforms[].vm.diskCache: none"
+	SettingRequests          = "cluster.cpuRequest and cluster.memoryRequest: remove them"
+	SettingIOThreads         = "platforms[].vm.ioThreads: auto"
+	SettingDedicatedCPUs     = "cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)"
+	SettingHugepages         = "platforms[].vm.hugepages: 2Mi"
+)
+
+// BelowCauseOrder is every cause of a result below its band in the order belowCauses ranks them,
+// largest published effect first.
+var BelowCauseOrder = []string{SettingCPUModel, SettingDiskBus, SettingNetworkMultiqueue, SettingNetworkBinding, SettingDiskCache,
+	SettingRequests, SettingIOThreads, SettingDedicatedCPUs, SettingHugepages}
+
 // Cause is one likely reason for a result off its band, with the setting to change.
 type Cause struct {
 	// Setting is the change in the suite's terms: "platforms[].vm.diskBus: virtio".
@@ -183,40 +202,40 @@ func belowCauses(m Metric, s Settings) []Cause {
 	f := m.Family
 	var out []Cause
 	if (f == Compute || memory(f)) && namedCPUModel(s) {
-		out = append(out, Cause{"platforms[].vm.cpuModel: host-passthrough",
+		out = append(out, Cause{SettingCPUModel,
 			"the guest sees the named CPU model " + s.CPUModel + " and none of the node's features beyond it (AVX-512, for example); " +
 				"Linpack gave 0.45 of native with a generic model and 0.98 with host-passthrough (felter2014)"})
 	}
 	if storage(f) && is(s.DiskBus, busSata) {
-		out = append(out, Cause{"platforms[].vm.diskBus: virtio",
+		out = append(out, Cause{SettingDiskBus,
 			"the root disk is on an emulated sata bus; virtio gave 5.9x its 4 KiB random-read IOPS and 2x its 64 KiB throughput (benchmark-operator-396)"})
 	}
 	if f == NetworkThroughput && masqueradeWithoutMultiqueue(s) {
-		out = append(out, Cause{"platforms[].vm.networkMultiqueue: true",
+		out = append(out, Cause{SettingNetworkMultiqueue,
 			"behind masquerade one queue serves every stream; against bridge, masquerade lost 37% of TCP stream throughput without multiqueue and 13% with it (kubevirt-community-182)"})
 	}
 	if network(f) && is(s.NetworkBinding, bindingMasquerade) {
-		out = append(out, Cause{"platforms[].vm.networkBinding: Bridge",
+		out = append(out, Cause{SettingNetworkBinding,
 			"masquerade NATs every packet; against bridge it lost 37% of TCP stream throughput and 24% on the TCP latency test without multiqueue (kubevirt-community-182)"})
 	}
 	if storage(f) && m.Writes && is(s.DiskCache, cacheWritethrough) {
-		out = append(out, Cause{"platforms[].vm.diskCache: none",
+		out = append(out, Cause{SettingDiskCache,
 			"writethrough waits for the host to store every write; KubeVirt picks none (O_DIRECT) wherever the disk's file system allows it (kubevirt-disks)"})
 	}
 	if s.RequestsBelowLimits {
-		out = append(out, Cause{"cluster.cpuRequest and cluster.memoryRequest: remove them",
+		out = append(out, Cause{SettingRequests,
 			"requests below limits leave the VMs Burstable: the VMI's CPU also carries QEMU's emulator and IO threads and can be throttled or crowded out; no published figure"})
 	}
 	if (f == StorageRandomIOPS || f == StorageLatency) && s.IOThreads == "" && !s.DedicatedIOThread {
-		out = append(out, Cause{"platforms[].vm.ioThreads: auto",
+		out = append(out, Cause{SettingIOThreads,
 			"without IO threads every I/O goes through QEMU's main loop; IO threads gave up to 2x in microbenchmarks (redhat-iothreads)"})
 	}
 	if (f == Compute || f == MemoryBandwidth || f == RandomMemory || f == NetworkLatency) && !s.DedicatedCPUs {
-		out = append(out, Cause{"cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)",
+		out = append(out, Cause{SettingDedicatedCPUs,
 			"shared vCPUs float over the host's cores; pinning with the cache topology took Linpack from 0.83 to 0.98 of native (felter2014)"})
 	}
 	if f == RandomMemory && s.Hugepages == "" {
-		out = append(out, Cause{"platforms[].vm.hugepages: 2Mi",
+		out = append(out, Cause{SettingHugepages,
 			"random access pays for TLB misses twice under nested paging (0.86 of native on one socket); huge pages are the standard remedy, with no KubeVirt figure yet (felter2014, scientific-wg)"})
 	}
 	return out
@@ -227,7 +246,7 @@ func belowCauses(m Metric, s Settings) []Cause {
 func aboveCauses(f Family, s Settings) []Cause {
 	var out []Cause
 	if storage(f) && is(s.DiskCache, cacheWriteback) {
-		out = append(out, Cause{"platforms[].vm.diskCache: none",
+		out = append(out, Cause{SettingDiskCache,
 			"writeback lets the host's page cache answer the VM: caching, not the disk, is measured"})
 	}
 	out = append(out, Cause{"the container platform's runs",

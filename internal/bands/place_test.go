@@ -251,3 +251,30 @@ func TestEmulatedGetsOnlyEnableKVM(t *testing.T) {
 		t.Error("a metric without a family was placed")
 	}
 }
+
+// TestBelowCauseOrder: whichever causes a metric gets, they come in the order of BelowCauseOrder,
+// which names every cause that a result below its band can get.
+func TestBelowCauseOrder(t *testing.T) {
+	rank := map[string]int{}
+	for i, c := range BelowCauseOrder {
+		rank[c] = i
+	}
+	worst := Settings{CPUModel: "Westmere", DiskBus: "sata", DiskCache: "writethrough", NetworkBinding: "Masquerade", RequestsBelowLimits: true}
+	seen := map[string]bool{}
+	for _, m := range everyFamilyKind {
+		p, _ := PlaceMetric(m, 0.01, nil, nil, worst)
+		for i, c := range p.Causes {
+			r, ok := rank[c.Setting]
+			if !ok {
+				t.Fatalf("%+v: cause %q is not in BelowCauseOrder", m, c.Setting)
+			}
+			if i > 0 && rank[p.Causes[i-1].Setting] > r {
+				t.Errorf("%+v: %q before %q, against BelowCauseOrder", m, p.Causes[i-1].Setting, c.Setting)
+			}
+			seen[c.Setting] = true
+		}
+	}
+	if len(seen) != len(BelowCauseOrder) {
+		t.Errorf("causes seen %v, BelowCauseOrder %v", seen, BelowCauseOrder)
+	}
+}
