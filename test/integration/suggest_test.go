@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -132,4 +133,24 @@ func TestInvalidCPUModelIsRejected(t *testing.T) {
 	h.g.Expect(err).To(MatchError(ContainSubstring("vm.cpuModel is host-passthrough, host-model or a libvirt CPU model name")))
 	suite.Spec.Platforms[len(suite.Spec.Platforms)-1].VM.CPUModel = "Skylake-Server-v4"
 	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+}
+
+// kubectl get suites shows the headline's band placement: the CRD has a Band column on
+// .status.headline.band, and the API server keeps the field the manager writes there.
+func TestBandColumnShowsTheHeadlinePlacement(t *testing.T) {
+	h := newHarness(t)
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Name: "benchmarksuites.vmbench.io"}, crd)).To(Succeed())
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	h.g.Expect(versions).NotTo(BeEmpty())
+	columns, _, _ := unstructured.NestedSlice(versions[0].(map[string]any), "additionalPrinterColumns")
+	h.g.Expect(columns).To(ContainElement(And(HaveKeyWithValue("name", "Band"), HaveKeyWithValue("jsonPath", ".status.headline.band"))))
+
+	suite := h.suite("band", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+	suite.Status.Headline = &vmbenchv1.Headline{Benchmark: "hpcc", Metric: "HPL_Tflops", Summary: "vm/container 0.45", Band: "below"}
+	h.g.Expect(k8s.Status().Update(h.ctx, suite)).To(Succeed())
+	h.g.Expect(h.get("band").Status.Headline.Band).To(Equal("below"))
 }
