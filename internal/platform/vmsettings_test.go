@@ -107,7 +107,9 @@ func TestVMSettingsChangeOnlyTheirFields(t *testing.T) {
 		{"dedicatedIOThread", vmbenchv1.VMSettings{DedicatedIOThread: true}, VMNetworkPasst,
 			func(vmi *kubevirtv1.VirtualMachineInstance) { rootDisk(vmi).DedicatedIOThread = ptr.To(true) }},
 		{"cpuModel host-passthrough", vmbenchv1.VMSettings{CPUModel: "host-passthrough"}, VMNetworkPasst,
-			func(vmi *kubevirtv1.VirtualMachineInstance) { vmi.Spec.Domain.CPU.Model = kubevirtv1.CPUModeHostPassthrough }},
+			func(vmi *kubevirtv1.VirtualMachineInstance) {
+				vmi.Spec.Domain.CPU.Model = kubevirtv1.CPUModeHostPassthrough
+			}},
 		{"cpuModel named", vmbenchv1.VMSettings{CPUModel: "Skylake-Server"}, VMNetworkPasst,
 			func(vmi *kubevirtv1.VirtualMachineInstance) { vmi.Spec.Domain.CPU.Model = "Skylake-Server" }},
 		{"networkMultiqueue", vmbenchv1.VMSettings{NetworkMultiqueue: true}, VMNetworkPasst,
