@@ -124,6 +124,8 @@ func TestBelowCausesFromSettings(t *testing.T) {
 			[]Metric{netThroughput}},
 		{"masquerade with multiqueue", Settings{NetworkBinding: "Masquerade", NetworkMultiqueue: true}, "platforms[].vm.networkBinding: Bridge",
 			[]Metric{netThroughput, netLatency}},
+		{"nodes that are VMs", Settings{NodeStealPercent: 0.1}, SettingNested,
+			[]Metric{seqRead, seqWrite, randRead, randWrite, readLatency, writeLatency, netThroughput, netLatency}},
 		{"requests below limits", Settings{RequestsBelowLimits: true}, "cluster.cpuRequest and cluster.memoryRequest: remove them",
 			everyFamilyKind},
 	}
@@ -259,7 +261,8 @@ func TestBelowCauseOrder(t *testing.T) {
 	for i, c := range BelowCauseOrder {
 		rank[c] = i
 	}
-	worst := Settings{CPUModel: "Westmere", DiskBus: "sata", DiskCache: "writethrough", NetworkBinding: "Masquerade", RequestsBelowLimits: true}
+	worst := Settings{CPUModel: "Westmere", DiskBus: "sata", DiskCache: "writethrough", NetworkBinding: "Masquerade", RequestsBelowLimits: true,
+		NodeStealPercent: 0.5}
 	seen := map[string]bool{}
 	for _, m := range everyFamilyKind {
 		p, _ := PlaceMetric(m, 0.01, nil, nil, worst)

@@ -12,6 +12,14 @@ func SettingsOf(suite *vmbenchv1.BenchmarkSuite, platform string, emulated bool)
 	c := suite.Spec.Cluster
 	s := Settings{Emulated: emulated,
 		RequestsBelowLimits: below(c.CPURequest, resource.NewQuantity(int64(c.CPU), resource.DecimalSI)) || below(c.MemoryRequest, c.Memory)}
+	for _, run := range suite.Status.Runs {
+		if platformType(suite, run.Platform) != vmbenchv1.PlatformContainer {
+			continue
+		}
+		for _, n := range run.Noise {
+			s.NodeStealPercent = max(s.NodeStealPercent, n.StealPercent)
+		}
+	}
 	for _, v := range suite.Status.VMSettings {
 		if v.Platform == platform {
 			s.NetworkBinding, s.DiskBus, s.DiskCache = v.NetworkBinding, v.DiskBus, v.DiskCache
@@ -38,4 +46,13 @@ func SettingsOf(suite *vmbenchv1.BenchmarkSuite, platform string, emulated bool)
 
 func below(request, limit *resource.Quantity) bool {
 	return request != nil && limit != nil && request.Cmp(*limit) < 0
+}
+
+func platformType(suite *vmbenchv1.BenchmarkSuite, name string) vmbenchv1.PlatformType {
+	for _, p := range suite.Spec.Platforms {
+		if p.Name == name {
+			return p.Type
+		}
+	}
+	return ""
 }
