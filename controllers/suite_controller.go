@@ -215,6 +215,9 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 	st.Ratios = computeRatios(st, suite.Spec.Baseline)
 	st.Headline = headline(suite.Spec, st.Ratios)
+	if st.Headline != nil {
+		st.Headline.Band = headlineBand(suite)
+	}
 	setConditions(st, state)
 	setPrecisionReached(suite, precision)
 	st.ObservedGeneration = suite.Generation

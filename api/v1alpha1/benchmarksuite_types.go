@@ -183,6 +183,7 @@ type ReportSpec struct {
 // +kubebuilder:printcolumn:name="Benchmark",type=string,JSONPath=`.status.headline.benchmark`,priority=1
 // +kubebuilder:printcolumn:name="Metric",type=string,JSONPath=`.status.headline.metric`
 // +kubebuilder:printcolumn:name="Ratio",type=string,JSONPath=`.status.headline.summary`
+// +kubebuilder:printcolumn:name="Band",type=string,JSONPath=`.status.headline.band`,description="The headline ratio against KVM's expected band: within, below, above or emulated"
 // +kubebuilder:printcolumn:name="Precision",type=string,JSONPath=`.status.conditions[?(@.type=="PrecisionReached")].reason`,priority=1,description="With spec.precision: Measuring, TargetReached, MaxRepetitionsReached or NotMeasured"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startTime) || (self.spec.platforms == oldSelf.spec.platforms && self.spec.benchmarks == oldSelf.spec.benchmarks && self.spec.cluster == oldSelf.spec.cluster && self.spec.repetitions == oldSelf.spec.repetitions && has(self.spec.precision) == has(oldSelf.spec.precision) && (!has(self.spec.precision) || self.spec.precision == oldSelf.spec.precision))",message="spec.platforms, benchmarks, cluster, repetitions and precision cannot change once the first run has started: the results would mix two experiments; create a new BenchmarkSuite instead"

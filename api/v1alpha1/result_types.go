@@ -179,4 +179,13 @@ type Headline struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=128
 	Summary string `json:"summary"`
+
+	// Band is where a VM's headline ratio to a container baseline lies against the band KVM is
+	// expected to give for the metric's family with the VM's recorded settings: within, below (a
+	// setting is the likely cause: vmbench report names it), above (suspect the container arm) or
+	// emulated (no KVM band applies). Empty when the metric has no band or the ratio is not a VM's to
+	// a container's. It places the ratio of the means; vmbench report places its 95% interval.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	Band string `json:"band,omitempty"`
 }

@@ -115,6 +115,22 @@ type VMSettings struct {
 	// DedicatedIOThread gives the root disk an IO thread of its own. Virtio disks only.
 	// +optional
 	DedicatedIOThread bool `json:"dedicatedIOThread,omitempty"`
+
+	// CPUModel is the CPU model the guest sees (KubeVirt's spec.domain.cpu.model): host-passthrough
+	// (the node's CPU as it is), host-model (the closest libvirt model with the node's features) or a
+	// named libvirt model such as Skylake-Server, which hides the features the model lacks (AVX-512,
+	// for example). Left out, KubeVirt picks its cluster default, host-model unless its CR sets
+	// another; a named model needs nodes whose CPUs have it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9][A-Za-z0-9_.-]*$')",message="vm.cpuModel is host-passthrough, host-model or a libvirt CPU model name (letters, digits, '.', '_' and '-', such as Skylake-Server): set one of those or remove cpuModel"
+	CPUModel string `json:"cpuModel,omitempty"`
+
+	// NetworkMultiqueue gives the VMs' virtio network interface one queue per vCPU (KubeVirt's
+	// spec.domain.devices.networkInterfaceMultiqueue), so that parallel streams are served by
+	// several vCPUs. It matters most behind masquerade.
+	// +optional
+	NetworkMultiqueue bool `json:"networkMultiqueue,omitempty"`
 }
 
 // DedicatedCPUsOf reports whether the platform's VMs or pods get dedicated CPUs: cluster.dedicatedCPUs
@@ -174,6 +190,16 @@ type VMSettingsStatus struct {
 	// DedicatedIOThread is the root disk's dedicatedIOThread.
 	// +optional
 	DedicatedIOThread bool `json:"dedicatedIOThread,omitempty"`
+
+	// CPUModel is the VMI's CPU model; empty when the VMI names none and KubeVirt's cluster default
+	// applies (host-model unless the KubeVirt CR sets another).
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	CPUModel string `json:"cpuModel,omitempty"`
+
+	// NetworkMultiqueue is the VMI's networkInterfaceMultiqueue.
+	// +optional
+	NetworkMultiqueue bool `json:"networkMultiqueue,omitempty"`
 
 	// QOSClass is the QoS class KubeVirt reported for the VMI's virt-launcher pod.
 	// +optional

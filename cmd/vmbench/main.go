@@ -43,6 +43,7 @@ var subcommands = []subcommand{
 	{name: "parse", synopsis: parseSynopsis, summary: "print the metrics in a benchmark tool's output as JSON", run: runParse},
 	{name: "host", synopsis: hostSynopsis, summary: "run a suite's benchmarks on this machine, outside Kubernetes, and compare a saved suite's platforms with it", run: runHost},
 	{name: "report", synopsis: cli.ReportSynopsis, summary: "compare a BenchmarkSuite's platforms (95% CIs, CoV, Welch's test with Holm's correction, detectable effect), write CSV/JSON/plots, gate on regressions", run: runReport},
+	{name: "suggest", synopsis: cli.SuggestSynopsis, summary: "write a suite that tries the likely causes of a suite's VM results below their KVM band as VM variants", run: runSuggest},
 	{name: "footprint", synopsis: cli.FootprintSynopsis, summary: "print the manager's own CPU and memory while a suite ran, from its process_* metrics in Prometheus", run: runFootprint},
 	{name: "history", synopsis: cli.HistorySynopsis, summary: "show a BenchmarkSchedule's history of finished suites: series, environment changes, change points; JSON/CSV rows", run: runHistory},
 	{name: "preflight", synopsis: preflight.Synopsis, summary: "check that the cluster can run a suite: APIs, nodes, KVM, namespace, quotas, storage, images", run: runPreflight},

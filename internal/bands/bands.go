@@ -35,6 +35,8 @@ const (
 	cacheWritethrough         = "writethrough"
 	cacheWriteback            = "writeback"
 	variantMasqueradeNoMQueue = "masquerade without multiqueue"
+	cpuHostPassthrough        = "host-passthrough"
+	cpuHostModel              = "host-model"
 )
 
 // Source is a publication a band rests on.
@@ -61,6 +63,8 @@ var Sources = []Source{
 		"kubevirt/user-guide: docs/storage/disks_and_volumes.md"},
 	{"benchmark-operator-396", "cloud-bulldozer benchmark-operator PR 396: virtio against sata disk bus in KubeVirt",
 		"https://github.com/cloud-bulldozer/benchmark-operator/pull/396"},
+	{"cloud-hypervisor-4387", "cloud-hypervisor issue 4387: a nested KVM guest on an Azure L8s_v3 against its host, fio on NVMe",
+		"https://github.com/cloud-hypervisor/cloud-hypervisor/issues/4387"},
 	{"microvm-networking", "bookpanda/microvm-networking: iperf3 and sockperf of KVM with and without vhost on CloudLab",
 		"bookpanda/microvm-networking: cloudlab/results/multinode/comparison.md"},
 }

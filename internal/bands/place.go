@@ -1,6 +1,11 @@
 package bands
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
 
 // Position is where a VM's ratio lies against its band.
 type Position string
@@ -38,10 +43,38 @@ type Settings struct {
 	Hugepages             string
 	IOThreads             string
 	DedicatedIOThread     bool
+	// CPUModel is the VMI's CPU model; empty for KubeVirt's default, host-model.
+	CPUModel          string
+	NetworkMultiqueue bool
+	// NodeStealPercent is the most steal time a node of the suite's container runs reported. Only a
+	// kernel that runs under a hypervisor counts steal time, so above 0 the nodes are VMs themselves
+	// and KubeVirt's VMs on them run nested. 0 proves nothing: a hypervisor that does not
+	// overcommit its CPUs shows none.
+	NodeStealPercent float64
 	// RequestsBelowLimits is set when cluster.cpuRequest or cluster.memoryRequest lowers a request
 	// below its limit.
 	RequestsBelowLimits bool
 }
+
+// The settings a cause names, in the suite's terms; vmbench suggest turns those of platforms[].vm
+// (and vm.dedicatedCPUs for dedicated CPUs) into VM variants.
+const (
+	SettingCPUModel          = "platforms[].vm.cpuModel: host-passthrough"
+	SettingDiskBus           = "platforms[].vm.diskBus: virtio"
+	SettingNetworkMultiqueue = "platforms[].vm.networkMultiqueue: true"
+	SettingNetworkBinding    = "platforms[].vm.networkBinding: Bridge"
+	SettingDiskCache         = "platforms[].vm.diskCache: none"
+	SettingRequests          = "cluster.cpuRequest and cluster.memoryRequest: remove them"
+	SettingNested            = "spec.placement.nodeSelector: bare-metal nodes"
+	SettingIOThreads         = "platforms[].vm.ioThreads: auto"
+	SettingDedicatedCPUs     = "cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)"
+	SettingHugepages         = "platforms[].vm.hugepages: 2Mi"
+)
+
+// BelowCauseOrder is every cause of a result below its band in the order belowCauses ranks them,
+// largest published effect first.
+var BelowCauseOrder = []string{SettingCPUModel, SettingDiskBus, SettingNetworkMultiqueue, SettingNetworkBinding, SettingDiskCache,
+	SettingNested, SettingRequests, SettingIOThreads, SettingDedicatedCPUs, SettingHugepages}
 
 // Cause is one likely reason for a result off its band, with the setting to change.
 type Cause struct {
@@ -67,7 +100,7 @@ type Placement struct {
 func BandFor(f Family, s Settings) (Band, bool) {
 	tuned := isTuned(f, s)
 	variant := ""
-	if f == NetworkThroughput && !tuned && is(s.NetworkBinding, bindingMasquerade) {
+	if f == NetworkThroughput && !tuned && masqueradeWithoutMultiqueue(s) {
 		variant = variantMasqueradeNoMQueue
 	}
 	for _, b := range Table {
@@ -97,8 +130,28 @@ func isTuned(f Family, s Settings) bool {
 
 // Place holds a VM's speed ratio (VM ÷ container, higher is better) and its 95% interval (nil
 // bounds: no interval, the ratio alone is placed) against the band of family f for settings s. ok is
-// false when the family has no band.
+// false when the family has no band. It treats the metric as one that reads; PlaceMetric tells
+// writes apart.
 func Place(f Family, ratio float64, low, high *float64, s Settings) (Placement, bool) {
+	return PlaceMetric(Metric{Family: f}, ratio, low, high, s)
+}
+
+// Metric is what the bands need to know of a metric: its family, and whether it measures writes
+// (a disk's cache mode slows writes, not reads).
+type Metric struct {
+	Family Family
+	Writes bool
+}
+
+// MetricOf is the family of metric of benchmark b and whether it measures writes.
+func MetricOf(b vmbenchv1.Benchmark, metric string) Metric {
+	f := FamilyOf(b, metric)
+	return Metric{Family: f, Writes: storage(f) && strings.Contains(strings.ToLower(metric), "write")}
+}
+
+// PlaceMetric is Place for a metric that may measure writes.
+func PlaceMetric(m Metric, ratio float64, low, high *float64, s Settings) (Placement, bool) {
+	f := m.Family
 	if f == noFamily {
 		return Placement{}, false
 	}
@@ -118,7 +171,7 @@ func Place(f Family, ratio float64, low, high *float64, s Settings) (Placement, 
 	switch {
 	case hi < bandLow:
 		p.Position = Below
-		p.Causes = belowCauses(f, s)
+		p.Causes = belowCauses(m, s)
 	case lo > bandHigh:
 		p.Position = Above
 		p.Causes = aboveCauses(f, s)
@@ -136,37 +189,66 @@ func storage(f Family) bool {
 
 func network(f Family) bool { return f == NetworkThroughput || f == NetworkLatency }
 
+func memory(f Family) bool { return f == MemoryBandwidth || f == RandomMemory }
+
+// namedCPUModel says whether the VM's CPU model is a named libvirt model rather than the node's own
+// CPU (host-passthrough) or its closest model with all its features (host-model, KubeVirt's default).
+func namedCPUModel(s Settings) bool {
+	return s.CPUModel != "" && !is(s.CPUModel, cpuHostPassthrough) && !is(s.CPUModel, cpuHostModel)
+}
+
+func masqueradeWithoutMultiqueue(s Settings) bool {
+	return is(s.NetworkBinding, bindingMasquerade) && !s.NetworkMultiqueue
+}
+
 // belowCauses ranks, for a result below its band, first the recorded settings that depart from
-// what every band assumes (a paravirtual disk, cache none, a bridged network, requests equal to
-// limits), largest published effect first, then the tuning the VM does not use.
-func belowCauses(f Family, s Settings) []Cause {
+// what every band assumes (the node's CPU features, a paravirtual disk, cache none, a bridged
+// network with multiqueue, requests equal to limits), largest published effect first, then the
+// tuning the VM does not use.
+func belowCauses(m Metric, s Settings) []Cause {
+	f := m.Family
 	var out []Cause
+	if (f == Compute || memory(f)) && namedCPUModel(s) {
+		out = append(out, Cause{SettingCPUModel,
+			"the guest sees the named CPU model " + s.CPUModel + " and none of the node's features beyond it (AVX-512, for example); " +
+				"Linpack gave 0.45 of native with a generic model and 0.98 with host-passthrough (felter2014)"})
+	}
 	if storage(f) && is(s.DiskBus, busSata) {
-		out = append(out, Cause{"platforms[].vm.diskBus: virtio",
+		out = append(out, Cause{SettingDiskBus,
 			"the root disk is on an emulated sata bus; virtio gave 5.9x its 4 KiB random-read IOPS and 2x its 64 KiB throughput (benchmark-operator-396)"})
 	}
+	if f == NetworkThroughput && masqueradeWithoutMultiqueue(s) {
+		out = append(out, Cause{SettingNetworkMultiqueue,
+			"behind masquerade one queue serves every stream; against bridge, masquerade lost 37% of TCP stream throughput without multiqueue and 13% with it (kubevirt-community-182)"})
+	}
 	if network(f) && is(s.NetworkBinding, bindingMasquerade) {
-		out = append(out, Cause{"platforms[].vm.networkBinding: Bridge",
+		out = append(out, Cause{SettingNetworkBinding,
 			"masquerade NATs every packet; against bridge it lost 37% of TCP stream throughput and 24% on the TCP latency test without multiqueue (kubevirt-community-182)"})
 	}
-	if storage(f) && is(s.DiskCache, cacheWritethrough) {
-		out = append(out, Cause{"platforms[].vm.diskCache: none",
+	if storage(f) && m.Writes && is(s.DiskCache, cacheWritethrough) {
+		out = append(out, Cause{SettingDiskCache,
 			"writethrough waits for the host to store every write; KubeVirt picks none (O_DIRECT) wherever the disk's file system allows it (kubevirt-disks)"})
 	}
+	if (storage(f) || network(f)) && s.NodeStealPercent > 0 {
+		out = append(out, Cause{SettingNested,
+			fmt.Sprintf("the container runs' nodes reported %.1f%% steal time, which only a kernel under a hypervisor counts: the nodes are VMs, "+
+				"and KubeVirt's VMs on them run nested, every I/O exit handled by two hypervisors; a nested KVM guest gave 0.27-0.39 of the host's "+
+				"random IOPS (cloud-hypervisor-4387), and the bands are from bare metal", s.NodeStealPercent)})
+	}
 	if s.RequestsBelowLimits {
-		out = append(out, Cause{"cluster.cpuRequest and cluster.memoryRequest: remove them",
+		out = append(out, Cause{SettingRequests,
 			"requests below limits leave the VMs Burstable: the VMI's CPU also carries QEMU's emulator and IO threads and can be throttled or crowded out; no published figure"})
 	}
 	if (f == StorageRandomIOPS || f == StorageLatency) && s.IOThreads == "" && !s.DedicatedIOThread {
-		out = append(out, Cause{"platforms[].vm.ioThreads: auto",
+		out = append(out, Cause{SettingIOThreads,
 			"without IO threads every I/O goes through QEMU's main loop; IO threads gave up to 2x in microbenchmarks (redhat-iothreads)"})
 	}
 	if (f == Compute || f == MemoryBandwidth || f == RandomMemory || f == NetworkLatency) && !s.DedicatedCPUs {
-		out = append(out, Cause{"cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)",
+		out = append(out, Cause{SettingDedicatedCPUs,
 			"shared vCPUs float over the host's cores; pinning with the cache topology took Linpack from 0.83 to 0.98 of native (felter2014)"})
 	}
 	if f == RandomMemory && s.Hugepages == "" {
-		out = append(out, Cause{"platforms[].vm.hugepages: 2Mi",
+		out = append(out, Cause{SettingHugepages,
 			"random access pays for TLB misses twice under nested paging (0.86 of native on one socket); huge pages are the standard remedy, with no KubeVirt figure yet (felter2014, scientific-wg)"})
 	}
 	return out
@@ -177,7 +259,7 @@ func belowCauses(f Family, s Settings) []Cause {
 func aboveCauses(f Family, s Settings) []Cause {
 	var out []Cause
 	if storage(f) && is(s.DiskCache, cacheWriteback) {
-		out = append(out, Cause{"platforms[].vm.diskCache: none",
+		out = append(out, Cause{SettingDiskCache,
 			"writeback lets the host's page cache answer the VM: caching, not the disk, is measured"})
 	}
 	out = append(out, Cause{"the container platform's runs",

@@ -3,6 +3,8 @@ package bands
 import (
 	"strings"
 	"testing"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -86,38 +88,67 @@ func TestPlaceTunedAndMasqueradeBands(t *testing.T) {
 	}
 }
 
-// TestBelowCausesFromSettings: a setting that departs from what the band assumes comes first for
-// the families it affects and is absent from the others.
+// Metrics of every family, reads and writes, for the causes' tests.
+var (
+	compute         = Metric{Family: Compute}
+	memBandwidth    = Metric{Family: MemoryBandwidth}
+	randomMemory    = Metric{Family: RandomMemory}
+	seqRead         = Metric{Family: StorageSequential}
+	seqWrite        = Metric{Family: StorageSequential, Writes: true}
+	randRead        = Metric{Family: StorageRandomIOPS}
+	randWrite       = Metric{Family: StorageRandomIOPS, Writes: true}
+	readLatency     = Metric{Family: StorageLatency}
+	writeLatency    = Metric{Family: StorageLatency, Writes: true}
+	netThroughput   = Metric{Family: NetworkThroughput}
+	netLatency      = Metric{Family: NetworkLatency}
+	everyFamilyKind = []Metric{compute, memBandwidth, randomMemory, seqRead, seqWrite, randRead, randWrite,
+		readLatency, writeLatency, netThroughput, netLatency}
+)
+
+// TestBelowCausesFromSettings: a recorded setting that departs from what the band assumes comes
+// first for every metric it affects, and is absent from every other metric, whatever its ratio.
 func TestBelowCausesFromSettings(t *testing.T) {
 	tests := []struct {
-		name      string
-		s         Settings
-		first     string
-		affected  []Family
-		untouched []Family
+		name     string
+		s        Settings
+		first    string
+		affected []Metric
 	}{
+		{"named CPU model", Settings{CPUModel: "Westmere"}, "platforms[].vm.cpuModel: host-passthrough",
+			[]Metric{compute, memBandwidth, randomMemory}},
 		{"sata", Settings{DiskBus: "sata"}, "platforms[].vm.diskBus: virtio",
-			[]Family{StorageRandomIOPS, StorageSequential, StorageLatency}, []Family{Compute, NetworkThroughput, MemoryBandwidth}},
+			[]Metric{seqRead, seqWrite, randRead, randWrite, readLatency, writeLatency}},
 		{"writethrough", Settings{DiskCache: "writethrough"}, "platforms[].vm.diskCache: none",
-			[]Family{StorageRandomIOPS, StorageSequential, StorageLatency}, []Family{Compute, NetworkLatency, RandomMemory}},
-		{"masquerade", Settings{NetworkBinding: "Masquerade"}, "platforms[].vm.networkBinding: Bridge",
-			[]Family{NetworkThroughput, NetworkLatency}, []Family{Compute, StorageRandomIOPS, MemoryBandwidth}},
+			[]Metric{seqWrite, randWrite, writeLatency}},
+		{"masquerade without multiqueue", Settings{NetworkBinding: "Masquerade"}, "platforms[].vm.networkMultiqueue: true",
+			[]Metric{netThroughput}},
+		{"masquerade with multiqueue", Settings{NetworkBinding: "Masquerade", NetworkMultiqueue: true}, "platforms[].vm.networkBinding: Bridge",
+			[]Metric{netThroughput, netLatency}},
+		{"nodes that are VMs", Settings{NodeStealPercent: 0.1}, SettingNested,
+			[]Metric{seqRead, seqWrite, randRead, randWrite, readLatency, writeLatency, netThroughput, netLatency}},
 		{"requests below limits", Settings{RequestsBelowLimits: true}, "cluster.cpuRequest and cluster.memoryRequest: remove them",
-			[]Family{Compute, StorageRandomIOPS, NetworkThroughput}, nil},
+			everyFamilyKind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, f := range tt.affected {
-				p, _ := Place(f, 0.01, nil, nil, tt.s)
-				if p.Position != Below || len(p.Causes) == 0 || p.Causes[0].Setting != tt.first {
-					t.Errorf("%s: %s %v, want %q first", f, p.Position, p.Causes, tt.first)
-				}
+			affected := map[Metric]bool{}
+			for _, m := range tt.affected {
+				affected[m] = true
 			}
-			for _, f := range tt.untouched {
-				p, _ := Place(f, 0.01, nil, nil, tt.s)
+			for _, m := range everyFamilyKind {
+				p, _ := PlaceMetric(m, 0.01, nil, nil, tt.s)
+				if p.Position != Below {
+					t.Fatalf("%+v at 0.01: %s, want below", m, p.Position)
+				}
+				if affected[m] {
+					if len(p.Causes) == 0 || p.Causes[0].Setting != tt.first {
+						t.Errorf("%+v: %v, want %q first", m, p.Causes, tt.first)
+					}
+					continue
+				}
 				for _, c := range p.Causes {
 					if c.Setting == tt.first {
-						t.Errorf("%s lists %q, which does not affect it", f, tt.first)
+						t.Errorf("%+v lists %q, which does not affect it", m, tt.first)
 					}
 				}
 			}
@@ -125,29 +156,74 @@ func TestBelowCausesFromSettings(t *testing.T) {
 	}
 }
 
-// TestBelowCausesRanking: with sata and writethrough and no IO threads, the bus comes before the
-// cache, and both before the unused IO threads; a tuned VM gets no tuning advice it already has.
-func TestBelowCausesRanking(t *testing.T) {
-	p, _ := Place(StorageRandomIOPS, 0.1, nil, nil, Settings{DiskBus: "sata", DiskCache: "writethrough"})
-	var got []string
-	for _, c := range p.Causes {
-		got = append(got, c.Setting)
+// TestCPUModelsThatAreNoCause: the node's own CPU, as host-passthrough or host-model (KubeVirt's
+// default) in any case, is no cause.
+func TestCPUModelsThatAreNoCause(t *testing.T) {
+	for _, model := range []string{"", "host-passthrough", "host-model", "Host-Passthrough"} {
+		p, _ := PlaceMetric(compute, 0.1, nil, nil, Settings{CPUModel: model})
+		for _, c := range p.Causes {
+			if strings.Contains(c.Setting, "cpuModel") {
+				t.Errorf("cpuModel %q gave %v", model, c)
+			}
+		}
 	}
-	want := "platforms[].vm.diskBus: virtio|platforms[].vm.diskCache: none|platforms[].vm.ioThreads: auto"
-	if strings.Join(got, "|") != want {
-		t.Errorf("causes %v, want %s", got, want)
+}
+
+// TestBelowCausesRanking: with sata and writethrough and no IO threads, a write metric gets the bus
+// before the cache, and both before the unused IO threads, and a read metric no cache; a tuned VM
+// gets no tuning advice it already has; masquerade without multiqueue is named before the binding.
+func TestBelowCausesRanking(t *testing.T) {
+	settings := func(p Placement) string {
+		var got []string
+		for _, c := range p.Causes {
+			got = append(got, c.Setting)
+		}
+		return strings.Join(got, "|")
+	}
+	s := Settings{DiskBus: "sata", DiskCache: "writethrough"}
+	p, _ := PlaceMetric(randWrite, 0.1, nil, nil, s)
+	if got, want := settings(p), "platforms[].vm.diskBus: virtio|platforms[].vm.diskCache: none|platforms[].vm.ioThreads: auto"; got != want {
+		t.Errorf("random writes: causes %s, want %s", got, want)
+	}
+	p, _ = PlaceMetric(randRead, 0.1, nil, nil, s)
+	if got, want := settings(p), "platforms[].vm.diskBus: virtio|platforms[].vm.ioThreads: auto"; got != want {
+		t.Errorf("random reads: causes %s, want %s", got, want)
 	}
 	p, _ = Place(RandomMemory, 0.5, nil, nil, Settings{DedicatedCPUs: true, Hugepages: "2Mi"})
 	if p.Position != Below || len(p.Causes) != 0 {
 		t.Errorf("a pinned, huge-paged VM got %s %v; want below with no tuning advice left", p.Position, p.Causes)
 	}
-	p, _ = Place(RandomMemory, 0.5, nil, nil, Settings{})
-	got = nil
-	for _, c := range p.Causes {
-		got = append(got, c.Setting)
+	p, _ = Place(RandomMemory, 0.5, nil, nil, Settings{CPUModel: "Westmere"})
+	if got, want := settings(p), "platforms[].vm.cpuModel: host-passthrough|cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)|platforms[].vm.hugepages: 2Mi"; got != want {
+		t.Errorf("random memory causes %s, want %s", got, want)
 	}
-	if strings.Join(got, "|") != "cluster.dedicatedCPUs: true (or platforms[].vm.dedicatedCPUs: true)|platforms[].vm.hugepages: 2Mi" {
-		t.Errorf("random memory causes %v", got)
+	p, _ = Place(NetworkThroughput, 0.1, nil, nil, Settings{NetworkBinding: "masquerade", RequestsBelowLimits: true})
+	if got, want := settings(p), "platforms[].vm.networkMultiqueue: true|platforms[].vm.networkBinding: Bridge|cluster.cpuRequest and cluster.memoryRequest: remove them"; got != want {
+		t.Errorf("network throughput causes %s, want %s", got, want)
+	}
+}
+
+// TestMetricOfTellsWrites: fio's and iozone's write metrics write, their reads do not, and nothing
+// outside storage does.
+func TestMetricOfTellsWrites(t *testing.T) {
+	fio := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{RW: "randrw"}}
+	iozone := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkIozone, Iozone: &vmbenchv1.IozoneParams{DirectIO: true}}
+	tests := []struct {
+		b      vmbenchv1.Benchmark
+		metric string
+		want   Metric
+	}{
+		{fio, "write_iops", randWrite},
+		{fio, "read_iops", randRead},
+		{fio, "write_clat_mean_ns", writeLatency},
+		{iozone, "rewrite_65536k_64k", seqWrite},
+		{iozone, "read", seqRead},
+		{vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkIperf3}, "bits_per_second", netThroughput},
+	}
+	for _, tt := range tests {
+		if got := MetricOf(tt.b, tt.metric); got != tt.want {
+			t.Errorf("%s %s: %+v, want %+v", tt.b.Type, tt.metric, got, tt.want)
+		}
 	}
 }
 
@@ -175,5 +251,33 @@ func TestEmulatedGetsOnlyEnableKVM(t *testing.T) {
 	}
 	if _, ok := Place(noFamily, 0.05, nil, nil, s); ok {
 		t.Error("a metric without a family was placed")
+	}
+}
+
+// TestBelowCauseOrder: whichever causes a metric gets, they come in the order of BelowCauseOrder,
+// which names every cause that a result below its band can get.
+func TestBelowCauseOrder(t *testing.T) {
+	rank := map[string]int{}
+	for i, c := range BelowCauseOrder {
+		rank[c] = i
+	}
+	worst := Settings{CPUModel: "Westmere", DiskBus: "sata", DiskCache: "writethrough", NetworkBinding: "Masquerade", RequestsBelowLimits: true,
+		NodeStealPercent: 0.5}
+	seen := map[string]bool{}
+	for _, m := range everyFamilyKind {
+		p, _ := PlaceMetric(m, 0.01, nil, nil, worst)
+		for i, c := range p.Causes {
+			r, ok := rank[c.Setting]
+			if !ok {
+				t.Fatalf("%+v: cause %q is not in BelowCauseOrder", m, c.Setting)
+			}
+			if i > 0 && rank[p.Causes[i-1].Setting] > r {
+				t.Errorf("%+v: %q before %q, against BelowCauseOrder", m, p.Causes[i-1].Setting, c.Setting)
+			}
+			seen[c.Setting] = true
+		}
+	}
+	if len(seen) != len(BelowCauseOrder) {
+		t.Errorf("causes seen %v, BelowCauseOrder %v", seen, BelowCauseOrder)
 	}
 }

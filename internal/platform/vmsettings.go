@@ -83,6 +83,15 @@ func applyVMSettings(vmi *kubevirtv1.VirtualMachineInstance, p vmbenchv1.Platfor
 		}
 		domain.CPU.IsolateEmulatorThread = true
 	}
+	if vm.CPUModel != "" {
+		if domain.CPU == nil {
+			domain.CPU = &kubevirtv1.CPU{}
+		}
+		domain.CPU.Model = vm.CPUModel
+	}
+	if vm.NetworkMultiqueue {
+		domain.Devices.NetworkInterfaceMultiQueue = ptr.To(true)
+	}
 }
 
 // KubeVirtFeatures is what the cluster's KubeVirt CRs say about the settings a VM platform may ask
@@ -195,7 +204,9 @@ func VMSettingsOf(vmi *kubevirtv1.VirtualMachineInstance) vmbenchv1.VMSettingsSt
 	if cpu := domain.CPU; cpu != nil {
 		out.DedicatedCPUs = cpu.DedicatedCPUPlacement
 		out.IsolateEmulatorThread = cpu.IsolateEmulatorThread
+		out.CPUModel = truncateTo(cpu.Model, 64)
 	}
+	out.NetworkMultiqueue = ptr.Deref(domain.Devices.NetworkInterfaceMultiQueue, false)
 	if m := domain.Memory; m != nil && m.Hugepages != nil {
 		out.Hugepages = truncateTo(m.Hugepages.PageSize, 8)
 	}

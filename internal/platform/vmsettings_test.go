@@ -106,6 +106,16 @@ func TestVMSettingsChangeOnlyTheirFields(t *testing.T) {
 			}},
 		{"dedicatedIOThread", vmbenchv1.VMSettings{DedicatedIOThread: true}, VMNetworkPasst,
 			func(vmi *kubevirtv1.VirtualMachineInstance) { rootDisk(vmi).DedicatedIOThread = ptr.To(true) }},
+		{"cpuModel host-passthrough", vmbenchv1.VMSettings{CPUModel: "host-passthrough"}, VMNetworkPasst,
+			func(vmi *kubevirtv1.VirtualMachineInstance) {
+				vmi.Spec.Domain.CPU.Model = kubevirtv1.CPUModeHostPassthrough
+			}},
+		{"cpuModel named", vmbenchv1.VMSettings{CPUModel: "Skylake-Server"}, VMNetworkPasst,
+			func(vmi *kubevirtv1.VirtualMachineInstance) { vmi.Spec.Domain.CPU.Model = "Skylake-Server" }},
+		{"networkMultiqueue", vmbenchv1.VMSettings{NetworkMultiqueue: true}, VMNetworkPasst,
+			func(vmi *kubevirtv1.VirtualMachineInstance) {
+				vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue = ptr.To(true)
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,11 +250,11 @@ func TestUnsupportedVMSettings(t *testing.T) {
 func TestVMSettingsOfReadsTheVMI(t *testing.T) {
 	run := vmRun()
 	vmis := vmsOf(t, run, &vmbenchv1.VMSettings{DiskBus: vmbenchv1.VMDiskBusSCSI, DiskCache: vmbenchv1.VMDiskCacheWriteback,
-		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: vmbenchv1.VMHugepages2Mi})
+		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: vmbenchv1.VMHugepages2Mi, CPUModel: "Haswell-noTSX", NetworkMultiqueue: true})
 	vmi := vmis[vmbenchv1.RoleMaster]
 	vmi.Status.QOSClass = ptr.To(corev1.PodQOSGuaranteed)
 	want := vmbenchv1.VMSettingsStatus{Run: "demo-vm-1", NetworkBinding: "Passt", DiskBus: "scsi", DiskCache: "writeback",
-		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: "2Mi", QOSClass: "Guaranteed"}
+		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: "2Mi", CPUModel: "Haswell-noTSX", NetworkMultiqueue: true, QOSClass: "Guaranteed"}
 	if diff := cmp.Diff(want, VMSettingsOf(vmi)); diff != "" {
 		t.Errorf("settings mismatch (-want +got):\n%s", diff)
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/bands"
 )
@@ -50,7 +48,7 @@ func kvmBandsOf(suite *vmbenchv1.BenchmarkSuite, rows []Row) []KVMBandRow {
 		if !ok {
 			b = vmbenchv1.Benchmark{Name: row.Benchmark, Type: vmbenchv1.BenchmarkType(row.Benchmark)}
 		}
-		p, ok := bands.Place(bands.FamilyOf(b, row.Metric), *row.SpeedRatio, row.SpeedRatioLow, row.SpeedRatioHigh,
+		p, ok := bands.PlaceMetric(bands.MetricOf(b, row.Metric), *row.SpeedRatio, row.SpeedRatioLow, row.SpeedRatioHigh,
 			bandSettings(suite, row.Platform, row.Emulated))
 		if !ok {
 			continue
@@ -60,32 +58,9 @@ func kvmBandsOf(suite *vmbenchv1.BenchmarkSuite, rows []Row) []KVMBandRow {
 	return out
 }
 
-// bandSettings are the settings of a VM platform as the suite recorded them: read back from a VMI
-// (status.vmSettings), else as the spec asked.
+// bandSettings are the settings of a VM platform as the suite recorded them (bands.SettingsOf).
 func bandSettings(suite *vmbenchv1.BenchmarkSuite, platform string, emulated bool) bands.Settings {
-	c := suite.Spec.Cluster
-	s := bands.Settings{Emulated: emulated,
-		RequestsBelowLimits: below(c.CPURequest, resource.NewQuantity(int64(c.CPU), resource.DecimalSI)) || below(c.MemoryRequest, c.Memory)}
-	for _, v := range suite.Status.VMSettings {
-		if v.Platform == platform {
-			s.NetworkBinding, s.DiskBus, s.DiskCache = v.NetworkBinding, v.DiskBus, v.DiskCache
-			s.DedicatedCPUs, s.IsolateEmulatorThread, s.Hugepages = v.DedicatedCPUs, v.IsolateEmulatorThread, v.Hugepages
-			s.IOThreads, s.DedicatedIOThread = v.IOThreads, v.DedicatedIOThread
-			return s
-		}
-	}
-	for _, p := range suite.Spec.Platforms {
-		if p.Name != platform {
-			continue
-		}
-		s.DedicatedCPUs = p.DedicatedCPUsOf(c)
-		if vm := p.VM; vm != nil {
-			s.NetworkBinding, s.DiskBus, s.DiskCache = string(vm.NetworkBinding), string(vm.DiskBus), string(vm.DiskCache)
-			s.IsolateEmulatorThread, s.Hugepages = vm.IsolateEmulatorThread, string(vm.Hugepages)
-			s.IOThreads, s.DedicatedIOThread = string(vm.IOThreads), vm.DedicatedIOThread
-		}
-	}
-	return s
+	return bands.SettingsOf(suite, platform, emulated)
 }
 
 // bandCell is the band as a ratio, with the latency multiplier it comes from: 0.9–1× (default).
@@ -143,7 +118,8 @@ func (r *Report) writeKVMBands(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	// The causes depend on the family and the platform's settings only: one list per pair.
+	// The causes depend on the family, the platform's settings and whether the metric writes only:
+	// one list per platform, family and list of causes.
 	type group struct {
 		platform string
 		family   bands.Family
@@ -157,7 +133,7 @@ func (r *Report) writeKVMBands(w io.Writer) error {
 		if b.Position == bands.Emulated || len(b.Causes) == 0 {
 			continue
 		}
-		key := b.Platform + "/" + string(b.Family) + "/" + string(b.Position)
+		key := b.Platform + "/" + string(b.Family) + "/" + string(b.Position) + "/" + kvmBandFields{Causes: b.Causes}.causeSettings()
 		g, ok := index[key]
 		if !ok {
 			g = &group{platform: b.Platform, family: b.Family, position: b.Position, causes: b.Causes}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/suitefile"
+)
+
+// ExitNothingToSuggest tells a script that suggest wrote nothing because no VM result lies below
+// its KVM band.
+const ExitNothingToSuggest = 4
+
+// SuggestSynopsis is the one-line usage of the suggest verb.
+const SuggestSynopsis = "suggest (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--name NAME] [-o FILE]"
+
+func suggestUsage(w io.Writer, prog string) {
+	fmt.Fprintf(w, `usage: %[1]s suggest <suite> [-n namespace] [--kubeconfig path] [--context name] [--name NAME] [-o FILE]
+       %[1]s suggest -f suite.yaml [--name NAME] [-o FILE]
+
+Writes a new BenchmarkSuite that measures the likely causes of a finished suite's VM results below
+their KVM band (the report's "against KVM's expected band" section). It keeps the container baseline
+and each VM platform with results below their band, and adds one VM variant per cause that
+platforms[].vm can change (CPU model, disk bus and cache, network binding and multiqueue, dedicated
+CPUs, huge pages, IO threads), most likely first, up to the 4 platforms a suite may have. Each
+variant differs from its VM platform only in the cause's settings. Its benchmarks are those with a
+result below its band; its name is <suite>-suggest. Create it with kubectl create -f.
+
+VMs that ran emulated get no variant: enable KVM first.
+
+input:
+  <suite>                 read the suite from the cluster, as report does
+  -n, --namespace NS      namespace of <suite> (default: the context's namespace)
+  --kubeconfig PATH       kubeconfig file
+  --context NAME          kubeconfig context
+  -f, --file FILE         read a saved suite with its status instead (YAML or JSON, "-" for stdin)
+
+output:
+  --name NAME             name of the suggested suite (default: <suite>-suggest)
+  -o, --output FILE       write the suite to FILE instead of stdout
+
+exit status: 0 suite written, 1 error (emulated VMs among them), 2 usage error,
+4 nothing to suggest: no VM result lies below its band.
+`, prog)
+}
+
+type suggestOptions struct {
+	suite, file                 string
+	namespace, kubeconfig, kctx string
+	name, output                string
+}
+
+// SuggestCommand runs `vmbench suggest` with args (after the verb) and returns its exit code.
+func SuggestCommand(ctx context.Context, prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o suggestOptions
+	fs := flag.NewFlagSet("suggest", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	suiteSourceFlags(fs, &o.file, &o.namespace, &o.kubeconfig, &o.kctx)
+	fs.StringVar(&o.name, "name", "", "")
+	fs.StringVar(&o.output, "o", "", "")
+	fs.StringVar(&o.output, "output", "", "")
+	positional, code, ok := parseVerbArgs(fs, args, prog, "suggest", stdout, stderr, suggestUsage)
+	if !ok {
+		return code
+	}
+	switch {
+	case len(positional) > 1:
+		return verbUsageError(stderr, prog, "suggest", "one suite at a time, got %s", strings.Join(positional, " "))
+	case len(positional) == 1:
+		o.suite = positional[0]
+	}
+	if o.suite == "" && o.file == "" {
+		return verbUsageError(stderr, prog, "suggest", "name a suite, or read one from a file with -f")
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "vmbench: %v\n", err)
+		return ExitError
+	}
+
+	var suite *vmbenchv1.BenchmarkSuite
+	var err error
+	if o.file != "" {
+		suite, err = suitefile.Read(o.file, o.suite, stdin)
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
+		defer cancel()
+		var cluster *ClusterReader
+		if cluster, err = NewClusterReader(o.kubeconfig, o.kctx, o.namespace); err == nil {
+			suite, err = cluster.Get(ctx, o.suite)
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	s, err := Suggest(suite, o.name)
+	if errors.Is(err, ErrNothingBelow) {
+		fmt.Fprintf(stderr, "vmbench: %v; no suite written\n", err)
+		return ExitNothingToSuggest
+	}
+	if err != nil {
+		return fail(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteSuggestion(&buf, s, suite.Name); err != nil {
+		return fail(err)
+	}
+	if o.output == "" {
+		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = os.WriteFile(o.output, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	for _, n := range s.Notices {
+		fmt.Fprintf(stderr, "vmbench: note: %s\n", n)
+	}
+	fmt.Fprintf(stderr, "vmbench: suite %s: %d VM variant(s) of %d benchmark(s); create it with kubectl create -f\n",
+		s.Suite.Name, len(s.Variants), len(s.Suite.Spec.Benchmarks))
+	return ExitOK
+}
