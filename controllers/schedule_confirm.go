@@ -10,7 +10,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/history"
@@ -41,7 +43,9 @@ func confirmationRuns(spec vmbenchv1.BenchmarkScheduleSpec) int {
 
 // settleConfirmation counts the round's suites not yet recorded and, once all are, gives each of
 // its pending findings its verdict from found (the analysis that includes them) and ends the round.
-func settleConfirmation(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Finding, records []history.Record) []scheduleEvent {
+// lost are started suites of the round that are gone without a record (deleted by a Replace start
+// or by hand): they count as ended with no result.
+func settleConfirmation(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Finding, records []history.Record, lost map[string]bool) []scheduleEvent {
 	round := sched.Status.Confirmation
 	if round == nil {
 		return nil
@@ -54,6 +58,8 @@ func settleConfirmation(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Fi
 	for _, s := range round.Suites {
 		phase, ok := recorded[s]
 		switch {
+		case lost[s]:
+			failed++
 		case !ok:
 			remaining++
 		case phase != vmbenchv1.SuiteComplete:
@@ -80,7 +86,7 @@ func settleConfirmation(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Fi
 		}
 		runs := fmt.Sprintf("the confirmation suites %s", strings.Join(round.Suites, ", "))
 		if failed > 0 {
-			runs += fmt.Sprintf(" (%d of them failed and added no result)", failed)
+			runs += fmt.Sprintf(" (%d of them failed or were deleted and added no result)", failed)
 		}
 		if f.Confirmation == vmbenchv1.ConfirmationConfirmed {
 			kind := corev1.EventTypeNormal
@@ -240,6 +246,36 @@ func (r *ScheduleReconciler) startConfirmations(ctx context.Context, sched *vmbe
 		round.Started++
 	}
 	return nil, nil
+}
+
+// lostConfirmations are the started suites of the round that are neither recorded nor found: the
+// cache may lag behind a suite just created, so the API server is asked before a suite counts as
+// lost.
+func (r *ScheduleReconciler) lostConfirmations(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation,
+	records []history.Record) (map[string]bool, error) {
+	round := sched.Status.Confirmation
+	if round == nil {
+		return nil, nil
+	}
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	recorded := recordPositions(records)
+	lost := map[string]bool{}
+	for _, name := range round.Suites[:min(int(round.Started), len(round.Suites))] {
+		if _, ok := recorded[name]; ok || findSuite(slices.Concat(seen.Active, seen.Finished), name) != nil {
+			continue
+		}
+		err := reader.Get(ctx, client.ObjectKey{Namespace: sched.Namespace, Name: name}, &vmbenchv1.BenchmarkSuite{})
+		switch {
+		case apierrors.IsNotFound(err):
+			lost[name] = true
+		case err != nil:
+			return nil, fmt.Errorf("reading confirmation suite %s: %w", name, err)
+		}
+	}
+	return lost, nil
 }
 
 // recordPositions maps each record's suite to its index.

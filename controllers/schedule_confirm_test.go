@@ -69,14 +69,14 @@ func TestSettleConfirmation(t *testing.T) {
 		After: "nightly-09", Direction: "down"}}
 
 	s := pending()
-	if evs := settleConfirmation(s, again, recs[:17]); len(evs) != 0 || s.Status.Confirmation == nil || s.Status.Confirmation.Remaining != 1 ||
+	if evs := settleConfirmation(s, again, recs[:17], nil); len(evs) != 0 || s.Status.Confirmation == nil || s.Status.Confirmation.Remaining != 1 ||
 		s.Status.Findings[0].Confirmation != vmbenchv1.ConfirmationPending {
 		t.Fatalf("with one suite of the round unrecorded: round %+v, finding %s, events %v; want the round on with 1 remaining",
 			s.Status.Confirmation, s.Status.Findings[0].Confirmation, evs)
 	}
 
 	s = pending()
-	evs := settleConfirmation(s, again, recs)
+	evs := settleConfirmation(s, again, recs, nil)
 	if s.Status.Confirmation != nil || s.Status.Findings[0].Confirmation != vmbenchv1.ConfirmationConfirmed ||
 		len(evs) != 1 || evs[0].reason != vmbenchv1.ReasonChangeConfirmed || evs[0].kind != "Warning" {
 		t.Fatalf("round %+v, finding %s, events %+v; want the round ended, the finding Confirmed and one Warning", s.Status.Confirmation,
@@ -87,7 +87,7 @@ func TestSettleConfirmation(t *testing.T) {
 	}
 
 	s = pending()
-	evs = settleConfirmation(s, nil, recs)
+	evs = settleConfirmation(s, nil, recs, nil)
 	if s.Status.Findings[0].Confirmation != vmbenchv1.ConfirmationNotConfirmed || len(evs) != 1 || evs[0].reason != vmbenchv1.ReasonChangeNotConfirmed {
 		t.Fatalf("finding %s, events %+v; want NotConfirmed when the change is no longer found", s.Status.Findings[0].Confirmation, evs)
 	}
@@ -268,5 +268,43 @@ func TestQueueConfirmationTakesBackItsSuites(t *testing.T) {
 	}
 	if sched.Status.Findings[0].Confirmation != vmbenchv1.ConfirmationPending || added[0].Confirmation != vmbenchv1.ConfirmationPending {
 		t.Error("the finding is not Pending")
+	}
+}
+
+// A started suite of the round that is gone without a record (deleted by a Replace start or by
+// hand) counts as ended with no result, so that the round does not wait for it forever; one the
+// API server still has does not.
+func TestLostConfirmationSuitesEndTheRound(t *testing.T) {
+	r, c, sched, _ := confirmReconciler(t, vmbenchv1.ConcurrencyForbid, nil)
+	got := reconcileSchedule(t, r, c, sched)
+	round := got.Status.Confirmation
+	if round == nil || round.Started != 1 {
+		t.Fatalf("round %+v, want the first suite started", round)
+	}
+	store := r.History.(*memHistory)
+	lost, err := r.lostConfirmations(context.Background(), got, scheduleObservation{}, store.records)
+	if err != nil || len(lost) != 0 {
+		t.Fatalf("lost %v, %v while the API server has the suite; want none", lost, err)
+	}
+	s := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "bench", Name: round.Suites[0]}, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	lost, err = r.lostConfirmations(context.Background(), got, scheduleObservation{}, store.records)
+	if err != nil || !lost[round.Suites[0]] || len(lost) != 1 {
+		t.Fatalf("lost %v, %v; want only the deleted %s", lost, err, round.Suites[0])
+	}
+	// With the second recorded, the round ends.
+	store.records = append(store.records, history.Record{Suite: round.Suites[1], Phase: vmbenchv1.SuiteComplete})
+	found, _, err := analyzeHistory(store.records, findingPlatforms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := settleConfirmation(got, found, store.records, lost)
+	if got.Status.Confirmation != nil || len(evs) != 1 || !strings.Contains(evs[0].note, "failed or were deleted") {
+		t.Errorf("round %+v, events %+v; want the round ended, saying a suite was lost", got.Status.Confirmation, evs)
 	}
 }

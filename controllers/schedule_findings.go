@@ -389,6 +389,10 @@ func sameFinding(a, b vmbenchv1.Finding, pos map[string]int) bool {
 func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation,
 	now time.Time) ([]scheduleEvent, error) {
 	records, err := r.History.List(ctx, sched)
+	var lost map[string]bool
+	if err == nil {
+		lost, err = r.lostConfirmations(ctx, sched, seen, records)
+	}
 	if err == nil {
 		var found []vmbenchv1.Finding
 		var suspects []seriesAnalysis
@@ -397,7 +401,7 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))
 			setChangeSuspected(sched, suspects)
-			events := settleConfirmation(sched, found, records)
+			events := settleConfirmation(sched, found, records, lost)
 			queued := queueConfirmation(sched, added, seen, records, now)
 			return slices.Concat(events, findingEvents(added), queued), nil
 		}
