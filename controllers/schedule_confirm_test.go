@@ -182,8 +182,9 @@ func TestReconcileConfirmsANewFindingOneRunAtATimeUnderForbid(t *testing.T) {
 		!slices.Equal(round.Suites, want) || round.Started != 1 || round.Remaining != 2 || !slices.Equal(round.Findings, []string{got.Status.Findings[0].ID}) {
 		t.Fatalf("findings %+v, round %+v; want one Pending finding and a round of %v with the first started", got.Status.Findings, round, want)
 	}
-	if c1 := meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionRegressed); c1 == nil || c1.Status != metav1.ConditionFalse {
-		t.Errorf("Regressed %+v while the finding waits for its confirmation runs, want False", c1)
+	if c1 := meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionRegressed); c1 == nil || c1.Status != metav1.ConditionFalse ||
+		!strings.Contains(c1.Message, "1 regression(s) wait for their confirmation runs") {
+		t.Errorf("Regressed %+v while the finding waits for its confirmation runs, want False saying it waits", c1)
 	}
 	if s := confirmationSuites(t, c); !slices.Equal(s, want[:1]) {
 		t.Fatalf("confirmation suites %v, want only %s under Forbid", s, want[0])

@@ -505,9 +505,12 @@ func setRegressed(sched *vmbenchv1.BenchmarkSchedule) {
 	c := metav1.Condition{Type: vmbenchv1.ConditionRegressed, Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNoRegression,
 		Message: "no untriaged regression in status.findings", ObservedGeneration: sched.Generation}
 	var worst *vmbenchv1.Finding
-	open := 0
+	open, pending := 0, 0
 	for i := range sched.Status.Findings {
 		f := &sched.Status.Findings[i]
+		if f.Regression && f.State == vmbenchv1.FindingUntriaged && f.Confirmation == vmbenchv1.ConfirmationPending {
+			pending++
+		}
 		if !f.Regression || !f.Open() {
 			// Triaged, or waiting for or cleared by its confirmation runs.
 			continue
@@ -516,6 +519,9 @@ func setRegressed(sched *vmbenchv1.BenchmarkSchedule) {
 		if worst == nil || math.Abs(math.Log(f.Ratio)) > math.Abs(math.Log(worst.Ratio)) {
 			worst = f
 		}
+	}
+	if pending > 0 {
+		c.Message += fmt.Sprintf("; %d regression(s) wait for their confirmation runs (status.confirmation) and count once confirmed", pending)
 	}
 	if worst != nil {
 		c.Status, c.Reason = metav1.ConditionTrue, vmbenchv1.ReasonRegressed
