@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -124,16 +125,17 @@ func judgeBaselineRecords(records []history.Record, platforms map[string]vmbench
 	within := 0
 	for i, v := range verdicts {
 		s := series[i]
+		// JSON holds no NaN or infinity: a bound that is not finite is left at 0.
 		bs := vmbenchv1.BaselineSeries{Benchmark: s.Benchmark, Metric: s.Metric, Platform: s.Platform, Arm: s.Arm,
-			Ratio: v.Ratio, RatioLow: v.RatioLow, RatioHigh: v.RatioHigh}
+			Ratio: finiteOr0(v.Ratio), RatioLow: finiteOr0(v.RatioLow), RatioHigh: finiteOr0(v.RatioHigh)}
 		switch v.State {
 		case detect.Drifted:
-			bs.Verdict, bs.PValue = vmbenchv1.BaselineDrifted, v.PDriftedHolm
+			bs.Verdict, bs.PValue = vmbenchv1.BaselineDrifted, finiteOr0(v.PDriftedHolm)
 		case detect.Holds:
 			within++
 			continue
 		default:
-			bs.Verdict, bs.PValue = vmbenchv1.BaselineInconclusive, v.PHoldsHolm
+			bs.Verdict, bs.PValue = vmbenchv1.BaselineInconclusive, finiteOr0(v.PHoldsHolm)
 		}
 		out = append(out, bs)
 	}
@@ -213,4 +215,11 @@ func setDrifted(sched *vmbenchv1.BenchmarkSchedule, j baselineJudgement) []sched
 		return []scheduleEvent{{kind: corev1.EventTypeWarning, reason: vmbenchv1.ReasonBaselineDrifted, action: "CompareBaseline", note: c.Message}}
 	}
 	return nil
+}
+
+func finiteOr0(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
 }

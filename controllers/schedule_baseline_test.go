@@ -173,3 +173,11 @@ func TestJudgeBaselineSetsTheConditionAndFollowsThePin(t *testing.T) {
 		t.Errorf("status %+v, conditions %+v without spec.baseline; want neither", sched.Status.Baseline, sched.Status.Conditions)
 	}
 }
+
+func TestFiniteOr0KeepsTheStatusWritable(t *testing.T) {
+	for in, want := range map[float64]float64{0.93: 0.93, math.Inf(1): 0, math.Inf(-1): 0, math.NaN(): 0} {
+		if got := finiteOr0(in); got != want {
+			t.Errorf("finiteOr0(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
