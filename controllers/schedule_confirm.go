@@ -105,6 +105,36 @@ func settleConfirmation(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Fi
 	return events
 }
 
+// confirmLater confirms a NotConfirmed finding that a later analysis finds again: the change its
+// confirmation runs did not show is there with more runs, and it alerts from now on.
+func confirmLater(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Finding, records []history.Record) []scheduleEvent {
+	var pos map[string]int
+	var events []scheduleEvent
+	for i := range sched.Status.Findings {
+		f := &sched.Status.Findings[i]
+		if f.Confirmation != vmbenchv1.ConfirmationNotConfirmed {
+			continue
+		}
+		if pos == nil {
+			pos = recordPositions(currentSeries(records))
+		}
+		for _, g := range found {
+			if !sameFinding(*f, g, pos) {
+				continue
+			}
+			f.Confirmation = vmbenchv1.ConfirmationConfirmed
+			kind := corev1.EventTypeNormal
+			if f.Regression {
+				kind = corev1.EventTypeWarning
+			}
+			events = append(events, scheduleEvent{kind: kind, reason: vmbenchv1.ReasonChangeConfirmed, action: "Confirm",
+				note: "the change that its confirmation runs did not show is found again with later runs: " + describeFinding(*f)})
+			break
+		}
+	}
+	return events
+}
+
 // queueConfirmation marks the added findings Pending and plans a round of confirmation suites for
 // them, or adds them to the round under way (whose runs confirm them too). The names of a new round
 // are the minutes from now on (after the latest cron start) that no suite of the schedule, started

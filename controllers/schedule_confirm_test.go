@@ -309,3 +309,21 @@ func TestLostConfirmationSuitesEndTheRound(t *testing.T) {
 		t.Errorf("round %+v, events %+v; want the round ended, saying a suite was lost", got.Status.Confirmation, evs)
 	}
 }
+
+// A finding its confirmation runs did not confirm is confirmed when a later analysis finds the
+// change again; not before.
+func TestConfirmLaterWhenTheChangeComesBack(t *testing.T) {
+	recs := synthHistory(synth{runs: 18, at: 8, vmStep: 0.95, ctrStep: 1, seed: 1})
+	s := testSchedule()
+	s.Status.Findings = []vmbenchv1.Finding{{ID: "f1", Benchmark: "sysbench-cpu", Metric: "events", Platform: "vm", Arm: vmbenchv1.ArmVM,
+		After: "nightly-08", Direction: "down", Regression: true, State: vmbenchv1.FindingUntriaged, Confirmation: vmbenchv1.ConfirmationNotConfirmed}}
+	if evs := confirmLater(s, nil, recs); len(evs) != 0 || s.Status.Findings[0].Confirmation != vmbenchv1.ConfirmationNotConfirmed {
+		t.Fatalf("confirmed without the change found: %s, %v", s.Status.Findings[0].Confirmation, evs)
+	}
+	again := []vmbenchv1.Finding{{ID: "f1b", Benchmark: "sysbench-cpu", Metric: "events", Platform: "vm", Arm: vmbenchv1.ArmVM,
+		After: "nightly-07", Direction: "down"}}
+	evs := confirmLater(s, again, recs)
+	if s.Status.Findings[0].Confirmation != vmbenchv1.ConfirmationConfirmed || len(evs) != 1 || evs[0].reason != vmbenchv1.ReasonChangeConfirmed {
+		t.Fatalf("finding %s, events %v; want Confirmed with one event", s.Status.Findings[0].Confirmation, evs)
+	}
+}

@@ -401,7 +401,7 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))
 			setChangeSuspected(sched, suspects)
-			events := settleConfirmation(sched, found, records, lost)
+			events := slices.Concat(confirmLater(sched, found, records), settleConfirmation(sched, found, records, lost))
 			queued := queueConfirmation(sched, added, seen, records, now)
 			return slices.Concat(events, findingEvents(added), queued), nil
 		}
