@@ -328,8 +328,9 @@ type Finding struct {
 
 	// Confirmation is Pending while the confirmation runs queued for the finding have not all
 	// been recorded, then Confirmed when the change is still found with them, NotConfirmed when it
-	// is not; empty when no confirmation runs were asked (spec.confirmation.runs 0). A Pending or
-	// NotConfirmed finding holds no condition Regressed and is not counted as open.
+	// is not (Confirmed should a later analysis find it again); empty when no confirmation runs were
+	// asked (spec.confirmation.runs 0). A Pending or NotConfirmed finding holds no condition
+	// Regressed and is not counted as open.
 	// +optional
 	Confirmation FindingConfirmation `json:"confirmation,omitempty"`
 }
