@@ -327,3 +327,29 @@ func TestConfirmLaterWhenTheChangeComesBack(t *testing.T) {
 		t.Fatalf("finding %s, events %v; want Confirmed with one event", s.Status.Findings[0].Confirmation, evs)
 	}
 }
+
+// Under Replace a confirmation suite replaces an unfinished cron suite, as a cron start would, but
+// never a suite of its own round: the second waits for the first.
+func TestReconcileConfirmationUnderReplace(t *testing.T) {
+	r, c, sched, _ := confirmReconciler(t, vmbenchv1.ConcurrencyReplace, nil)
+	cron := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: sched.Namespace,
+		Name:        scheduledSuiteName("nightly", time.Date(2026, 11, 20, 3, 0, 0, 0, time.UTC)),
+		Annotations: map[string]string{vmbenchv1.AnnotationScheduledAt: "2026-11-20T03:00:00Z"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: vmbenchv1.GroupVersion.String(), Kind: "BenchmarkSchedule",
+			Name: sched.Name, UID: sched.UID, Controller: ptr.To(true)}}}}
+	if err := c.Create(context.Background(), cron); err != nil {
+		t.Fatal(err)
+	}
+	got := reconcileSchedule(t, r, c, sched)
+	round := got.Status.Confirmation
+	if round == nil || round.Started != 1 {
+		t.Fatalf("round %+v, want the first confirmation started in place of the cron suite", round)
+	}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(cron), &vmbenchv1.BenchmarkSuite{}); err == nil {
+		t.Error("the unfinished cron suite was not replaced")
+	}
+	got = reconcileSchedule(t, r, c, got)
+	if s := confirmationSuites(t, c); !slices.Equal(s, round.Suites[:1]) || got.Status.Confirmation.Started != 1 {
+		t.Fatalf("confirmation suites %v (started %d), want only %s: the second waits for it", s, got.Status.Confirmation.Started, round.Suites[0])
+	}
+}

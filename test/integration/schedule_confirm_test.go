@@ -8,10 +8,12 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
@@ -126,4 +128,40 @@ func TestScheduleConfirmationRunsForANewFinding(t *testing.T) {
 	h.pokeSchedule("conf")
 	h.g.Consistently(func() []string { return h.suitesOf("conf") }, 2*time.Second, interval).Should(ConsistOf(latest, first, second),
 		"a suite after the round ended")
+}
+
+// The CRD defaults confirmation.runs to 2, refuses more than 5 and a baseline tolerance of 0, and
+// takes the status the manager writes.
+func TestScheduleConfirmationAndBaselineFitTheCRD(t *testing.T) {
+	h := newHarness(t)
+	s, _ := h.hourly("confcrd", func(spec *vmbenchv1.BenchmarkScheduleSpec) {
+		spec.Confirmation = &vmbenchv1.ScheduleConfirmation{}
+		spec.Baseline = &vmbenchv1.ScheduleBaseline{Suite: "confcrd-29412345"}
+	})
+	h.g.Expect(s.Spec.Confirmation.Runs).To(HaveValue(Equal(int32(2))))
+	bad := s.DeepCopy()
+	bad.Spec.Confirmation.Runs = ptr.To[int32](6)
+	h.g.Expect(apierrors.IsInvalid(k8s.Update(h.ctx, bad))).To(BeTrue(), "confirmation.runs 6 was accepted")
+	bad = s.DeepCopy()
+	bad.Spec.Baseline.TolerancePercent = ptr.To(0.0)
+	err := k8s.Update(h.ctx, bad)
+	h.g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "baseline.tolerancePercent 0 was accepted: %v", err)
+	h.g.Expect(err.Error()).To(ContainSubstring("above 0 and at most 50"))
+
+	orig := s.DeepCopy()
+	s.Status.Confirmation = &vmbenchv1.ConfirmationRound{Findings: []string{"3f9c2a1b7d4e5f60"}, Suites: []string{"confcrd-29412346", "confcrd-29412347"},
+		Started: 1, Remaining: 2}
+	s.Status.Baseline = &vmbenchv1.BaselineStatus{Suite: "confcrd-29412345", Verdict: vmbenchv1.BaselineDrifted, Runs: 5, TolerancePercent: 5,
+		Series: []vmbenchv1.BaselineSeries{{Benchmark: "cpu", Metric: "events_per_second", Platform: "vm", Arm: vmbenchv1.ArmVM,
+			Verdict: vmbenchv1.BaselineDrifted, Ratio: 0.9, RatioLow: 0.88, RatioHigh: 0.92, PValue: 0.01}}}
+	s.Status.Findings = []vmbenchv1.Finding{{ID: "3f9c2a1b7d4e5f60", Benchmark: "cpu", Metric: "events_per_second", Platform: "vm", Arm: vmbenchv1.ArmVM,
+		Before: "a", After: "b", Time: metav1.NewTime(time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)), Direction: "down", Regression: true,
+		Ratio: 0.95, State: vmbenchv1.FindingUntriaged,
+		Confirmation: vmbenchv1.ConfirmationPending}}
+	h.g.Expect(k8s.Status().Patch(h.ctx, s, client.MergeFrom(orig))).To(Succeed())
+	got := &vmbenchv1.BenchmarkSchedule{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(s), got)).To(Succeed())
+	h.g.Expect(got.Status.Confirmation).To(Equal(s.Status.Confirmation))
+	h.g.Expect(got.Status.Baseline).To(Equal(s.Status.Baseline))
+	h.g.Expect(got.Status.Findings[0].Confirmation).To(Equal(vmbenchv1.ConfirmationPending))
 }
