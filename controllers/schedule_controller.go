@@ -86,8 +86,12 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	var analyzeErr error
 	if historyErr == nil && (appended || sched.Status.Records > 0 && meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionRegressed) == nil) {
 		// After a new record, or when the history was never analysed or the last analysis failed.
-		found, err := r.findChanges(ctx, sched)
+		found, err := r.findChanges(ctx, sched, seen, now)
 		events, analyzeErr = append(events, found...), err
+	}
+	if historyErr == nil && analyzeErr == nil && (appended || baselineStale(sched)) {
+		judged, err := r.judgeBaseline(ctx, sched)
+		events, analyzeErr = append(events, judged...), err
 	}
 	triageAfter := triageFindings(sched, now)
 	if historyErr == nil {
@@ -110,6 +114,11 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 	events = append(events, triggered...)
+	confirming, err := r.startConfirmations(ctx, sched, &seen)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	events = append(events, confirming...)
 	setActive(st, seen.Active)
 	setLastSuccessful(st, seen.Finished)
 	if historyErr == nil {
@@ -301,6 +310,12 @@ func findSuite(suites []*vmbenchv1.BenchmarkSuite, name string) *vmbenchv1.Bench
 // policy, replaces the active suites under Replace, and creates the suite. skip says why nothing
 // started; API errors that waiting may heal are returned.
 func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision) (*vmbenchv1.BenchmarkSuite, *cause, error) {
+	return r.startWith(ctx, sched, seen, d, nil)
+}
+
+// startWith is start with annotations added to the suite.
+func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision,
+	extra map[string]string) (*vmbenchv1.BenchmarkSuite, *cause, error) {
 	if d.Due.IsZero() {
 		return nil, nil, nil
 	}
@@ -338,6 +353,7 @@ func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.Benchma
 	if err != nil {
 		return nil, nil, err
 	}
+	maps.Copy(suite.Annotations, extra)
 	err = r.Create(ctx, suite)
 	switch {
 	case err == nil:

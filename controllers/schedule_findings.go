@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -344,21 +345,8 @@ func environmentChanges(before, after []vmbenchv1.RunEnvironment) []string {
 // within one record (a change whose split moved by a run as more runs came is the same change),
 // keeps the states of the ones there, and keeps the newest MaxFindings. It returns the new ones.
 func mergeFindings(have, found []vmbenchv1.Finding, records []history.Record) ([]vmbenchv1.Finding, []vmbenchv1.Finding) {
-	pos := map[string]int{}
-	for i, r := range records {
-		pos[r.Suite] = i
-	}
-	same := func(a, b vmbenchv1.Finding) bool {
-		if a.ID == b.ID {
-			return true
-		}
-		if a.Benchmark != b.Benchmark || a.Metric != b.Metric || a.Platform != b.Platform || a.Arm != b.Arm || a.Direction != b.Direction {
-			return false
-		}
-		pa, oka := pos[a.After]
-		pb, okb := pos[b.After]
-		return oka && okb && pa-pb >= -1 && pa-pb <= 1
-	}
+	pos := recordPositions(records)
+	same := func(a, b vmbenchv1.Finding) bool { return sameFinding(a, b, pos) }
 	out := append([]vmbenchv1.Finding(nil), have...)
 	var added []vmbenchv1.Finding
 	for _, f := range found {
@@ -381,11 +369,33 @@ func mergeFindings(have, found []vmbenchv1.Finding, records []history.Record) ([
 	return out, added
 }
 
+// sameFinding says whether two findings are one change: the same ID, or the same series and
+// direction with the suites after within one record (pos gives each suite's record index).
+func sameFinding(a, b vmbenchv1.Finding, pos map[string]int) bool {
+	if a.ID == b.ID {
+		return true
+	}
+	if a.Benchmark != b.Benchmark || a.Metric != b.Metric || a.Platform != b.Platform || a.Arm != b.Arm || a.Direction != b.Direction {
+		return false
+	}
+	pa, oka := pos[a.After]
+	pb, okb := pos[b.After]
+	return oka && okb && pa-pb >= -1 && pa-pb <= 1
+}
+
 // findChanges analyses the schedule's history after a record was added: it adds new findings to
 // the status, sets ChangeSuspected, and returns an event per new finding. On an error the
 // conditions ChangeSuspected and Regressed are removed, so that the next reconcile analyses again.
-func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule) ([]scheduleEvent, error) {
+//
+// The confirmation round under way is settled with this analysis once its suites are all recorded,
+// and a new round is queued for the findings it adds (spec.confirmation).
+func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation,
+	now time.Time) ([]scheduleEvent, error) {
 	records, err := r.History.List(ctx, sched)
+	var lost map[string]bool
+	if err == nil {
+		lost, err = r.lostConfirmations(ctx, sched, seen, records)
+	}
 	if err == nil {
 		var found []vmbenchv1.Finding
 		var suspects []seriesAnalysis
@@ -395,7 +405,9 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))
 			setChangeSuspected(sched, suspects)
-			return findingEvents(added), nil
+			events := slices.Concat(confirmLater(sched, found, records), settleConfirmation(sched, found, records, lost))
+			queued := queueConfirmation(sched, added, seen, records, now)
+			return slices.Concat(events, findingEvents(added), queued), nil
 		}
 	}
 	meta.RemoveStatusCondition(&sched.Status.Conditions, vmbenchv1.ConditionChangeSuspected)
@@ -416,10 +428,14 @@ func findingEvents(added []vmbenchv1.Finding) []scheduleEvent {
 	var out []scheduleEvent
 	for _, f := range added {
 		kind := corev1.EventTypeNormal
-		if f.Regression {
+		if f.Regression && f.Confirmation != vmbenchv1.ConfirmationPending {
 			kind = corev1.EventTypeWarning
 		}
-		out = append(out, scheduleEvent{kind: kind, reason: vmbenchv1.ReasonChangeFound, action: "Analyze", note: describeFinding(f)})
+		note := describeFinding(f)
+		if f.Confirmation == vmbenchv1.ConfirmationPending {
+			note += "; confirmation runs are queued, and it alerts only if they confirm it"
+		}
+		out = append(out, scheduleEvent{kind: kind, reason: vmbenchv1.ReasonChangeFound, action: "Analyze", note: note})
 	}
 	return out
 }
@@ -493,16 +509,23 @@ func setRegressed(sched *vmbenchv1.BenchmarkSchedule) {
 	c := metav1.Condition{Type: vmbenchv1.ConditionRegressed, Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonNoRegression,
 		Message: "no untriaged regression in status.findings", ObservedGeneration: sched.Generation}
 	var worst *vmbenchv1.Finding
-	open := 0
+	open, pending := 0, 0
 	for i := range sched.Status.Findings {
 		f := &sched.Status.Findings[i]
-		if !f.Regression || f.State != vmbenchv1.FindingUntriaged {
+		if f.Regression && f.State == vmbenchv1.FindingUntriaged && f.Confirmation == vmbenchv1.ConfirmationPending {
+			pending++
+		}
+		if !f.Regression || !f.Open() {
+			// Triaged, or waiting for or cleared by its confirmation runs.
 			continue
 		}
 		open++
 		if worst == nil || math.Abs(math.Log(f.Ratio)) > math.Abs(math.Log(worst.Ratio)) {
 			worst = f
 		}
+	}
+	if pending > 0 {
+		c.Message += fmt.Sprintf("; %d regression(s) wait for their confirmation runs (status.confirmation) and count once confirmed", pending)
 	}
 	if worst != nil {
 		c.Status, c.Reason = metav1.ConditionTrue, vmbenchv1.ReasonRegressed

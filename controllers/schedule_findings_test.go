@@ -286,6 +286,8 @@ func TestReconcileReportsAFindingOnceAfterARecord(t *testing.T) {
 	sched := testSchedule()
 	sched.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	sched.Spec.Schedule = "0 3 * * *"
+	// Without confirmation runs, a finding alerts at once (schedule_confirm_test.go has them).
+	sched.Spec.Confirmation = &vmbenchv1.ScheduleConfirmation{Runs: ptr.To[int32](0)}
 	sched.Spec.SuiteTemplate.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer},
 		{Name: "vm", Type: vmbenchv1.PlatformVM}}
 	suite := scheduleFinishedSuite(20, vmbenchv1.SuiteComplete, false)

@@ -110,6 +110,49 @@ type BenchmarkScheduleSpec struct {
 	// Triggers start a suite besides the cron schedule.
 	// +optional
 	Triggers *ScheduleTriggers `json:"triggers,omitempty"`
+
+	// Confirmation queues extra suites at once when the history shows a new finding, so that the
+	// change is confirmed (or cleared) before it alerts. Left out: 2 runs.
+	// +optional
+	Confirmation *ScheduleConfirmation `json:"confirmation,omitempty"`
+
+	// Baseline pins an approved record of the history: after each record, the newest runs under
+	// the same parameters hash are held against it, which catches a slow drift that no single
+	// step shows. Edit it to re-pin; the history is kept.
+	// +optional
+	Baseline *ScheduleBaseline `json:"baseline,omitempty"`
+}
+
+// MaxConfirmationRuns bounds spec.confirmation.runs.
+const MaxConfirmationRuns = 5
+
+// ScheduleConfirmation says how many suites to queue at once when a new finding appears.
+type ScheduleConfirmation struct {
+	// Runs is how many suites are queued when the history shows a new finding; 0 turns
+	// confirmation off (a finding then alerts at once). The suites start through the concurrency
+	// policy: under Forbid and Replace one after the other, under Allow all at once.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	Runs *int32 `json:"runs,omitempty"`
+}
+
+// ScheduleBaseline is the approved record that the newest runs are held against.
+type ScheduleBaseline struct {
+	// Suite names the record: the suite it was made from, as `vmbench history` and
+	// status.findings name it. It must be a complete record still in the history.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Suite string `json:"suite"`
+
+	// TolerancePercent is how far, in percent, a metric may fall below the baseline in its bad
+	// direction before it counts as drifted; left out, the suite template's
+	// spec.report.tolerancePercent, or 5.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self > 0.0 && self <= 50.0",message="set spec.baseline.tolerancePercent above 0 and at most 50"
+	TolerancePercent *float64 `json:"tolerancePercent,omitempty"`
 }
 
 // ScheduleTriggers are what starts a suite besides the cron schedule.
@@ -289,6 +332,123 @@ type Finding struct {
 	// +kubebuilder:validation:items:MaxLength=512
 	// +listType=atomic
 	EnvironmentChanges []string `json:"environmentChanges,omitempty"`
+
+	// Confirmation is Pending while the confirmation runs queued for the finding have not all
+	// been recorded, then Confirmed when the change is still found with them, NotConfirmed when it
+	// is not (Confirmed should a later analysis find it again); empty when no confirmation runs were
+	// asked (spec.confirmation.runs 0). A Pending or NotConfirmed finding holds no condition
+	// Regressed and is not counted as open.
+	// +optional
+	Confirmation FindingConfirmation `json:"confirmation,omitempty"`
+}
+
+// FindingConfirmation is what the confirmation runs made of a finding.
+// +kubebuilder:validation:Enum=Pending;Confirmed;NotConfirmed
+type FindingConfirmation string
+
+// Confirmation states of a finding.
+const (
+	ConfirmationPending      FindingConfirmation = "Pending"
+	ConfirmationConfirmed    FindingConfirmation = "Confirmed"
+	ConfirmationNotConfirmed FindingConfirmation = "NotConfirmed"
+)
+
+// Open reports whether the finding alerts: Untriaged, and confirmed or never sent to confirmation.
+func (f *Finding) Open() bool {
+	return f.State == FindingUntriaged && f.Confirmation != ConfirmationPending && f.Confirmation != ConfirmationNotConfirmed
+}
+
+// ConfirmationRound is the round of confirmation runs under way.
+type ConfirmationRound struct {
+	// Findings are the IDs of the findings the runs confirm.
+	// +required
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=16
+	// +listType=atomic
+	Findings []string `json:"findings"`
+
+	// Suites are the names of the confirmation suites, in the order they start.
+	// +required
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:items:MaxLength=30
+	// +listType=atomic
+	Suites []string `json:"suites"`
+
+	// Started counts the suites of Suites created so far.
+	// +kubebuilder:validation:Minimum=0
+	Started int32 `json:"started"`
+
+	// Remaining counts the suites of Suites whose record is not yet in the history.
+	// +kubebuilder:validation:Minimum=0
+	Remaining int32 `json:"remaining"`
+}
+
+// BaselineVerdict is the verdict of the newest runs against the pinned baseline.
+// +kubebuilder:validation:Enum=Within;Drifted;Inconclusive;Insufficient
+type BaselineVerdict string
+
+// Verdicts against the pinned baseline.
+const (
+	// BaselineWithin: every series is shown to be within the tolerance of the baseline.
+	BaselineWithin BaselineVerdict = "Within"
+	// BaselineDrifted: at least one series is shown to be worse than the baseline by more than the
+	// tolerance.
+	BaselineDrifted BaselineVerdict = "Drifted"
+	// BaselineInconclusive: no series drifted, but at least one could not be shown within the
+	// tolerance at its noise.
+	BaselineInconclusive BaselineVerdict = "Inconclusive"
+	// BaselineInsufficient: no verdict: the baseline record is missing, or too few runs since it
+	// under its parameters hash.
+	BaselineInsufficient BaselineVerdict = "Insufficient"
+)
+
+// BaselineSeries is one series held against the baseline.
+type BaselineSeries struct {
+	// Benchmark, Metric, Platform and Arm name the series, as in a Finding.
+	// +kubebuilder:validation:MaxLength=128
+	Benchmark string `json:"benchmark"`
+	// +kubebuilder:validation:MaxLength=128
+	Metric string `json:"metric"`
+	// +kubebuilder:validation:MaxLength=64
+	Platform string     `json:"platform"`
+	Arm      FindingArm `json:"arm"`
+
+	// Verdict is Drifted, Within or Inconclusive.
+	Verdict BaselineVerdict `json:"verdict"`
+
+	// Ratio is the newest runs' level over the baseline's in the higher-is-better sense (below 1
+	// is worse), RatioLow and RatioHigh its interval at 1 - 2·alpha (90%).
+	Ratio     float64 `json:"ratio"`
+	RatioLow  float64 `json:"ratioLow"`
+	RatioHigh float64 `json:"ratioHigh"`
+
+	// PValue is the Holm-adjusted p-value of the verdict.
+	PValue float64 `json:"pValue"`
+}
+
+// BaselineStatus is the latest verdict against spec.baseline.
+type BaselineStatus struct {
+	// Suite is the baseline record's suite, as in spec.baseline.suite when the verdict was made.
+	// +kubebuilder:validation:MaxLength=64
+	Suite string `json:"suite"`
+
+	// Verdict is Within, Drifted, Inconclusive or Insufficient.
+	Verdict BaselineVerdict `json:"verdict"`
+
+	// Runs counts the newest runs held against the baseline.
+	// +optional
+	Runs int32 `json:"runs,omitempty"`
+
+	// TolerancePercent is the tolerance used.
+	// +optional
+	TolerancePercent float64 `json:"tolerancePercent,omitempty"`
+
+	// Series are the series not shown within the tolerance (Drifted first, then Inconclusive),
+	// at most 16.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	Series []BaselineSeries `json:"series,omitempty"`
 }
 
 // ScheduledSuite names a suite that a schedule started.
@@ -309,7 +469,8 @@ type BenchmarkScheduleStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions are Valid, Suspended, StartSkipped, HistoryRecorded, ChangeSuspected and Regressed.
+	// Conditions are Valid, Suspended, StartSkipped, HistoryRecorded, ChangeSuspected, Regressed and
+	// Drifted.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=map
@@ -353,6 +514,15 @@ type BenchmarkScheduleStatus struct {
 	// LastTrigger is the latest suite started because a watched version changed.
 	// +optional
 	LastTrigger *VersionTrigger `json:"lastTrigger,omitempty"`
+
+	// Confirmation is the round of confirmation runs under way: the findings it confirms and its
+	// suites; absent when none is.
+	// +optional
+	Confirmation *ConfirmationRound `json:"confirmation,omitempty"`
+
+	// Baseline is the latest verdict of the newest runs against spec.baseline; absent without it.
+	// +optional
+	Baseline *BaselineStatus `json:"baseline,omitempty"`
 }
 
 // BenchmarkSchedule starts a BenchmarkSuite on a cron schedule and keeps a compact record of every
@@ -428,6 +598,9 @@ const (
 	// ConditionRegressed is True while a finding that is a regression is Untriaged; the message
 	// names the worst one and what to do.
 	ConditionRegressed = "Regressed"
+	// ConditionDrifted is True when a series has drifted from the baseline pinned in
+	// spec.baseline by more than the tolerance; the message names the series and what to do.
+	ConditionDrifted = "Drifted"
 )
 
 // Condition reasons of a BenchmarkSchedule.
@@ -452,6 +625,23 @@ const (
 	ReasonRegressed           = "Regressed"
 	ReasonNoRegression        = "NoOpenRegression"
 	ReasonFindingsNotAnalyzed = "HistoryNotAnalyzed"
+)
+
+// Reasons of confirmation runs (events) and of the condition Drifted.
+const (
+	// ReasonConfirmationQueued: confirmation suites were queued for new findings.
+	ReasonConfirmationQueued = "ConfirmationQueued"
+	// ReasonConfirmationWaits: a confirmation suite could not be created.
+	ReasonConfirmationWaits = "ConfirmationWaits"
+	// ReasonChangeConfirmed and ReasonChangeNotConfirmed: the verdict of the confirmation runs.
+	ReasonChangeConfirmed    = "ChangeConfirmed"
+	ReasonChangeNotConfirmed = "ChangeNotConfirmed"
+
+	ReasonBaselineDrifted      = "BaselineDrifted"
+	ReasonBaselineWithin       = "WithinBaseline"
+	ReasonBaselineInconclusive = "BaselineInconclusive"
+	ReasonBaselineInsufficient = "BaselineInsufficient"
+	ReasonBaselineNotFound     = "BaselineNotFound"
 )
 
 // Event reasons of spec.triggers.onVersionChange.

@@ -31,7 +31,8 @@ var (
 	findingArms         = []vmbenchv1.FindingArm{vmbenchv1.ArmVM, vmbenchv1.ArmContainer, vmbenchv1.ArmHost, vmbenchv1.ArmRatio}
 
 	scheduleFindingsOpenDesc = prometheus.NewDesc("vmbench_schedule_findings_open",
-		"Findings of the schedule's history in state Untriaged (status.findings); triage them in spec.triage. "+
+		"Findings of the schedule's history in state Untriaged (status.findings), confirmed or never sent to confirmation runs; "+
+			"triage them in spec.triage. "+
 			"Labels: namespace, schedule, arm (vm|container|host|ratio), regression (true|false).",
 		[]string{"namespace", "schedule", "arm", "regression"}, nil)
 	scheduleLastSuccessDesc = prometheus.NewDesc("vmbench_schedule_last_success_timestamp_seconds",
@@ -42,6 +43,9 @@ var (
 			"Labels: namespace, schedule.", scheduleLabels, nil)
 	scheduleRecordsDesc = prometheus.NewDesc("vmbench_schedule_records",
 		"Records in the schedule's history (status.records). Labels: namespace, schedule.", scheduleLabels, nil)
+	scheduleBaselineDriftedDesc = prometheus.NewDesc("vmbench_schedule_baseline_drifted",
+		"Series of the schedule's newest runs that are worse than the baseline pinned in spec.baseline by more than the tolerance "+
+			"(status.baseline); 0 when none is, absent without spec.baseline. Labels: namespace, schedule.", scheduleLabels, nil)
 	scheduleRatioDesc = prometheus.NewDesc("vmbench_schedule_ratio",
 		"A platform's mean over the baseline's in the higher-is-better sense in the schedule's latest record. "+
 			"Labels: namespace, schedule, benchmark, metric, platform.", scheduleRatioLabels, nil)
@@ -78,7 +82,7 @@ var schedules = &scheduleCollector{schedules: map[string]*scheduleSeries{}}
 
 func (c *scheduleCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{scheduleFindingsOpenDesc, scheduleLastSuccessDesc, scheduleNextRunDesc, scheduleRecordsDesc,
-		scheduleRatioDesc, scheduleRatioLowDesc, scheduleRatioHighDesc, scheduleNoiseDesc} {
+		scheduleBaselineDriftedDesc, scheduleRatioDesc, scheduleRatioLowDesc, scheduleRatioHighDesc, scheduleNoiseDesc} {
 		ch <- d
 	}
 	for _, d := range boardDescs {
@@ -126,7 +130,8 @@ func statusSeries(sched *vmbenchv1.BenchmarkSchedule) []prometheus.Metric {
 	open := map[armKey]int{}
 	arms := append([]vmbenchv1.FindingArm{}, findingArms...)
 	for _, f := range sched.Status.Findings {
-		if f.State != vmbenchv1.FindingUntriaged {
+		if !f.Open() {
+			// Triaged, or waiting for or cleared by its confirmation runs.
 			continue
 		}
 		if !slices.Contains(arms, f.Arm) {
@@ -153,6 +158,15 @@ func statusSeries(sched *vmbenchv1.BenchmarkSchedule) []prometheus.Metric {
 		out = append(out, prometheus.MustNewConstMetric(scheduleNextRunDesc, prometheus.GaugeValue, unixSeconds(st.NextScheduleTime.UnixNano()), ns, name))
 	}
 	out = append(out, prometheus.MustNewConstMetric(scheduleRecordsDesc, prometheus.GaugeValue, float64(st.Records), ns, name))
+	if st.Baseline != nil {
+		drifted := 0
+		for _, s := range st.Baseline.Series {
+			if s.Verdict == vmbenchv1.BaselineDrifted {
+				drifted++
+			}
+		}
+		out = append(out, prometheus.MustNewConstMetric(scheduleBaselineDriftedDesc, prometheus.GaugeValue, float64(drifted), ns, name))
+	}
 	return out
 }
 

@@ -29,7 +29,14 @@ func TestScheduleStatusSeries(t *testing.T) {
 				{ID: "d", Arm: vmbenchv1.ArmRatio, Regression: false, State: vmbenchv1.FindingUntriaged},
 				{ID: "e", Arm: vmbenchv1.ArmHost, Regression: true, State: vmbenchv1.FindingExpected},
 				{ID: "f", Arm: vmbenchv1.ArmContainer, Regression: true, State: vmbenchv1.FindingInvalid},
+				// Waiting for or cleared by confirmation runs: not open; confirmed: open.
+				{ID: "g", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingUntriaged, Confirmation: vmbenchv1.ConfirmationPending},
+				{ID: "h", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingUntriaged, Confirmation: vmbenchv1.ConfirmationNotConfirmed},
+				{ID: "i", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingUntriaged, Confirmation: vmbenchv1.ConfirmationConfirmed},
 			},
+			Baseline: &vmbenchv1.BaselineStatus{Suite: "nightly-29000000", Verdict: vmbenchv1.BaselineDrifted, Series: []vmbenchv1.BaselineSeries{
+				{Platform: "vm", Verdict: vmbenchv1.BaselineDrifted}, {Platform: "container", Verdict: vmbenchv1.BaselineDrifted},
+				{Platform: "host", Verdict: vmbenchv1.BaselineInconclusive}}},
 		},
 	}
 	RecordSchedule(sched)
@@ -43,7 +50,10 @@ vmbench_schedule_findings_open{arm="host",namespace="ns-status",regression="true
 vmbench_schedule_findings_open{arm="ratio",namespace="ns-status",regression="false",schedule="nightly"} 1
 vmbench_schedule_findings_open{arm="ratio",namespace="ns-status",regression="true",schedule="nightly"} 0
 vmbench_schedule_findings_open{arm="vm",namespace="ns-status",regression="false",schedule="nightly"} 0
-vmbench_schedule_findings_open{arm="vm",namespace="ns-status",regression="true",schedule="nightly"} 2
+vmbench_schedule_findings_open{arm="vm",namespace="ns-status",regression="true",schedule="nightly"} 3
+# HELP vmbench_schedule_baseline_drifted ` + help(t, "vmbench_schedule_baseline_drifted") + `
+# TYPE vmbench_schedule_baseline_drifted gauge
+vmbench_schedule_baseline_drifted{namespace="ns-status",schedule="nightly"} 2
 # HELP vmbench_schedule_last_success_timestamp_seconds ` + help(t, "vmbench_schedule_last_success_timestamp_seconds") + `
 # TYPE vmbench_schedule_last_success_timestamp_seconds gauge
 vmbench_schedule_last_success_timestamp_seconds{namespace="ns-status",schedule="nightly"} 1.7e+09
@@ -54,7 +64,7 @@ vmbench_schedule_next_run_timestamp_seconds{namespace="ns-status",schedule="nigh
 # TYPE vmbench_schedule_records gauge
 vmbench_schedule_records{namespace="ns-status",schedule="nightly"} 7
 `
-	names := []string{"vmbench_schedule_findings_open", "vmbench_schedule_last_success_timestamp_seconds",
+	names := []string{"vmbench_schedule_findings_open", "vmbench_schedule_baseline_drifted", "vmbench_schedule_last_success_timestamp_seconds",
 		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_records"}
 	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
@@ -65,7 +75,11 @@ vmbench_schedule_records{namespace="ns-status",schedule="nightly"} 7
 		sched.Status.Findings[i].State = vmbenchv1.FindingAcknowledged
 	}
 	sched.Status.NextScheduleTime = nil
+	sched.Status.Baseline = nil
 	RecordSchedule(sched)
+	if n := len(series(t, "vmbench_schedule_baseline_drifted", map[string]string{"namespace": "ns-status"})); n != 0 {
+		t.Errorf("baseline series without a baseline: %d, want none", n)
+	}
 	if got := sumOf(t, "vmbench_schedule_findings_open", "ns-status"); got != 0 {
 		t.Errorf("open findings after triage: %v, want 0", got)
 	}

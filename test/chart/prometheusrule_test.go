@@ -45,7 +45,7 @@ type rule struct {
 	Annotations map[string]string `json:"annotations"`
 }
 
-var scheduleAlerts = []string{"VMBenchScheduleRegression", "VMBenchScheduleNotSucceeding", "VMBenchScheduleStuck"}
+var scheduleAlerts = []string{"VMBenchScheduleRegression", "VMBenchScheduleNotSucceeding", "VMBenchScheduleStuck", "VMBenchScheduleBaselineDrift"}
 
 // renderRule renders the chart with the PrometheusRule enabled and the given values; nil when the
 // chart renders none.
@@ -140,7 +140,8 @@ func TestPrometheusRulesReadExportedMetrics(t *testing.T) {
 	metrics.Register(reg)
 	now := metav1.NewTime(time.Now())
 	sched := &vmbenchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "chart-test", Name: "nightly"},
-		Status: vmbenchv1.BenchmarkScheduleStatus{LastSuccessfulTime: &now, NextScheduleTime: &now, Records: 1}}
+		Status: vmbenchv1.BenchmarkScheduleStatus{LastSuccessfulTime: &now, NextScheduleTime: &now, Records: 1,
+			Baseline: &vmbenchv1.BaselineStatus{Suite: "nightly-1", Verdict: vmbenchv1.BaselineWithin}}}
 	metrics.RecordSchedule(sched)
 	ratio := 1.0
 	metrics.RecordScheduleRecord(sched.Namespace, sched.Name, history.Record{Metrics: []history.MetricRecord{

@@ -1,0 +1,318 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
+)
+
+// spec.confirmation: when an analysis adds findings, a round of confirmation suites is planned at
+// once (their names fixed in status.confirmation, so that a retry never makes one twice) and the
+// findings wait in Confirmation Pending, which does not alert. The suites start through the same
+// path as cron and version-trigger starts: under Allow all at once, under Forbid and Replace one
+// after the other as the active suite ends. Once every suite of the round is in the history, each
+// finding is Confirmed when the analysis with the new records still finds it, NotConfirmed
+// otherwise, and the round ends.
+
+// defaultConfirmationRuns is spec.confirmation.runs when left out.
+const defaultConfirmationRuns = 2
+
+// annotationConfirms holds, on a confirmation suite, the IDs of the findings it confirms, comma
+// separated: a round planned again after its status write was lost takes the suites made for it.
+const annotationConfirms = "vmbench.io/confirms"
+
+// confirmationRuns is spec.confirmation.runs with its default and bounds.
+func confirmationRuns(spec vmbenchv1.BenchmarkScheduleSpec) int {
+	if spec.Confirmation == nil || spec.Confirmation.Runs == nil {
+		return defaultConfirmationRuns
+	}
+	return min(max(int(*spec.Confirmation.Runs), 0), vmbenchv1.MaxConfirmationRuns)
+}
+
+// settleConfirmation counts the round's suites not yet recorded and, once all are, gives each of
+// its pending findings its verdict from found (the analysis that includes them) and ends the round.
+// lost are started suites of the round that are gone without a record (deleted by a Replace start
+// or by hand): they count as ended with no result.
+func settleConfirmation(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Finding, records []history.Record, lost map[string]bool) []scheduleEvent {
+	round := sched.Status.Confirmation
+	if round == nil {
+		return nil
+	}
+	recorded := map[string]vmbenchv1.SuitePhase{}
+	for _, r := range records {
+		recorded[r.Suite] = r.Phase
+	}
+	remaining, failed := 0, 0
+	for _, s := range round.Suites {
+		phase, ok := recorded[s]
+		switch {
+		case lost[s]:
+			failed++
+		case !ok:
+			remaining++
+		case phase != vmbenchv1.SuiteComplete:
+			failed++
+		}
+	}
+	round.Remaining = int32(remaining)
+	if remaining > 0 {
+		return nil
+	}
+	pos := recordPositions(currentSeries(records))
+	var events []scheduleEvent
+	for i := range sched.Status.Findings {
+		f := &sched.Status.Findings[i]
+		if f.Confirmation != vmbenchv1.ConfirmationPending || !slices.Contains(round.Findings, f.ID) {
+			continue
+		}
+		f.Confirmation = vmbenchv1.ConfirmationNotConfirmed
+		for _, g := range found {
+			if sameFinding(*f, g, pos) {
+				f.Confirmation = vmbenchv1.ConfirmationConfirmed
+				break
+			}
+		}
+		runs := fmt.Sprintf("the confirmation suites %s", strings.Join(round.Suites, ", "))
+		if failed > 0 {
+			runs += fmt.Sprintf(" (%d of them failed or were deleted and added no result)", failed)
+		}
+		if f.Confirmation == vmbenchv1.ConfirmationConfirmed {
+			kind := corev1.EventTypeNormal
+			if f.Regression {
+				kind = corev1.EventTypeWarning
+			}
+			events = append(events, scheduleEvent{kind: kind, reason: vmbenchv1.ReasonChangeConfirmed, action: "Confirm",
+				note: fmt.Sprintf("%s confirm the change: %s", runs, describeFinding(*f))})
+			continue
+		}
+		events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonChangeNotConfirmed, action: "Confirm",
+			note: fmt.Sprintf("with %s the change of finding %s (%s %s on %s, %s) is no longer found: it stays in status.findings as "+
+				"NotConfirmed and does not alert", runs, f.ID, f.Benchmark, f.Metric, f.Platform, f.Arm)})
+	}
+	sched.Status.Confirmation = nil
+	return events
+}
+
+// confirmLater confirms a NotConfirmed finding that a later analysis finds again: the change its
+// confirmation runs did not show is there with more runs, and it alerts from now on.
+func confirmLater(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Finding, records []history.Record) []scheduleEvent {
+	var pos map[string]int
+	var events []scheduleEvent
+	for i := range sched.Status.Findings {
+		f := &sched.Status.Findings[i]
+		if f.Confirmation != vmbenchv1.ConfirmationNotConfirmed {
+			continue
+		}
+		if pos == nil {
+			pos = recordPositions(currentSeries(records))
+		}
+		for _, g := range found {
+			if !sameFinding(*f, g, pos) {
+				continue
+			}
+			f.Confirmation = vmbenchv1.ConfirmationConfirmed
+			kind := corev1.EventTypeNormal
+			if f.Regression {
+				kind = corev1.EventTypeWarning
+			}
+			events = append(events, scheduleEvent{kind: kind, reason: vmbenchv1.ReasonChangeConfirmed, action: "Confirm",
+				note: "the change that its confirmation runs did not show is found again with later runs: " + describeFinding(*f)})
+			break
+		}
+	}
+	return events
+}
+
+// queueConfirmation marks the added findings Pending and plans a round of confirmation suites for
+// them, or adds them to the round under way (whose runs confirm them too). The names of a new round
+// are the minutes from now on (after the latest cron start) that no suite of the schedule, started
+// or recorded, has taken; suites that a lost status write left behind for these findings are taken
+// back first. added is updated in place.
+func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Finding, seen scheduleObservation, records []history.Record,
+	now time.Time) []scheduleEvent {
+	runs := confirmationRuns(sched.Spec)
+	if runs == 0 || len(added) == 0 {
+		return nil
+	}
+	st := &sched.Status
+	ids := make([]string, 0, len(added))
+	for i := range added {
+		added[i].Confirmation = vmbenchv1.ConfirmationPending
+		ids = append(ids, added[i].ID)
+	}
+	for i := range st.Findings {
+		if slices.Contains(ids, st.Findings[i].ID) {
+			st.Findings[i].Confirmation = vmbenchv1.ConfirmationPending
+		}
+	}
+	if round := st.Confirmation; round != nil {
+		round.Findings = append(round.Findings, ids...)
+		if len(round.Findings) > MaxFindings {
+			round.Findings = round.Findings[len(round.Findings)-MaxFindings:]
+		}
+		return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
+			note: fmt.Sprintf("finding(s) %s join the confirmation runs under way (%s, %d not yet recorded); they do not alert until then",
+				strings.Join(ids, ", "), strings.Join(round.Suites, ", "), round.Remaining)}}
+	}
+	all := slices.Concat(seen.Active, seen.Finished)
+	var names []string
+	for _, s := range all {
+		for _, id := range strings.Split(s.Annotations[annotationConfirms], ",") {
+			if id != "" && slices.Contains(ids, id) && !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) > runs {
+		names = names[:runs]
+	}
+	taken := map[string]bool{}
+	for _, s := range all {
+		taken[s.Name] = true
+	}
+	for _, r := range records {
+		taken[r.Suite] = true
+	}
+	if st.LastTrigger != nil {
+		taken[st.LastTrigger.Suite] = true
+	}
+	for t := triggerTime(now, st.LastScheduleTime); len(names) < runs; t = t.Add(time.Minute) {
+		if name := scheduledSuiteName(sched.Name, t); !taken[name] {
+			names = append(names, name)
+		}
+	}
+	st.Confirmation = &vmbenchv1.ConfirmationRound{Findings: ids, Suites: names, Remaining: int32(len(names))}
+	how := "all at once, as spec.concurrencyPolicy is Allow"
+	if sched.Spec.ConcurrencyPolicy != vmbenchv1.ConcurrencyAllow {
+		how = fmt.Sprintf("one after the other, as spec.concurrencyPolicy is %s", concurrencyOf(sched.Spec))
+	}
+	return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
+		note: fmt.Sprintf("queued %d confirmation suite(s) %s for finding(s) %s, starting %s; the finding(s) do not alert until the "+
+			"suites are recorded and the change is still found (set spec.confirmation.runs to 0 to alert at once)",
+			len(names), strings.Join(names, ", "), strings.Join(ids, ", "), how)}}
+}
+
+func concurrencyOf(spec vmbenchv1.BenchmarkScheduleSpec) vmbenchv1.ConcurrencyPolicy {
+	if spec.ConcurrencyPolicy == "" {
+		return vmbenchv1.ConcurrencyForbid
+	}
+	return spec.ConcurrencyPolicy
+}
+
+// suiteTime is the time a scheduled suite's name stands for: <schedule>-<minutes since 1970>.
+func suiteTime(name string) (time.Time, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	minutes, err := strconv.ParseInt(name[i+1:], 10, 64)
+	if err != nil || minutes < 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(minutes*60, 0).UTC(), true
+}
+
+// startConfirmations starts the round's suites not started yet: all under Allow; under Forbid only
+// when no suite of the schedule is unfinished, and under Replace only when no suite of the round is
+// (a confirmation suite replaces a cron one, never one of its own round); one at a time under both.
+func (r *ScheduleReconciler) startConfirmations(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen *scheduleObservation) ([]scheduleEvent, error) {
+	st := &sched.Status
+	round := st.Confirmation
+	if round == nil || sched.Spec.Suspend != nil && *sched.Spec.Suspend ||
+		meta.IsStatusConditionFalse(st.Conditions, vmbenchv1.ConditionValid) {
+		// They start once the schedule is resumed or fixed.
+		return nil, nil
+	}
+	policy := concurrencyOf(sched.Spec)
+	for int(round.Started) < len(round.Suites) {
+		name := round.Suites[round.Started]
+		if findSuite(slices.Concat(seen.Active, seen.Finished), name) != nil {
+			// Made by an earlier pass whose status write was lost.
+			round.Started++
+			continue
+		}
+		if len(seen.Active) > 0 && (policy == vmbenchv1.ConcurrencyForbid ||
+			policy == vmbenchv1.ConcurrencyReplace && slices.ContainsFunc(seen.Active, func(s *vmbenchv1.BenchmarkSuite) bool {
+				return slices.Contains(round.Suites, s.Name)
+			})) {
+			// The next one starts when the active suite ends; its watch brings the schedule back.
+			return nil, nil
+		}
+		at, ok := suiteTime(name)
+		if !ok {
+			return nil, fmt.Errorf("confirmation suite name %q in status.confirmation does not end in minutes", name)
+		}
+		// A confirmation start leaves lastScheduleTime, which is the cron schedule's, as it was.
+		lastSchedule := st.LastScheduleTime
+		started, skip, err := r.startWith(ctx, sched, *seen, startDecision{Due: at},
+			map[string]string{annotationConfirms: strings.Join(round.Findings, ",")})
+		st.LastScheduleTime = lastSchedule
+		if err != nil {
+			return nil, err
+		}
+		if skip != nil {
+			return []scheduleEvent{{kind: corev1.EventTypeWarning, reason: vmbenchv1.ReasonConfirmationWaits, action: "Start",
+				note: fmt.Sprintf("confirmation suite %s for finding(s) %s did not start: %s", name, strings.Join(round.Findings, ", "), skip.Message)}}, nil
+		}
+		if started != nil {
+			if policy == vmbenchv1.ConcurrencyReplace {
+				seen.Active = nil
+			}
+			seen.Active = append(seen.Active, started)
+		}
+		round.Started++
+	}
+	return nil, nil
+}
+
+// lostConfirmations are the started suites of the round that are neither recorded nor found: the
+// cache may lag behind a suite just created, so the API server is asked before a suite counts as
+// lost.
+func (r *ScheduleReconciler) lostConfirmations(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation,
+	records []history.Record) (map[string]bool, error) {
+	round := sched.Status.Confirmation
+	if round == nil {
+		return nil, nil
+	}
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	recorded := recordPositions(records)
+	lost := map[string]bool{}
+	for _, name := range round.Suites[:min(int(round.Started), len(round.Suites))] {
+		if _, ok := recorded[name]; ok || findSuite(slices.Concat(seen.Active, seen.Finished), name) != nil {
+			continue
+		}
+		err := reader.Get(ctx, client.ObjectKey{Namespace: sched.Namespace, Name: name}, &vmbenchv1.BenchmarkSuite{})
+		switch {
+		case apierrors.IsNotFound(err):
+			lost[name] = true
+		case err != nil:
+			return nil, fmt.Errorf("reading confirmation suite %s: %w", name, err)
+		}
+	}
+	return lost, nil
+}
+
+// recordPositions maps each record's suite to its index.
+func recordPositions(records []history.Record) map[string]int {
+	pos := map[string]int{}
+	for i, r := range records {
+		pos[r.Suite] = i
+	}
+	return pos
+}
