@@ -233,12 +233,22 @@ func (h *harness) get(name string) *vmbenchv1.BenchmarkSuite {
 // eventuallySuite waits until check passes on the suite as the API server has it.
 func (h *harness) eventuallySuite(name string, check func(g Gomega, s *vmbenchv1.BenchmarkSuite)) *vmbenchv1.BenchmarkSuite {
 	h.t.Helper()
-	var got *vmbenchv1.BenchmarkSuite
+	return eventuallyObject(h, name, check)
+}
+
+// eventuallyObject reads the named object of the test's namespace until check passes, and returns
+// the object it passed on.
+func eventuallyObject[T any, PT interface {
+	*T
+	client.Object
+}](h *harness, name string, check func(g Gomega, o PT)) PT {
+	h.t.Helper()
+	var got PT
 	h.g.Eventually(func(g Gomega) {
-		s := &vmbenchv1.BenchmarkSuite{}
-		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, s)).To(Succeed())
-		check(g, s)
-		got = s
+		o := PT(new(T))
+		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, o)).To(Succeed())
+		check(g, o)
+		got = o
 	}, timeout, interval).Should(Succeed())
 	return got
 }

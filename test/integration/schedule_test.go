@@ -120,14 +120,7 @@ func (h *harness) pokeSchedule(name string) {
 // eventuallySchedule waits until check passes on the schedule as the API server has it.
 func (h *harness) eventuallySchedule(name string, check func(g Gomega, s *vmbenchv1.BenchmarkSchedule)) *vmbenchv1.BenchmarkSchedule {
 	h.t.Helper()
-	var got *vmbenchv1.BenchmarkSchedule
-	h.g.Eventually(func(g Gomega) {
-		s := &vmbenchv1.BenchmarkSchedule{}
-		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, s)).To(Succeed())
-		check(g, s)
-		got = s
-	}, timeout, interval).Should(Succeed())
-	return got
+	return eventuallyObject(h, name, check)
 }
 
 // suitesOf lists the suites labelled with the schedule, by name.
