@@ -123,6 +123,15 @@ func (r *ClusterReader) Get(ctx context.Context, name string) (*vmbenchv1.Benchm
 	return &suite, nil
 }
 
+// failTo is how a verb ends on an error: the error on stderr after the program's name, and
+// ExitError.
+func failTo(stderr io.Writer) func(error) int {
+	return func(err error) int {
+		fmt.Fprintf(stderr, "vmbench: %v\n", err)
+		return ExitError
+	}
+}
+
 // parseVerbArgs parses a verb's flags wherever they stand among its arguments and returns the
 // positional ones. On -h it prints the verb's usage, and on a bad flag a usage error; ok is then
 // false and code is the exit code.

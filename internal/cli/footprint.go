@@ -158,10 +158,7 @@ func Footprint(ctx context.Context, prog string, args []string, stdin io.Reader,
 	if !ok {
 		return code
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "vmbench: %v\n", err)
-		return ExitError
-	}
+	fail := failTo(stderr)
 	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()
 

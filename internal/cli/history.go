@@ -81,10 +81,7 @@ func History(ctx context.Context, prog string, args []string, stdin io.Reader, s
 	if !ok {
 		return code
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "vmbench: %v\n", err)
-		return ExitError
-	}
+	fail := failTo(stderr)
 	var records []history.Record
 	namespace := ""
 	if opts.file != "" {

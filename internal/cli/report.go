@@ -99,10 +99,7 @@ func Report(ctx context.Context, prog string, args []string, stdin io.Reader, st
 	if !ok {
 		return code
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "vmbench: %v\n", err)
-		return ExitError
-	}
+	fail := failTo(stderr)
 
 	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()

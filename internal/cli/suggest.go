@@ -79,10 +79,7 @@ func SuggestCommand(ctx context.Context, prog string, args []string, stdin io.Re
 	if o.suite == "" && o.file == "" {
 		return verbUsageError(stderr, prog, "suggest", "name a suite, or read one from a file with -f")
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "vmbench: %v\n", err)
-		return ExitError
-	}
+	fail := failTo(stderr)
 
 	var suite *vmbenchv1.BenchmarkSuite
 	var err error
