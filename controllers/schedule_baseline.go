@@ -14,6 +14,7 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/detect"
 	"github.com/vmbench/vmbench/internal/history"
+	"github.com/vmbench/vmbench/internal/metrics"
 )
 
 // spec.baseline: after each record (and when spec.baseline changes), every series of the records
@@ -54,6 +55,8 @@ func baselineStale(sched *vmbenchv1.BenchmarkSchedule) bool {
 type baselineJudgement struct {
 	status          vmbenchv1.BaselineStatus
 	reason, message string
+	// pinned is the baseline record, nil when it is no complete record of the history.
+	pinned *history.Record
 }
 
 // judgeBaselineRecords holds the records since the pinned one against it. It is pure: records in the
@@ -77,6 +80,7 @@ func judgeBaselineRecords(records []history.Record, platforms map[string]vmbench
 		return j, nil
 	}
 	base := records[pinned]
+	j.pinned = &base
 	since := []history.Record{base}
 	newestHash := base.ParametersHash
 	for _, r := range records[pinned+1:] {
@@ -180,14 +184,15 @@ func judgeBaselineRecords(records []history.Record, platforms map[string]vmbench
 	return j, nil
 }
 
-// judgeBaseline reads the history and sets status.baseline and the condition Drifted from
-// spec.baseline; without spec.baseline it removes both. It returns an event when Drifted turns
+// judgeBaseline reads the history and sets status.baseline, the condition Drifted and the pinned
+// record's gauges from spec.baseline; without spec.baseline it removes them. It returns an event when Drifted turns
 // True.
 func (r *ScheduleReconciler) judgeBaseline(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule) ([]scheduleEvent, error) {
 	st := &sched.Status
 	if sched.Spec.Baseline == nil {
 		st.Baseline = nil
 		meta.RemoveStatusCondition(&st.Conditions, vmbenchv1.ConditionDrifted)
+		metrics.RecordScheduleBaseline(sched.Namespace, sched.Name, nil)
 		return nil, nil
 	}
 	records, err := r.History.List(ctx, sched)
@@ -199,6 +204,8 @@ func (r *ScheduleReconciler) judgeBaseline(ctx context.Context, sched *vmbenchv1
 		return nil, fmt.Errorf("comparing the history of schedule %s with its baseline: %w", sched.Name, err)
 	}
 	st.Baseline = &j.status
+	// The trend board's baseline line: the pinned record's values.
+	metrics.RecordScheduleBaseline(sched.Namespace, sched.Name, j.pinned)
 	return setDrifted(sched, j), nil
 }
 

@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/history"
+	"github.com/vmbench/vmbench/internal/metrics"
 )
 
 // drifting is synthHistory's history with the VM arm scaled by (1 + perRun)^i at run i: a slow
@@ -172,6 +174,99 @@ func TestJudgeBaselineSetsTheConditionAndFollowsThePin(t *testing.T) {
 	if sched.Status.Baseline != nil || meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionDrifted) != nil {
 		t.Errorf("status %+v, conditions %+v without spec.baseline; want neither", sched.Status.Baseline, sched.Status.Conditions)
 	}
+}
+
+// Each verdict exports the pinned record's ratios and means for the trend board's baseline line,
+// from the records the verdict read: re-pinning moves them, a pin that is no record and a removed
+// pin remove them.
+func TestJudgeBaselineExportsThePinnedRecord(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics.Register(reg)
+	sched := testSchedule()
+	sched.Namespace = "bench-baseline-line"
+	t.Cleanup(func() { metrics.ForgetSchedule(sched.Namespace, sched.Name) })
+	sched.Spec.SuiteTemplate.Spec.Platforms = []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer},
+		{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	recs := drifting(24, -0.005, 1)
+	// The records' VM ratios, as the suite's report computed them.
+	for i := range recs {
+		for j := range recs[i].Metrics {
+			if m := &recs[i].Metrics[j]; m.Platform == "vm" {
+				m.Ratio = ptr.To(0.9 - float64(i)/1000)
+			}
+		}
+	}
+	r := &ScheduleReconciler{History: &memHistory{records: recs}}
+	// exported maps "<gauge> <platform> <suite>" to its value.
+	exported := func() map[string]float64 {
+		t.Helper()
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, f := range families {
+			if f.GetName() != "vmbench_schedule_baseline_ratio" && f.GetName() != "vmbench_schedule_baseline_mean" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				l := map[string]string{}
+				for _, p := range m.GetLabel() {
+					l[p.GetName()] = p.GetValue()
+				}
+				if l["namespace"] == sched.Namespace && l["schedule"] == sched.Name {
+					out[f.GetName()+" "+l["platform"]+" "+l["suite"]] = m.GetGauge().GetValue()
+				}
+			}
+		}
+		return out
+	}
+	want := func(i int) map[string]float64 {
+		out := map[string]float64{"vmbench_schedule_baseline_ratio vm " + recs[i].Suite: *recs[i].Metrics[1].Ratio}
+		for _, m := range recs[i].Metrics {
+			out["vmbench_schedule_baseline_mean "+m.Platform+" "+recs[i].Suite] = math.Exp(*m.MeanLog)
+		}
+		return out
+	}
+	check := func(step string, want map[string]float64) {
+		t.Helper()
+		got := exported()
+		if len(got) != len(want) {
+			t.Errorf("%s: baseline series %v, want %v", step, got, want)
+			return
+		}
+		for k, v := range want {
+			if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9*v {
+				t.Errorf("%s: %s = %v, want %v", step, k, g, v)
+			}
+		}
+	}
+
+	sched.Spec.Baseline = &vmbenchv1.ScheduleBaseline{Suite: "nightly-00"}
+	if _, err := r.judgeBaseline(context.Background(), sched); err != nil {
+		t.Fatal(err)
+	}
+	check("pinned on nightly-00", want(0))
+	// Too few runs since it for a verdict: the line is the pinned record's all the same.
+	sched.Spec.Baseline.Suite = "nightly-20"
+	if _, err := r.judgeBaseline(context.Background(), sched); err != nil {
+		t.Fatal(err)
+	}
+	check("re-pinned on nightly-20", want(20))
+	sched.Spec.Baseline.Suite = "nightly-77"
+	if _, err := r.judgeBaseline(context.Background(), sched); err != nil {
+		t.Fatal(err)
+	}
+	check("pinned on a suite the history does not hold", nil)
+	sched.Spec.Baseline.Suite = "nightly-00"
+	if _, err := r.judgeBaseline(context.Background(), sched); err != nil {
+		t.Fatal(err)
+	}
+	sched.Spec.Baseline = nil
+	if _, err := r.judgeBaseline(context.Background(), sched); err != nil {
+		t.Fatal(err)
+	}
+	check("without spec.baseline", nil)
 }
 
 func TestFiniteOr0KeepsTheStatusWritable(t *testing.T) {

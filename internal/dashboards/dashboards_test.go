@@ -85,7 +85,8 @@ var exported = func() map[string]map[string]bool {
 }()
 
 // recordSchedule gives a schedule every series internal/metrics exports of schedules: its status
-// with a finding and a version trigger, and two records of two platforms on different versions.
+// with a finding and a version trigger, a pinned baseline record, and two records of two platforms
+// on different versions.
 func recordSchedule() {
 	at := metav1.NewTime(time.Unix(1700000000, 0))
 	metrics.RecordSchedule(&vmbenchv1.BenchmarkSchedule{
@@ -100,6 +101,11 @@ func recordSchedule() {
 	metrics.RecordScheduleSensitivity("ns", "nightly", []metrics.SeriesSensitivity{
 		{Benchmark: "cpu", Metric: "events_per_second", Platform: "vm", Arm: "ratio", MinDetectableChange: 0.04}})
 	f := func(v float64) *float64 { return &v }
+	metrics.RecordScheduleBaseline("ns", "nightly", &history.Record{Suite: "nightly-0", Baseline: "container",
+		Metrics: []history.MetricRecord{
+			{Benchmark: "cpu", Platform: "container", Metric: "events_per_second", N: 3, MeanLog: f(7)},
+			{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 3, MeanLog: f(6.95), Ratio: f(0.95)},
+		}})
 	for i, runner := range []string{"runner:1", "runner:2"} {
 		metrics.RecordScheduleRecord("ns", "nightly", history.Record{Suite: fmt.Sprintf("nightly-%d", i), Baseline: "container",
 			Environments: []vmbenchv1.RunEnvironment{{ID: runner, Platform: vmbenchv1.PlatformContainer, RunnerImage: runner}},
@@ -134,7 +140,7 @@ func TestExportedMetrics(t *testing.T) {
 		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_ratio", "vmbench_schedule_ratio_low",
 		"vmbench_schedule_ratio_high", "vmbench_schedule_noise", "vmbench_schedule_mean", "vmbench_schedule_finding_timestamp_seconds",
 		"vmbench_schedule_version_change_timestamp_seconds", "vmbench_schedule_environment_change_timestamp_seconds",
-		"vmbench_schedule_min_detectable_change"} {
+		"vmbench_schedule_min_detectable_change", "vmbench_schedule_baseline_ratio", "vmbench_schedule_baseline_mean"} {
 		if exported[name] == nil {
 			t.Errorf("internal/metrics exported no %s: %v", name, exported)
 		}
@@ -624,7 +630,8 @@ func TestSchedulePanels(t *testing.T) {
 	for _, want := range []string{"vmbench_schedule_ratio", "vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high",
 		"vmbench_schedule_mean", "vmbench_schedule_noise", "vmbench_schedule_min_detectable_change", "vmbench_schedule_findings_open",
 		"vmbench_schedule_last_success_timestamp_seconds", "vmbench_schedule_next_run_timestamp_seconds",
-		"vmbench_schedule_records", "vmbench_schedule_finding_timestamp_seconds", "vmbench_result_value"} {
+		"vmbench_schedule_records", "vmbench_schedule_finding_timestamp_seconds", "vmbench_result_value",
+		"vmbench_schedule_baseline_ratio", "vmbench_schedule_baseline_mean"} {
 		if !slices.Contains(selected, want) {
 			t.Errorf("the schedule board does not show %s", want)
 		}
@@ -683,6 +690,76 @@ func TestSchedulePanels(t *testing.T) {
 		if ds, _ := a["datasource"].(map[string]any); ds["uid"] != "${datasource}" {
 			t.Errorf("rendered annotation %v does not query ${datasource}", a)
 		}
+	}
+}
+
+// The ratio and arms panels draw the record pinned in spec.baseline beside the series: a second
+// query of the pinned record's values, named with its suite and dotted, while the series and their
+// interval keep their own style.
+func TestSchedulePinnedBaselineLine(t *testing.T) {
+	d, err := Schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := regexp.MustCompile(strings.TrimSuffix(strings.TrimPrefix(PinnedBaselinePattern, "/"), "/"))
+	// legendOf is a legend as Grafana shows it for one series.
+	legendOf := func(format string) string {
+		return strings.NewReplacer("{{platform}}", "vm", "{{suite}}", "nightly-29412345").Replace(format)
+	}
+	drawn := map[string]bool{}
+	for _, p := range Panels(d) {
+		var series, baseline *string
+		for _, q := range Targets(p) {
+			switch {
+			case strings.HasPrefix(q.Expr, "vmbench_schedule_ratio{") || strings.HasPrefix(q.Expr, "vmbench_schedule_mean{"):
+				series = &q.Expr
+				if pattern.MatchString(legendOf(str(q.LegendFormat))) {
+					t.Errorf("panel %q: the series' legend %q takes the pinned baseline's style", str(p.Title), str(q.LegendFormat))
+				}
+			case strings.HasPrefix(q.Expr, "vmbench_schedule_baseline_"):
+				baseline = &q.Expr
+				legend := str(q.LegendFormat)
+				if !strings.Contains(legend, "{{suite}}") || !strings.Contains(legend, "{{platform}}") || !pattern.MatchString(legendOf(legend)) {
+					t.Errorf("panel %q: pinned baseline legend %q, want the platform and the suite, matched by %s", str(p.Title), legend, PinnedBaselinePattern)
+				}
+			default:
+				if q.LegendFormat != nil && pattern.MatchString(legendOf(*q.LegendFormat)) {
+					t.Errorf("panel %q: legend %q takes the pinned baseline's style", str(p.Title), *q.LegendFormat)
+				}
+			}
+		}
+		if series == nil && baseline == nil {
+			continue
+		}
+		if series == nil || baseline == nil {
+			t.Errorf("panel %q: series %v and pinned baseline %v, want both on one panel", str(p.Title), series, baseline)
+			continue
+		}
+		// The same series of the pinned record: vmbench_schedule_ratio{...} and vmbench_schedule_baseline_ratio{...}.
+		if want := strings.Replace(*series, "vmbench_schedule_", "vmbench_schedule_baseline_", 1); *baseline != want {
+			t.Errorf("panel %q: pinned baseline query %q, want %q", str(p.Title), *baseline, want)
+		}
+		drawn[*baseline] = true
+		dotted := false
+		if p.FieldConfig != nil {
+			for _, o := range p.FieldConfig.Overrides {
+				// The SDK keeps a regexp matcher's option as a *string.
+				if opt, _ := o.Matcher.Options.(*string); o.Matcher.Id != "byRegexp" || opt == nil || *opt != PinnedBaselinePattern {
+					continue
+				}
+				for _, v := range o.Properties {
+					if style, ok := v.Value.(map[string]any); ok && v.Id == "custom.lineStyle" && style["fill"] == "dot" {
+						dotted = true
+					}
+				}
+			}
+		}
+		if !dotted {
+			t.Errorf("panel %q: no override draws %s dotted", str(p.Title), PinnedBaselinePattern)
+		}
+	}
+	if len(drawn) != 2 {
+		t.Errorf("pinned baseline lines %v, want the ratio's and the means'", drawn)
 	}
 }
 

@@ -27,11 +27,13 @@ const (
 
 // Schedule follows one BenchmarkSchedule's history: each series' ratio to the baseline with its
 // interval, both arms' levels, their noise and the detector's minimum detectable change, the open findings, the last and next runs, and the
-// change points and version changes as annotations.
+// change points and version changes as annotations; the ratio and arms panels draw the record pinned
+// in spec.baseline as a dotted line.
 func Schedule() (dashboard.Dashboard, error) {
 	return newBoard("vmbench-schedule", "vmbench / Schedule trend",
 		"One BenchmarkSchedule over time: the ratio of each platform to the baseline with its 95% interval, both arms, "+
-			"their noise, open findings, and change points and version changes as annotations.",
+			"the record pinned in spec.baseline as a dotted line, their noise, open findings, and change points and version "+
+			"changes as annotations.",
 		"now-30d").
 		WithVariable(labelVariable(VarNamespace, "Namespace", "vmbench_schedule_records")).
 		WithVariable(labelVariable(VarSchedule, "Schedule", `vmbench_schedule_records{namespace="$namespace"}`)).
@@ -178,24 +180,50 @@ func scheduleRatioPanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilde
 		"vmbench_schedule_ratio: the platform's geometric mean over the baseline platform's in the higher-is-better sense, "+
 			"in the schedule's latest record: below 1 the platform is slower or worse than the baseline, whichever way the "+
 			"metric improves. Dashed: vmbench_schedule_ratio_low and _high, the 95% interval (absent without 2 repetitions "+
-			"a side). A step is a new record. Annotations: red change points, orange and yellow version and environment "+
+			"a side). A step is a new record. Dotted: vmbench_schedule_baseline_ratio, the ratio in the record pinned in "+
+			"spec.baseline.suite (named in the legend), which the baseline verdict (condition Drifted) holds the newest runs "+
+			"against; absent without spec.baseline. Annotations: red change points, orange and yellow version and environment "+
 			"changes. The baseline platform has no ratio.").
 		WithTarget(rangeQuery("A", `vmbench_schedule_ratio{`+seriesOf+`}`, "{{platform}} / baseline")).
 		WithTarget(rangeQuery("B", `vmbench_schedule_ratio_low{`+seriesOf+`}`, "{{platform}} 95% low")).
 		WithTarget(rangeQuery("C", `vmbench_schedule_ratio_high{`+seriesOf+`}`, "{{platform}} 95% high")).
+		WithTarget(rangeQuery("D", `vmbench_schedule_baseline_ratio{`+seriesOf+`}`, PinnedBaselineLegend)).
 		OverrideByRegexp(`/.* 95% (low|high)$/`, []dashboard.DynamicConfigValue{
 			{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
 			{Id: "custom.lineWidth", Value: 1},
 		}).
+		OverrideByRegexp(PinnedBaselinePattern, pinnedBaselineStyle()).
 		Decimals(3)
+}
+
+// PinnedBaselineLegend names the line of the record pinned in spec.baseline on the ratio and arms
+// panels; PinnedBaselinePattern matches it, and only it, for its style.
+const (
+	PinnedBaselineLegend  = "{{platform}} pinned baseline ({{suite}})"
+	PinnedBaselinePattern = `/ pinned baseline \(.*\)$/`
+)
+
+// pinnedBaselineStyle draws the pinned baseline record's level as a dotted line, apart from the
+// series and their dashed interval.
+func pinnedBaselineStyle() []dashboard.DynamicConfigValue {
+	return []dashboard.DynamicConfigValue{
+		// Grafana rounds the caps of a dotted line: zero-length dashes are dots, 10 pixels apart.
+		{Id: "custom.lineStyle", Value: map[string]any{"fill": "dot", "dash": []int{0, 10}}},
+		{Id: "custom.lineWidth", Value: 3},
+		{Id: "custom.fillOpacity", Value: 0},
+	}
 }
 
 func armsPanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilder {
 	return scheduleTrend(id, at, "Both arms: mean per platform, per record",
 		"vmbench_schedule_mean: each platform's geometric mean of its repetition means in the schedule's latest record, "+
 			"in the metric's unit, the baseline's too. When the ratio moves, this says which arm moved: the VM arm only "+
-			"(KubeVirt, QEMU, virt-launcher), the container arm only (the runtime), or both (node, kernel, hardware).").
-		WithTarget(rangeQuery("A", `vmbench_schedule_mean{`+seriesOf+`}`, "{{platform}}"))
+			"(KubeVirt, QEMU, virt-launcher), the container arm only (the runtime), or both (node, kernel, hardware). "+
+			"Dotted: vmbench_schedule_baseline_mean, each platform's mean in the record pinned in spec.baseline.suite; "+
+			"absent without spec.baseline.").
+		WithTarget(rangeQuery("A", `vmbench_schedule_mean{`+seriesOf+`}`, "{{platform}}")).
+		WithTarget(rangeQuery("B", `vmbench_schedule_baseline_mean{`+seriesOf+`}`, PinnedBaselineLegend)).
+		OverrideByRegexp(PinnedBaselinePattern, pinnedBaselineStyle())
 }
 
 func noisePanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilder {

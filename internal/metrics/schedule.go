@@ -17,12 +17,13 @@ import (
 
 // A schedule exports what its status says at each reconcile (open findings, the times of its last
 // success and next run, the records kept) and, per benchmark, metric and platform, the ratio to the
-// baseline of its latest record, set when the record is appended. After a restart of the manager
-// the ratios come back with the next record.
+// baseline of its latest record, set when the record is appended, and the same values of the record
+// pinned in spec.baseline, set at each baseline verdict. After a restart of the manager both come
+// back with the next record.
 
 // MaxRatioSeriesPerSchedule caps the ratio series of one schedule (ratio, interval and noise
-// together); the metrics past it are dropped and counted in
-// vmbench_schedule_series_dropped_total.
+// together, then the means, then the pinned baseline record's ratios and means); the metrics past it
+// are dropped and counted in vmbench_schedule_series_dropped_total.
 const MaxRatioSeriesPerSchedule = 200
 
 var (
@@ -59,7 +60,7 @@ var (
 
 	scheduleSeriesDropped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "vmbench_schedule_series_dropped_total",
-		Help: "Ratio, mean and minimum detectable change series of schedules that were not exported: past the cap of 200 a schedule, or whose labels collide once sanitised.",
+		Help: "Ratio, mean, pinned baseline and minimum detectable change series of schedules that were not exported: past the cap of 200 a schedule, or whose labels collide once sanitised.",
 	})
 )
 
@@ -71,6 +72,10 @@ type scheduleSeries struct {
 	environment environmentState
 	// sensitivity are the series of RecordScheduleSensitivity.
 	sensitivity []prometheus.Metric
+	// baselineGroups are the pinned baseline record's series of RecordScheduleBaseline, one group
+	// per platform series, before the budget; baseline those admitted in what ratios leave.
+	baselineGroups [][]pending
+	baseline       []prometheus.Metric
 }
 
 type scheduleCollector struct {
@@ -104,6 +109,9 @@ func (c *scheduleCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- s.environment.changed
 		}
 		for _, m := range s.sensitivity {
+			ch <- m
+		}
+		for _, m := range s.baseline {
 			ch <- m
 		}
 	}
@@ -209,14 +217,16 @@ func RecordScheduleRecord(namespace, name string, rec history.Record) {
 	series, dropped := ratioSeries(namespace, name, rec)
 	arms, armsDropped := armSeries(namespace, name, rec, MaxRatioSeriesPerSchedule-len(series))
 	series, dropped = append(series, arms...), dropped+armsDropped
-	if dropped > 0 {
-		scheduleSeriesDropped.Add(float64(dropped))
-	}
 	schedules.mu.Lock()
 	defer schedules.mu.Unlock()
 	e := schedules.entry(namespace, name)
 	e.ratios = series
 	e.environment = environmentChange(e.environment, namespace, name, rec)
+	// The pinned baseline's series take what the new record's leave.
+	dropped += e.admitBaseline()
+	if dropped > 0 {
+		scheduleSeriesDropped.Add(float64(dropped))
+	}
 }
 
 // ForgetSchedule deletes every series of a schedule.
@@ -258,8 +268,19 @@ var (
 			"benchmark, metric, platform, arm (vm|container|host for the platform's own series, ratio for its ratio to the baseline).",
 		[]string{"namespace", "schedule", "benchmark", "metric", "platform", "arm"}, nil)
 
+	scheduleBaselineLabels    = []string{"namespace", "schedule", "benchmark", "metric", "platform", "suite"}
+	scheduleBaselineRatioDesc = prometheus.NewDesc("vmbench_schedule_baseline_ratio",
+		"vmbench_schedule_ratio in the record pinned in spec.baseline.suite, the level the baseline verdict holds the newest runs "+
+			"against; set at each verdict (after each record and when spec.baseline changes), absent without spec.baseline or while "+
+			"the pinned suite is not a complete record of the history. Labels as vmbench_schedule_ratio, and suite (the pinned record's).",
+		scheduleBaselineLabels, nil)
+	scheduleBaselineMeanDesc = prometheus.NewDesc("vmbench_schedule_baseline_mean",
+		"vmbench_schedule_mean in the record pinned in spec.baseline.suite, in the metric's unit; set and absent as "+
+			"vmbench_schedule_baseline_ratio. Labels as vmbench_schedule_mean, and suite (the pinned record's).",
+		scheduleBaselineLabels, nil)
+
 	boardDescs = []*prometheus.Desc{scheduleMeanDesc, scheduleFindingTimeDesc, scheduleVersionTriggerDesc, scheduleEnvironmentChangeDesc,
-		scheduleMinDetectableDesc}
+		scheduleMinDetectableDesc, scheduleBaselineRatioDesc, scheduleBaselineMeanDesc}
 )
 
 // SeriesSensitivity is the change detector's sensitivity to one series of a schedule's history.
@@ -399,4 +420,62 @@ func EnvironmentFingerprint(envs []vmbenchv1.RunEnvironment) string {
 		fmt.Fprintf(&b, "%s=%q\n", f, values)
 	}
 	return b.String()
+}
+
+// baselineGroups are a pinned record's ratio and mean of each platform series, a group per series;
+// a value that is absent or not finite has no series.
+func baselineGroups(namespace, name string, rec history.Record) [][]pending {
+	ns, sched, suite := labelValue(namespace), labelValue(name), labelValue(rec.Suite)
+	var out [][]pending
+	for _, m := range rec.Metrics {
+		l := []string{ns, sched, labelValue(m.Benchmark), labelValue(m.Metric), labelValue(m.Platform), suite}
+		var group []pending
+		if m.Ratio != nil && finite(*m.Ratio) {
+			group = append(group, pending{scheduleBaselineRatioDesc, *m.Ratio, l})
+		}
+		if m.MeanLog != nil && finite(*m.MeanLog) {
+			group = append(group, pending{scheduleBaselineMeanDesc, math.Exp(*m.MeanLog), l})
+		}
+		if len(group) > 0 {
+			out = append(out, group)
+		}
+	}
+	return out
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// admitBaseline admits the pinned baseline's series in what the latest record's series leave of
+// MaxRatioSeriesPerSchedule, and returns how many did not fit; the caller holds the lock.
+func (s *scheduleSeries) admitBaseline() int {
+	b := &budget{left: max(MaxRatioSeriesPerSchedule-len(s.ratios), 0), seen: map[string]bool{}}
+	s.baseline = nil
+	for _, g := range s.baselineGroups {
+		s.baseline = append(s.baseline, b.admit(g)...)
+	}
+	return b.dropped
+}
+
+// RecordScheduleBaseline replaces the series of a schedule's pinned baseline record (spec.baseline)
+// with those of rec, at each baseline verdict; nil removes them (no spec.baseline, or the pinned
+// suite is no complete record of the history). They share MaxRatioSeriesPerSchedule with the
+// latest record's series, which come first.
+func RecordScheduleBaseline(namespace, name string, rec *history.Record) {
+	var groups [][]pending
+	if rec != nil {
+		groups = baselineGroups(namespace, name, *rec)
+	}
+	schedules.mu.Lock()
+	defer schedules.mu.Unlock()
+	e := schedules.schedules[suiteKey(namespace, name)]
+	if e == nil {
+		if groups == nil {
+			return
+		}
+		e = schedules.entry(namespace, name)
+	}
+	e.baselineGroups = groups
+	if dropped := e.admitBaseline(); dropped > 0 {
+		scheduleSeriesDropped.Add(float64(dropped))
+	}
 }

@@ -382,3 +382,110 @@ vmbench_schedule_min_detectable_change{arm="vm",benchmark="cpu",metric="eps",nam
 		t.Errorf("series after the next analysis: %v, want only vm's 0.03", got)
 	}
 }
+
+// The pinned baseline record's ratio and mean of each platform series, labelled with its suite,
+// present from a verdict on and gone when spec.baseline is.
+func TestScheduleBaselineSeries(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-base", "nightly") })
+	pinned := history.Record{Suite: "nightly-29412345", Baseline: "container", Metrics: []history.MetricRecord{
+		{Benchmark: "cpu", Platform: "container", Metric: "eps", N: 3, MeanLog: ptr(math.Log(1000)), VarLog: ptr(0.0004)},
+		{Benchmark: "cpu", Platform: "vm", Metric: "eps", N: 3, MeanLog: ptr(math.Log(900)), VarLog: ptr(0.0004),
+			Ratio: ptr(0.9), RatioLow: ptr(0.85), RatioHigh: ptr(0.95)},
+		// Neither a finite ratio nor a mean: no series.
+		{Benchmark: "mem", Platform: "vm", Metric: "bw", N: 1, Ratio: ptr(math.Inf(1))},
+	}}
+	// The latest record, whose series are not the baseline's.
+	RecordScheduleRecord("ns-base", "nightly", history.Record{Suite: "nightly-29500000", Baseline: "container", Metrics: []history.MetricRecord{
+		{Benchmark: "cpu", Platform: "vm", Metric: "eps", N: 3, MeanLog: ptr(math.Log(800)), Ratio: ptr(0.8)},
+	}})
+	for _, name := range []string{"vmbench_schedule_baseline_ratio", "vmbench_schedule_baseline_mean"} {
+		if n := len(series(t, name, map[string]string{"namespace": "ns-base"})); n != 0 {
+			t.Errorf("%s: %d series before a baseline verdict, want none", name, n)
+		}
+	}
+	RecordScheduleBaseline("ns-base", "nightly", &pinned)
+	got := map[string]float64{}
+	for _, name := range []string{"vmbench_schedule_baseline_ratio", "vmbench_schedule_baseline_mean"} {
+		for _, m := range series(t, name, map[string]string{"namespace": "ns-base"}) {
+			l := labelMap(m)
+			if l["suite"] != "nightly-29412345" || l["schedule"] != "nightly" || l["metric"] == "" {
+				t.Errorf("%s labels %v, want the schedule's series and the pinned suite", name, l)
+			}
+			got[name+" "+l["benchmark"]+"/"+l["platform"]] = m.GetGauge().GetValue()
+		}
+	}
+	want := map[string]float64{"vmbench_schedule_baseline_ratio cpu/vm": 0.9, "vmbench_schedule_baseline_mean cpu/vm": 900,
+		"vmbench_schedule_baseline_mean cpu/container": 1000}
+	if len(got) != len(want) {
+		t.Errorf("baseline series %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9*v {
+			t.Errorf("%s: %v, want %v (the pinned record's)", k, g, v)
+		}
+	}
+	// A new record keeps them; the latest ratio stays the record's own.
+	RecordScheduleRecord("ns-base", "nightly", history.Record{Suite: "nightly-29500060", Baseline: "container", Metrics: []history.MetricRecord{
+		{Benchmark: "cpu", Platform: "vm", Metric: "eps", N: 3, MeanLog: ptr(math.Log(700)), Ratio: ptr(0.7)},
+	}})
+	if n := len(series(t, "vmbench_schedule_baseline_mean", map[string]string{"namespace": "ns-base"})); n != 2 {
+		t.Errorf("baseline means after the next record: %d, want 2", n)
+	}
+	if r := series(t, "vmbench_schedule_ratio", map[string]string{"namespace": "ns-base"}); len(r) != 1 || r[0].GetGauge().GetValue() != 0.7 {
+		t.Errorf("latest ratio %v, want 0.7", r)
+	}
+	// Without spec.baseline (the verdict passes nil), none.
+	RecordScheduleBaseline("ns-base", "nightly", nil)
+	for _, name := range []string{"vmbench_schedule_baseline_ratio", "vmbench_schedule_baseline_mean"} {
+		if n := len(series(t, name, map[string]string{"namespace": "ns-base"})); n != 0 {
+			t.Errorf("%s: %d series without a baseline, want none", name, n)
+		}
+	}
+	// A schedule never recorded and without a baseline gets no series at all.
+	RecordScheduleBaseline("ns-base", "other", nil)
+	if _, ok := schedules.schedules[suiteKey("ns-base", "other")]; ok {
+		t.Error("an entry for a schedule without series")
+	}
+}
+
+// The baseline's series take what the latest record's leave of the schedule's cap, and are cut
+// again when a record leaves less.
+func TestScheduleBaselineSeriesShareTheCap(t *testing.T) {
+	t.Cleanup(func() { ForgetSchedule("ns-basecap", "big") })
+	var latest, pinned history.Record
+	// 49 metrics with ratio, interval and noise: 196 series, and their means need 49 more: 4 fit.
+	for i := range 49 {
+		m := history.MetricRecord{Benchmark: "b", Platform: "vm", Metric: fmt.Sprintf("m%03d", i),
+			N: 3, MeanLog: ptr(1), VarLog: ptr(0.01), Ratio: ptr(1.0), RatioLow: ptr(0.9), RatioHigh: ptr(1.1)}
+		latest.Metrics = append(latest.Metrics, m)
+		pinned.Metrics = append(pinned.Metrics, m)
+	}
+	pinned.Suite = "big-1"
+	before := testutil.ToFloat64(scheduleSeriesDropped)
+	RecordScheduleBaseline("ns-basecap", "big", &pinned)
+	// Alone, the baseline has the whole cap: 49 groups of 2.
+	if n := len(series(t, "vmbench_schedule_baseline_ratio", map[string]string{"namespace": "ns-basecap"})); n != 49 {
+		t.Errorf("baseline ratios with no record: %d, want 49", n)
+	}
+	RecordScheduleRecord("ns-basecap", "big", latest)
+	total := 0
+	for _, name := range []string{"vmbench_schedule_ratio", "vmbench_schedule_ratio_low", "vmbench_schedule_ratio_high",
+		"vmbench_schedule_noise", "vmbench_schedule_mean", "vmbench_schedule_baseline_ratio", "vmbench_schedule_baseline_mean"} {
+		total += len(series(t, name, map[string]string{"namespace": "ns-basecap"}))
+	}
+	if total != MaxRatioSeriesPerSchedule {
+		t.Errorf("series of the record and the baseline: %d, want the cap %d", total, MaxRatioSeriesPerSchedule)
+	}
+	if n := len(series(t, "vmbench_schedule_baseline_ratio", map[string]string{"namespace": "ns-basecap"})); n != 0 {
+		t.Errorf("baseline ratios once the record fills the cap: %d, want none", n)
+	}
+	// 45 means and all 98 baseline series dropped.
+	if got := testutil.ToFloat64(scheduleSeriesDropped) - before; got != 45+98 {
+		t.Errorf("vmbench_schedule_series_dropped_total grew by %v, want 143", got)
+	}
+	// A smaller record leaves room again: 5 metrics take 25 series.
+	RecordScheduleRecord("ns-basecap", "big", history.Record{Metrics: latest.Metrics[:5]})
+	if n := len(series(t, "vmbench_schedule_baseline_ratio", map[string]string{"namespace": "ns-basecap"})); n != 49 {
+		t.Errorf("baseline ratios after a small record: %d, want 49", n)
+	}
+}

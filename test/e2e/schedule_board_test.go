@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -25,7 +26,9 @@ import (
 //   - change points, while status.findings holds none of the chosen series (the detector judges
 //     from a series' 5th run on);
 //   - version changes, while status.lastTrigger is unset (no spec.triggers.onVersionChange);
-//   - environment changes, while no record's environment differs from the one before it.
+//   - environment changes, while no record's environment differs from the one before it;
+//   - the pinned baseline line, while the schedule has no spec.baseline, or its suite is not (yet)
+//     judged a complete record of the history (status.baseline, the condition Drifted).
 //
 // The chosen series is the ratio of a platform that is not the baseline in the latest record, which
 // needs two platforms in the suite template; its interval and noise need 2 repetitions a side.
@@ -60,6 +63,8 @@ func (e *env) checkScheduleBoards(schedule string) {
 			return sched.Status.LastTrigger != nil, "status.lastTrigger set"
 		case strings.Contains(expr, "vmbench_schedule_environment_change_timestamp_seconds"):
 			return environmentChanged(records), "an environment change between two records"
+		case strings.Contains(expr, "vmbench_schedule_baseline_ratio"), strings.Contains(expr, "vmbench_schedule_baseline_mean"):
+			return baselinePinned(sched), "spec.baseline set and its suite judged a complete record of the history"
 		}
 		return true, "always"
 	}
@@ -115,6 +120,17 @@ func (e *env) scheduleHistory(name string) (*vmbenchv1.BenchmarkSchedule, []hist
 	records, err := history.FromConfigMaps(name, sched.UID, cms.Items)
 	e.g.Expect(err).NotTo(HaveOccurred())
 	return sched, records
+}
+
+// baselinePinned says whether the manager exports the record pinned in spec.baseline: the baseline
+// verdict has judged the pin as it is now and found the record.
+func baselinePinned(sched *vmbenchv1.BenchmarkSchedule) bool {
+	spec, st := sched.Spec.Baseline, sched.Status.Baseline
+	if spec == nil || st == nil || st.Suite != spec.Suite {
+		return false
+	}
+	c := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionDrifted)
+	return c != nil && c.Reason != vmbenchv1.ReasonBaselineNotFound
 }
 
 // environmentChanged says whether any record's environment differs from that of the record with
