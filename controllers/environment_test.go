@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/history"
 )
 
 // A VM run's environment: its VMIs' nodes, virt-launcher's image from the compute container and the
@@ -218,9 +219,9 @@ func TestRunnerImageRefMakesAnEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := environmentChanges([]vmbenchv1.RunEnvironment{tt.before}, []vmbenchv1.RunEnvironment{tt.after})
+			got := history.EnvironmentChanges([]vmbenchv1.RunEnvironment{tt.before}, []vmbenchv1.RunEnvironment{tt.after})
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("environmentChanges() = %q, want %q", got, tt.want)
+				t.Errorf("EnvironmentChanges() = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -202,7 +202,7 @@ func makeFinding(s *findingSeries, step detect.Step, records []history.Record, r
 		Ratio: step.Ratio, RatioLow: step.RatioLow, RatioHigh: step.RatioHigh, PValue: step.PValue,
 		State:              vmbenchv1.FindingUntriaged,
 		Explanation:        explainArms(s, s.Record[step.Index], records[0].Baseline, results),
-		EnvironmentChanges: environmentChanges(before.Environments, after.Environments),
+		EnvironmentChanges: history.EnvironmentChanges(before.Environments, after.Environments),
 	}
 }
 
@@ -284,63 +284,6 @@ func armMoved(arm vmbenchv1.FindingArm, platform string) string {
 	}
 }
 
-// environmentChanges lists the environment fields that differ between two records, as
-// "field: old → new", each side the sorted distinct values over the record's runs and nodes.
-func environmentChanges(before, after []vmbenchv1.RunEnvironment) []string {
-	type field struct {
-		name string
-		get  func(vmbenchv1.RunEnvironment) []string
-	}
-	nodes := func(f func(vmbenchv1.NodeEnvironment) string) func(vmbenchv1.RunEnvironment) []string {
-		return func(e vmbenchv1.RunEnvironment) []string {
-			var out []string
-			for _, n := range e.Nodes {
-				out = append(out, f(n))
-			}
-			return out
-		}
-	}
-	fields := []field{
-		{"kubeVirtVersion", func(e vmbenchv1.RunEnvironment) []string { return []string{e.KubeVirtVersion} }},
-		{"launcherImage", func(e vmbenchv1.RunEnvironment) []string { return []string{e.LauncherImage} }},
-		{"runnerImage", func(e vmbenchv1.RunEnvironment) []string { return []string{e.RunnerImage} }},
-		{"runnerImageRef", func(e vmbenchv1.RunEnvironment) []string { return []string{e.RunnerImageRef} }},
-		{"launcherImageRef", func(e vmbenchv1.RunEnvironment) []string { return []string{e.LauncherImageRef} }},
-		{"machineType", func(e vmbenchv1.RunEnvironment) []string { return []string{e.MachineType} }},
-		{"kernelVersion", nodes(func(n vmbenchv1.NodeEnvironment) string { return n.KernelVersion })},
-		{"osImage", nodes(func(n vmbenchv1.NodeEnvironment) string { return n.OSImage })},
-		{"containerRuntimeVersion", nodes(func(n vmbenchv1.NodeEnvironment) string { return n.ContainerRuntimeVersion })},
-		{"kubeletVersion", nodes(func(n vmbenchv1.NodeEnvironment) string { return n.KubeletVersion })},
-	}
-	values := func(envs []vmbenchv1.RunEnvironment, get func(vmbenchv1.RunEnvironment) []string) string {
-		set := map[string]bool{}
-		for _, e := range envs {
-			for _, v := range get(e) {
-				if v != "" {
-					set[v] = true
-				}
-			}
-		}
-		out := make([]string, 0, len(set))
-		for v := range set {
-			out = append(out, v)
-		}
-		sort.Strings(out)
-		if len(out) == 0 {
-			return "(unknown)"
-		}
-		return strings.Join(out, ", ")
-	}
-	var out []string
-	for _, f := range fields {
-		old, cur := values(before, f.get), values(after, f.get)
-		if old != cur && len(out) < 8 {
-			out = append(out, truncate(fmt.Sprintf("%s: %s → %s", f.name, old, cur), 500))
-		}
-	}
-	return out
-}
-
 // mergeFindings adds the findings not in the status yet, by ID and by series with the suite after
 // within one record (a change whose split moved by a run as more runs came is the same change),
 // keeps the states of the ones there, and keeps the newest MaxFindings. It returns the new ones.
@@ -402,6 +345,7 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 		found, suspects, err = analyzeHistory(records, templatePlatforms(sched))
 		if err == nil {
 			recordSensitivity(sched, records)
+			recordEnvironmentChange(sched, records)
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))
 			setChangeSuspected(sched, suspects)

@@ -36,3 +36,9 @@ func sensitivities(records []history.Record, platforms map[string]vmbenchv1.Plat
 func recordSensitivity(sched *vmbenchv1.BenchmarkSchedule, records []history.Record) {
 	metrics.RecordScheduleSensitivity(sched.Namespace, sched.Name, sensitivities(records, templatePlatforms(sched)))
 }
+
+// recordEnvironmentChange exports when the latest environment change of the history happened. It
+// is read from the whole history at each analysis, so a restart of the manager loses nothing of it.
+func recordEnvironmentChange(sched *vmbenchv1.BenchmarkSchedule, records []history.Record) {
+	metrics.RecordScheduleEnvironmentChange(sched.Namespace, sched.Name, records)
+}

@@ -106,15 +106,19 @@ func recordSchedule() {
 			{Benchmark: "cpu", Platform: "container", Metric: "events_per_second", N: 3, MeanLog: f(7)},
 			{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 3, MeanLog: f(6.95), Ratio: f(0.95)},
 		}})
+	var records []history.Record
 	for i, runner := range []string{"runner:1", "runner:2"} {
-		metrics.RecordScheduleRecord("ns", "nightly", history.Record{Suite: fmt.Sprintf("nightly-%d", i), Baseline: "container",
+		rec := history.Record{Suite: fmt.Sprintf("nightly-%d", i), Baseline: "container", Phase: vmbenchv1.SuiteComplete,
 			Environments: []vmbenchv1.RunEnvironment{{ID: runner, Platform: vmbenchv1.PlatformContainer, RunnerImage: runner}},
 			Metrics: []history.MetricRecord{
 				{Benchmark: "cpu", Platform: "container", Metric: "events_per_second", N: 3, MeanLog: f(7), VarLog: f(0.01)},
 				{Benchmark: "cpu", Platform: "vm", Metric: "events_per_second", N: 3, MeanLog: f(6.9), VarLog: f(0.02),
 					Ratio: f(0.9), RatioLow: f(0.85), RatioHigh: f(0.95)},
-			}})
+			}}
+		records = append(records, rec)
+		metrics.RecordScheduleRecord("ns", "nightly", rec)
 	}
+	metrics.RecordScheduleEnvironmentChange("ns", "nightly", records)
 }
 
 // boards builds every board once for the tests.

@@ -1,12 +1,9 @@
 package metrics
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -68,8 +65,8 @@ var (
 type scheduleSeries struct {
 	status []prometheus.Metric
 	ratios []prometheus.Metric
-	// environment is what environmentChange keeps between records.
-	environment environmentState
+	// environment is the series of RecordScheduleEnvironmentChange, nil without a change.
+	environment prometheus.Metric
 	// sensitivity are the series of RecordScheduleSensitivity.
 	sensitivity []prometheus.Metric
 	// baselineGroups are the pinned baseline record's series of RecordScheduleBaseline, one group
@@ -105,8 +102,8 @@ func (c *scheduleCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, m := range s.ratios {
 			ch <- m
 		}
-		if s.environment.changed != nil {
-			ch <- s.environment.changed
+		if s.environment != nil {
+			ch <- s.environment
 		}
 		for _, m := range s.sensitivity {
 			ch <- m
@@ -221,7 +218,6 @@ func RecordScheduleRecord(namespace, name string, rec history.Record) {
 	defer schedules.mu.Unlock()
 	e := schedules.entry(namespace, name)
 	e.ratios = series
-	e.environment = environmentChange(e.environment, namespace, name, rec)
 	// The pinned baseline's series take what the new record's leave.
 	dropped += e.admitBaseline()
 	if dropped > 0 {
@@ -257,8 +253,8 @@ var (
 		[]string{"namespace", "schedule", "suite"}, nil)
 	scheduleEnvironmentChangeDesc = prometheus.NewDesc("vmbench_schedule_environment_change_timestamp_seconds",
 		"When the first suite whose record's environment (KubeVirt version, virt-launcher and runner images, the nodes' "+
-			"kernel, OS image, container runtime, kubelet and CPU model) differs from the record before it was scheduled, "+
-			"in Unix seconds: the latest such change the manager saw since it started. Labels: namespace, schedule, suite.",
+			"kernel, OS image, container runtime, kubelet and CPU model, the VMs' machine type) differs from the Complete "+
+			"record before it was scheduled, in Unix seconds: the latest such change in the history. Labels: namespace, schedule, suite.",
 		[]string{"namespace", "schedule", "suite"}, nil)
 
 	scheduleMinDetectableDesc = prometheus.NewDesc("vmbench_schedule_min_detectable_change",
@@ -355,71 +351,18 @@ func eventSeries(sched *vmbenchv1.BenchmarkSchedule) []prometheus.Metric {
 	return out
 }
 
-// environmentState is the environment of the latest record with one, and the series of the latest
-// change.
-type environmentState struct {
-	fingerprint string
-	changed     prometheus.Metric
-}
-
-// environmentChange compares a record's environment with the previous record's; when it differs,
-// the change series names the record's suite and the time it was scheduled. A record without an
-// environment changes nothing; the first record after a restart of the manager has nothing to be
-// compared with.
-func environmentChange(prev environmentState, namespace, name string, rec history.Record) environmentState {
-	fp := EnvironmentFingerprint(rec.Environments)
-	if fp == "" {
-		return prev
+// RecordScheduleEnvironmentChange sets, from a schedule's records (oldest first), when the suite
+// of the latest Complete record whose environment differs from the Complete record before it was
+// scheduled (history.LatestEnvironmentChange); without such a record there is no series.
+func RecordScheduleEnvironmentChange(namespace, name string, records []history.Record) {
+	var m prometheus.Metric
+	if latest, _, ok := history.LatestEnvironmentChange(records); ok {
+		m = prometheus.MustNewConstMetric(scheduleEnvironmentChangeDesc, prometheus.GaugeValue,
+			unixSeconds(latest.Scheduled.UnixNano()), labelValue(namespace), labelValue(name), labelValue(latest.Suite))
 	}
-	next := environmentState{fingerprint: fp, changed: prev.changed}
-	if prev.fingerprint != "" && prev.fingerprint != fp {
-		next.changed = prometheus.MustNewConstMetric(scheduleEnvironmentChangeDesc, prometheus.GaugeValue,
-			unixSeconds(rec.Scheduled.UnixNano()), labelValue(namespace), labelValue(name), labelValue(rec.Suite))
-	}
-	return next
-}
-
-// EnvironmentFingerprint is what of a record's environments counts as a version change: per field
-// the sorted distinct values over its runs and nodes; node names and the order of the runs do not
-// count. It is empty when the record has no environment.
-func EnvironmentFingerprint(envs []vmbenchv1.RunEnvironment) string {
-	if len(envs) == 0 {
-		return ""
-	}
-	fields := map[string]map[string]bool{}
-	add := func(field, v string) {
-		if fields[field] == nil {
-			fields[field] = map[string]bool{}
-		}
-		fields[field][v] = true
-	}
-	for _, e := range envs {
-		add("kubeVirtVersion", e.KubeVirtVersion)
-		add("launcherImage", e.LauncherImage)
-		add("runnerImage", e.RunnerImage)
-		for _, n := range e.Nodes {
-			add("kernelVersion", n.KernelVersion)
-			add("osImage", n.OSImage)
-			add("containerRuntimeVersion", n.ContainerRuntimeVersion)
-			add("kubeletVersion", n.KubeletVersion)
-			add("cpuModel", n.CPUModel)
-		}
-	}
-	names := make([]string, 0, len(fields))
-	for f := range fields {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	for _, f := range names {
-		values := make([]string, 0, len(fields[f]))
-		for v := range fields[f] {
-			values = append(values, v)
-		}
-		sort.Strings(values)
-		fmt.Fprintf(&b, "%s=%q\n", f, values)
-	}
-	return b.String()
+	schedules.mu.Lock()
+	defer schedules.mu.Unlock()
+	schedules.entry(namespace, name).environment = m
 }
 
 // baselineGroups are a pinned record's ratio and mean of each platform series, a group per series;

@@ -318,8 +318,10 @@ func TestScheduleEnvironmentChange(t *testing.T) {
 		return []vmbenchv1.RunEnvironment{{ID: node + runner + kernel, Platform: vmbenchv1.PlatformContainer, RunnerImage: runner,
 			Nodes: []vmbenchv1.NodeEnvironment{{Name: node, KernelVersion: kernel, ContainerRuntimeVersion: "containerd://2.1.4"}}}}
 	}
-	record := func(suite string, minute int64, envs []vmbenchv1.RunEnvironment) {
-		RecordScheduleRecord("ns-env", "s", history.Record{Suite: suite, Scheduled: time.Unix(minute*60, 0), Environments: envs})
+	var records []history.Record
+	record := func(suite string, minute int64, phase vmbenchv1.SuitePhase, envs []vmbenchv1.RunEnvironment) {
+		records = append(records, history.Record{Suite: suite, Scheduled: time.Unix(minute*60, 0), Phase: phase, Environments: envs})
+		RecordScheduleEnvironmentChange("ns-env", "s", records)
 	}
 	changes := func() map[string]float64 {
 		out := map[string]float64{}
@@ -328,30 +330,40 @@ func TestScheduleEnvironmentChange(t *testing.T) {
 		}
 		return out
 	}
-	record("s-1", 1, env("n1", "runner:a", "6.1"))
+	record("s-1", 1, vmbenchv1.SuiteComplete, env("n1", "runner:a", "6.1"))
 	// Another node with the same versions is no change.
-	record("s-2", 2, env("n2", "runner:a", "6.1"))
+	record("s-2", 2, vmbenchv1.SuiteComplete, env("n2", "runner:a", "6.1"))
 	if got := changes(); len(got) != 0 {
 		t.Fatalf("environment changes after two records on the same versions: %v, want none", got)
 	}
-	record("s-3", 3, env("n2", "runner:b", "6.1"))
+	record("s-3", 3, vmbenchv1.SuiteComplete, env("n2", "runner:b", "6.1"))
 	if got := changes(); len(got) != 1 || got["s-3"] != 180 {
 		t.Fatalf("environment changes after the runner image changed at s-3: %v, want s-3 at 180", got)
 	}
-	// A record without an environment (a suite that failed early) neither changes nor clears it,
-	// and the next one is compared with the last record that had one.
-	record("s-4", 4, nil)
-	record("s-5", 5, env("n1", "runner:b", "6.1"))
+	// A record without an environment (a suite that failed early) and a failed suite's record on
+	// other versions neither change nor clear it; the next one is compared with the last Complete
+	// record that had one.
+	record("s-4", 4, vmbenchv1.SuiteFailed, nil)
+	record("s-5", 5, vmbenchv1.SuiteFailed, env("n1", "runner:c", "6.1"))
+	record("s-6", 6, vmbenchv1.SuiteComplete, env("n1", "runner:b", "6.1"))
 	if got := changes(); len(got) != 1 || got["s-3"] != 180 {
 		t.Fatalf("environment changes after records with no change: %v, want still s-3 at 180", got)
 	}
-	record("s-6", 6, env("n1", "runner:b", "6.8"))
-	if got := changes(); len(got) != 1 || got["s-6"] != 360 {
-		t.Fatalf("environment changes after the kernel changed at s-6: %v, want s-6 at 360", got)
-	}
+	// A restart of the manager forgets every series; the history brings the change back.
 	ForgetSchedule("ns-env", "s")
+	record("s-7", 7, vmbenchv1.SuiteComplete, env("n1", "runner:b", "6.1"))
+	if got := changes(); len(got) != 1 || got["s-3"] != 180 {
+		t.Fatalf("environment changes after a restart: %v, want still s-3 at 180", got)
+	}
+	record("s-8", 8, vmbenchv1.SuiteComplete, env("n1", "runner:b", "6.8"))
+	if got := changes(); len(got) != 1 || got["s-8"] != 480 {
+		t.Fatalf("environment changes after the kernel changed at s-8: %v, want s-8 at 480", got)
+	}
+	// The history pruned past every change: no series.
+	records = records[len(records)-1:]
+	RecordScheduleEnvironmentChange("ns-env", "s", records)
 	if got := changes(); len(got) != 0 {
-		t.Errorf("environment changes after ForgetSchedule: %v", got)
+		t.Errorf("environment changes with one record left: %v, want none", got)
 	}
 }
 

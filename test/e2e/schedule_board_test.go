@@ -15,7 +15,6 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/dashboards"
 	"github.com/vmbench/vmbench/internal/history"
-	"github.com/vmbench/vmbench/internal/metrics"
 )
 
 // checkScheduleBoards runs every query of the schedule boards (panels and annotations), with the
@@ -133,19 +132,10 @@ func baselinePinned(sched *vmbenchv1.BenchmarkSchedule) bool {
 	return c != nil && c.Reason != vmbenchv1.ReasonBaselineNotFound
 }
 
-// environmentChanged says whether any record's environment differs from that of the record with
-// one before it, as the manager compares them for vmbench_schedule_environment_change_timestamp_seconds.
+// environmentChanged says whether a Complete record's environment differs from that of the
+// Complete record before it, as the manager compares them for
+// vmbench_schedule_environment_change_timestamp_seconds.
 func environmentChanged(records []history.Record) bool {
-	last := ""
-	for _, r := range records {
-		fp := metrics.EnvironmentFingerprint(r.Environments)
-		if fp == "" {
-			continue
-		}
-		if last != "" && fp != last {
-			return true
-		}
-		last = fp
-	}
-	return false
+	_, _, ok := history.LatestEnvironmentChange(records)
+	return ok
 }
