@@ -306,19 +306,26 @@ func (h *harness) denyMPIJobs() {
 // caller waits until the API server enforces it.
 func (h *harness) refuseInNamespace(prefix string, rule admissionv1.RuleWithOperations, message string) {
 	h.t.Helper()
-	name := prefix + "-" + h.ns
-	policy := &admissionv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
+	h.enforceInNamespace(&admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: prefix},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    ptr.To(admissionv1.Fail),
 			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: rule}}},
 			Validations:      []admissionv1.Validation{{Expression: "false", Message: message}},
 		},
-	}
+	})
+}
+
+// enforceInNamespace creates the policy, its name suffixed with the test's namespace, and a binding
+// that denies what it refuses in that namespace only (the other tests' managers run as the admin),
+// and removes both when the test ends. The caller waits until the API server enforces it.
+func (h *harness) enforceInNamespace(policy *admissionv1.ValidatingAdmissionPolicy) {
+	h.t.Helper()
+	policy.Name += "-" + h.ns
 	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
 		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        name,
+			PolicyName:        policy.Name,
 			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
 			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
 				MatchLabels: map[string]string{corev1.LabelMetadataName: h.ns}}},

@@ -1,18 +1,14 @@
 package integration
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
@@ -24,28 +20,7 @@ import (
 // test's own binding limits the policy to the test's namespace.
 func TestOnlyTheManagerWritesScheduleStatus(t *testing.T) {
 	h := newHarness(t)
-	out := helmTemplate(t, "vmbench", "vmbench-system", "--show-only", "templates/schedule-status-policy.yaml")
-	doc, _, _ := strings.Cut(string(out), "\n---\n")
-	policy := &admissionv1.ValidatingAdmissionPolicy{}
-	if err := yaml.UnmarshalStrict([]byte(doc), policy); err != nil || policy.Kind != "ValidatingAdmissionPolicy" {
-		t.Fatalf("the schedule status policy template does not start with the policy (%v):\n%s", err, out)
-	}
-	policy.Name += "-" + h.ns
-	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{"kubernetes.io/metadata.name": h.ns}}},
-		},
-	}
-	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
-	t.Cleanup(func() {
-		_ = k8s.Delete(context.Background(), binding)
-		_ = k8s.Delete(context.Background(), policy)
-	})
+	h.enforceInNamespace(renderPolicy(t, "templates/schedule-status-policy.yaml"))
 
 	// One role, granting schedules and their status, bound to a tenant and to the manager.
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "schedule-status-writer", Namespace: h.ns},

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -16,14 +15,14 @@ import (
 	"github.com/vmbench/vmbench/controllers"
 )
 
-// renderStatusPolicy renders the chart's status policy (templates/status-policy.yaml) with helm.
-func renderStatusPolicy(t *testing.T) *admissionv1.ValidatingAdmissionPolicy {
+// renderPolicy renders the chart's admission policy in template (the first document) with helm.
+func renderPolicy(t *testing.T, template string) *admissionv1.ValidatingAdmissionPolicy {
 	t.Helper()
-	out := helmTemplate(t, "vmbench", "vmbench-system", "--show-only", "templates/status-policy.yaml")
+	out := helmTemplate(t, "vmbench", "vmbench-system", "--show-only", template)
 	doc, _, _ := strings.Cut(string(out), "\n---\n")
 	policy := &admissionv1.ValidatingAdmissionPolicy{}
 	if err := yaml.UnmarshalStrict([]byte(doc), policy); err != nil || policy.Kind != "ValidatingAdmissionPolicy" {
-		t.Fatalf("the status policy template does not start with the policy (%v):\n%s", err, out)
+		t.Fatalf("%s does not start with the policy (%v):\n%s", template, err, out)
 	}
 	return policy
 }
@@ -35,23 +34,7 @@ func renderStatusPolicy(t *testing.T) *admissionv1.ValidatingAdmissionPolicy {
 // refused.
 func TestOnlyTheManagerWritesSuiteStatus(t *testing.T) {
 	h := newHarness(t)
-	policy := renderStatusPolicy(t)
-	policy.Name += "-" + h.ns
-	h.g.Expect(k8s.Create(h.ctx, policy)).To(Succeed())
-	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
-		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
-			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{"kubernetes.io/metadata.name": h.ns}}},
-		},
-	}
-	h.g.Expect(k8s.Create(h.ctx, binding)).To(Succeed())
-	t.Cleanup(func() {
-		_ = k8s.Delete(context.Background(), binding)
-		_ = k8s.Delete(context.Background(), policy)
-	})
+	h.enforceInNamespace(renderPolicy(t, "templates/status-policy.yaml"))
 
 	// The manager's service account may write suites' status in this namespace.
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "status-writer", Namespace: h.ns},
