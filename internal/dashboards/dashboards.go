@@ -439,3 +439,13 @@ func newTable() *table.PanelBuilder {
 		CellHeight(common.TableCellHeightSm).
 		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"}).CountRows(false))
 }
+
+// tableBelow is a time series panel's legend: a table below the plot with the given calculations
+// per series.
+func tableBelow(calcs ...string) *common.VizLegendOptionsBuilder {
+	return common.NewVizLegendOptionsBuilder().
+		DisplayMode(common.LegendDisplayModeTable).
+		Placement(common.LegendPlacementBottom).
+		ShowLegend(true).
+		Calcs(calcs)
+}

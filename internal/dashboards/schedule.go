@@ -168,11 +168,7 @@ func scheduleTrend(id uint32, at dashboard.GridPos, title, description string) *
 		LineWidth(2).
 		LineInterpolation(common.LineInterpolationStepAfter).
 		SpanNulls(common.BoolOrFloat64{Bool: ptr(false)}).
-		Legend(common.NewVizLegendOptionsBuilder().
-			DisplayMode(common.LegendDisplayModeTable).
-			Placement(common.LegendPlacementBottom).
-			ShowLegend(true).
-			Calcs([]string{"lastNotNull", "min", "max"}))
+		Legend(tableBelow("lastNotNull", "min", "max"))
 }
 
 func scheduleRatioPanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilder {

@@ -63,11 +63,7 @@ func trendPanel(id uint32, at dashboard.GridPos, title, description string) *tim
 		}).
 		LineWidth(2).
 		SpanNulls(common.BoolOrFloat64{Bool: ptr(false)}).
-		Legend(common.NewVizLegendOptionsBuilder().
-			DisplayMode(common.LegendDisplayModeTable).
-			Placement(common.LegendPlacementBottom).
-			ShowLegend(true).
-			Calcs([]string{"lastNotNull", "min", "max"}))
+		Legend(tableBelow("lastNotNull", "min", "max"))
 }
 
 func meanTrendPanel(id uint32, at dashboard.GridPos) *timeseries.PanelBuilder {
