@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
@@ -24,14 +26,82 @@ import (
 // path as cron and version-trigger starts: under Allow all at once, under Forbid and Replace one
 // after the other as the active suite ends. Once every suite of the round is in the history, each
 // finding is Confirmed when the analysis with the new records still finds it, NotConfirmed
-// otherwise, and the round ends.
+// otherwise, and the round ends. A new suspect (a step not yet a change) queues a round the same
+// way, of the runs it asks for (at most spec.confirmation.runs), or joins the round under way; it
+// needs no verdict, as the analysis with the runs' records turns it into a finding or drops it. Its
+// key is kept in status.suspectsQueued, so that it is queued for once, also across restarts.
 
 // defaultConfirmationRuns is spec.confirmation.runs when left out.
 const defaultConfirmationRuns = 2
 
-// annotationConfirms holds, on a confirmation suite, the IDs of the findings it confirms, comma
-// separated: a round planned again after its status write was lost takes the suites made for it.
+// annotationConfirms holds, on a confirmation suite, the IDs of the findings it confirms and the
+// keys of the suspects it settles, comma separated: a round planned again after its status write
+// was lost takes the suites made for it.
 const annotationConfirms = "vmbench.io/confirms"
+
+// MaxSuspectsQueued is how many suspect keys status.suspectsQueued keeps; the oldest go first.
+const MaxSuspectsQueued = 32
+
+// suspectKey names a suspect: a hash of its series, '@', and the suite right after its step.
+func suspectKey(sa seriesAnalysis) string {
+	s := sa.series
+	h := sha256.Sum256([]byte(strings.Join([]string{s.Benchmark, s.Metric, s.Platform, string(s.Arm)}, "\x00")))
+	return hex.EncodeToString(h[:6]) + "@" + sa.analysis.Suspect.RunID
+}
+
+// suspectKnown says whether keys hold the suspect: the same series, with the suite after its step
+// the same or one run of the series off (a step whose split moved by a run as runs came is the
+// same step).
+func suspectKnown(keys []string, sa seriesAnalysis) bool {
+	series, _, _ := strings.Cut(suspectKey(sa), "@")
+	at := sa.analysis.Suspect.Index
+	for _, k := range keys {
+		i := strings.LastIndexByte(k, '@')
+		if i < 0 || k[:i] != series {
+			continue
+		}
+		for j, run := range sa.series.Runs {
+			if run.ID == k[i+1:] && j-at >= -1 && j-at <= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// describeSuspect is a suspect in a few words: its series, the step and where it starts.
+func describeSuspect(sa seriesAnalysis) string {
+	a := sa.analysis.Suspect
+	return fmt.Sprintf("%s %s by %+.1f%% from suite %s on (p=%.2g)", sa.series.name(), a.Direction, (a.Ratio-1)*100, a.RunID, a.PValue)
+}
+
+func describeSuspects(suspects []seriesAnalysis) string {
+	out := make([]string, 0, len(suspects))
+	for _, sa := range suspects {
+		out = append(out, describeSuspect(sa))
+	}
+	return strings.Join(out, "; ")
+}
+
+// roundSubject says what a round is for: its findings and its suspects.
+func roundSubject(round *vmbenchv1.ConfirmationRound) string {
+	var parts []string
+	if len(round.Findings) > 0 {
+		parts = append(parts, "finding(s) "+strings.Join(round.Findings, ", "))
+	}
+	if len(round.Suspects) > 0 {
+		parts = append(parts, "suspect(s) "+strings.Join(round.Suspects, ", "))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// lastN keeps the newest n of list.
+func lastN(list []string, n int) []string {
+	if len(list) > n {
+		return list[len(list)-n:]
+	}
+	return list
+}
 
 // confirmationRuns is spec.confirmation.runs with its default and bounds.
 func confirmationRuns(spec vmbenchv1.BenchmarkScheduleSpec) int {
@@ -136,17 +206,36 @@ func confirmLater(sched *vmbenchv1.BenchmarkSchedule, found []vmbenchv1.Finding,
 }
 
 // queueConfirmation marks the added findings Pending and plans a round of confirmation suites for
-// them, or adds them to the round under way (whose runs confirm them too). The names of a new round
-// are the minutes from now on (after the latest cron start) that no suite of the schedule, started
-// or recorded, has taken; suites that a lost status write left behind for these findings are taken
-// back first. added is updated in place.
-func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Finding, seen scheduleObservation, records []history.Record,
-	now time.Time) []scheduleEvent {
+// them and for the suspects not queued for before, or adds them to the round under way (whose runs
+// confirm or settle them too). A round for findings has spec.confirmation.runs suites; one for
+// suspects only, the most that one of them asks for, at most that. The names of a new round are the
+// minutes from now on (after the latest cron start) that no suite of the schedule, started or
+// recorded, has taken; suites that a lost status write left behind for these findings or suspects
+// are taken back first. added is updated in place.
+func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Finding, suspects []seriesAnalysis, seen scheduleObservation,
+	records []history.Record, now time.Time) []scheduleEvent {
 	runs := confirmationRuns(sched.Spec)
-	if runs == 0 || len(added) == 0 {
+	if runs == 0 {
 		return nil
 	}
 	st := &sched.Status
+	var fresh []seriesAnalysis
+	var keys []string
+	want := 0
+	if len(added) > 0 {
+		want = runs
+	}
+	for _, sa := range suspects {
+		if sa.analysis.Suspect == nil || suspectKnown(st.SuspectsQueued, sa) || sa.analysis.Suspect.ConfirmationRuns < 1 {
+			continue
+		}
+		fresh = append(fresh, sa)
+		keys = append(keys, suspectKey(sa))
+		want = max(want, min(sa.analysis.Suspect.ConfirmationRuns, runs))
+	}
+	if len(added) == 0 && len(fresh) == 0 {
+		return nil
+	}
 	ids := make([]string, 0, len(added))
 	for i := range added {
 		added[i].Confirmation = vmbenchv1.ConfirmationPending
@@ -157,27 +246,37 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 			st.Findings[i].Confirmation = vmbenchv1.ConfirmationPending
 		}
 	}
+	st.SuspectsQueued = lastN(append(st.SuspectsQueued, keys...), MaxSuspectsQueued)
 	if round := st.Confirmation; round != nil {
-		round.Findings = append(round.Findings, ids...)
-		if len(round.Findings) > MaxFindings {
-			round.Findings = round.Findings[len(round.Findings)-MaxFindings:]
+		round.Findings = lastN(append(round.Findings, ids...), MaxFindings)
+		round.Suspects = lastN(append(round.Suspects, keys...), MaxSuspectsQueued)
+		var events []scheduleEvent
+		if len(ids) > 0 {
+			events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
+				note: fmt.Sprintf("finding(s) %s join the confirmation runs under way (%s, %d not yet recorded); they do not alert until then",
+					strings.Join(ids, ", "), strings.Join(round.Suites, ", "), round.Remaining)})
 		}
-		return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
-			note: fmt.Sprintf("finding(s) %s join the confirmation runs under way (%s, %d not yet recorded); they do not alert until then",
-				strings.Join(ids, ", "), strings.Join(round.Suites, ", "), round.Remaining)}}
+		if len(fresh) > 0 {
+			events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
+				note: truncate(fmt.Sprintf("the suspected change(s) %s join the confirmation runs under way (%s, %d not yet recorded): the "+
+					"analysis with their records turns a suspect into a finding or clears it", describeSuspects(fresh),
+					strings.Join(round.Suites, ", "), round.Remaining), 1024)})
+		}
+		return events
 	}
+	mine := slices.Concat(ids, keys)
 	all := slices.Concat(seen.Active, seen.Finished)
 	var names []string
 	for _, s := range all {
 		for _, id := range strings.Split(s.Annotations[annotationConfirms], ",") {
-			if id != "" && slices.Contains(ids, id) && !slices.Contains(names, s.Name) {
+			if id != "" && slices.Contains(mine, id) && !slices.Contains(names, s.Name) {
 				names = append(names, s.Name)
 			}
 		}
 	}
 	sort.Strings(names)
-	if len(names) > runs {
-		names = names[:runs]
+	if len(names) > want {
+		names = names[:want]
 	}
 	taken := map[string]bool{}
 	for _, s := range all {
@@ -189,20 +288,31 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 	if st.LastTrigger != nil {
 		taken[st.LastTrigger.Suite] = true
 	}
-	for t := triggerTime(now, st.LastScheduleTime); len(names) < runs; t = t.Add(time.Minute) {
+	for t := triggerTime(now, st.LastScheduleTime); len(names) < want; t = t.Add(time.Minute) {
 		if name := scheduledSuiteName(sched.Name, t); !taken[name] {
 			names = append(names, name)
 		}
 	}
-	st.Confirmation = &vmbenchv1.ConfirmationRound{Findings: ids, Suites: names, Remaining: int32(len(names))}
+	st.Confirmation = &vmbenchv1.ConfirmationRound{Findings: ids, Suspects: keys, Suites: names, Remaining: int32(len(names))}
 	how := "all at once, as spec.concurrencyPolicy is Allow"
 	if sched.Spec.ConcurrencyPolicy != vmbenchv1.ConcurrencyAllow {
 		how = fmt.Sprintf("one after the other, as spec.concurrencyPolicy is %s", concurrencyOf(sched.Spec))
 	}
+	var notes []string
+	if len(ids) > 0 {
+		notes = append(notes, fmt.Sprintf("for finding(s) %s, starting %s; the finding(s) do not alert until the suites are recorded "+
+			"and the change is still found (set spec.confirmation.runs to 0 to alert at once)", strings.Join(ids, ", "), how))
+	}
+	if len(fresh) > 0 {
+		what := fmt.Sprintf("for the suspected change(s) %s", describeSuspects(fresh))
+		if len(ids) == 0 {
+			what += ", starting " + how
+		}
+		notes = append(notes, what+"; the analysis with their records turns a suspect into a finding (confirmed in its own round) "+
+			"or clears it (set spec.confirmation.runs to 0 to leave suspects to the schedule)")
+	}
 	return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
-		note: fmt.Sprintf("queued %d confirmation suite(s) %s for finding(s) %s, starting %s; the finding(s) do not alert until the "+
-			"suites are recorded and the change is still found (set spec.confirmation.runs to 0 to alert at once)",
-			len(names), strings.Join(names, ", "), strings.Join(ids, ", "), how)}}
+		note: truncate(fmt.Sprintf("queued %d confirmation suite(s) %s %s", len(names), strings.Join(names, ", "), strings.Join(notes, "; and ")), 1024)}}
 }
 
 func concurrencyOf(spec vmbenchv1.BenchmarkScheduleSpec) vmbenchv1.ConcurrencyPolicy {
@@ -258,14 +368,14 @@ func (r *ScheduleReconciler) startConfirmations(ctx context.Context, sched *vmbe
 		// A confirmation start leaves lastScheduleTime, which is the cron schedule's, as it was.
 		lastSchedule := st.LastScheduleTime
 		started, skip, err := r.startWith(ctx, sched, *seen, startDecision{Due: at},
-			map[string]string{annotationConfirms: strings.Join(round.Findings, ",")})
+			map[string]string{annotationConfirms: strings.Join(slices.Concat(round.Findings, round.Suspects), ",")})
 		st.LastScheduleTime = lastSchedule
 		if err != nil {
 			return nil, err
 		}
 		if skip != nil {
 			return []scheduleEvent{{kind: corev1.EventTypeWarning, reason: vmbenchv1.ReasonConfirmationWaits, action: "Start",
-				note: fmt.Sprintf("confirmation suite %s for finding(s) %s did not start: %s", name, strings.Join(round.Findings, ", "), skip.Message)}}, nil
+				note: fmt.Sprintf("confirmation suite %s for %s did not start: %s", name, roundSubject(round), skip.Message)}}, nil
 		}
 		if started != nil {
 			if policy == vmbenchv1.ConcurrencyReplace {

@@ -261,7 +261,7 @@ func TestQueueConfirmationTakesBackItsSuites(t *testing.T) {
 	cron.Name = scheduledSuiteName("nightly", now.Truncate(time.Minute))
 	added := []vmbenchv1.Finding{{ID: "f1"}}
 	sched.Status.Findings = added
-	evs := queueConfirmation(sched, added, scheduleObservation{Active: []*vmbenchv1.BenchmarkSuite{cron}, Finished: []*vmbenchv1.BenchmarkSuite{made}},
+	evs := queueConfirmation(sched, added, nil, scheduleObservation{Active: []*vmbenchv1.BenchmarkSuite{cron}, Finished: []*vmbenchv1.BenchmarkSuite{made}},
 		[]history.Record{{Suite: scheduledSuiteName("nightly", now.Add(time.Minute).Truncate(time.Minute))}}, now)
 	want := []string{made.Name, scheduledSuiteName("nightly", now.Add(2*time.Minute).Truncate(time.Minute))}
 	if r := sched.Status.Confirmation; r == nil || !slices.Equal(r.Suites, want) || len(evs) != 1 {

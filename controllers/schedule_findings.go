@@ -331,7 +331,8 @@ func sameFinding(a, b vmbenchv1.Finding, pos map[string]int) bool {
 // conditions ChangeSuspected and Regressed are removed, so that the next reconcile analyses again.
 //
 // The confirmation round under way is settled with this analysis once its suites are all recorded,
-// and a new round is queued for the findings it adds (spec.confirmation).
+// and a new round is queued for the findings it adds and the suspects not queued for before
+// (spec.confirmation).
 func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation,
 	now time.Time) ([]scheduleEvent, error) {
 	records, err := r.History.List(ctx, sched)
@@ -348,9 +349,9 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 			recordEnvironmentChange(sched, records)
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))
-			setChangeSuspected(sched, suspects)
 			events := slices.Concat(confirmLater(sched, found, records), settleConfirmation(sched, found, records, lost))
-			queued := queueConfirmation(sched, added, seen, records, now)
+			queued := queueConfirmation(sched, added, suspects, seen, records, now)
+			setChangeSuspected(sched, suspects)
 			return slices.Concat(events, findingEvents(added), queued), nil
 		}
 	}
@@ -407,9 +408,18 @@ func setChangeSuspected(sched *vmbenchv1.BenchmarkSchedule, suspects []seriesAna
 	if len(suspects) > 0 {
 		s, a := suspects[0].series, suspects[0].analysis.Suspect
 		c.Status, c.Reason = metav1.ConditionTrue, vmbenchv1.ReasonChangeSuspected
-		c.Message = fmt.Sprintf("%s may have moved %s by %+.1f%% from suite %s on (p=%.2g), not yet a change: %s. "+
-			"About %d more scheduled runs will confirm or clear it; nothing needs doing yet",
-			s.name(), a.Direction, (a.Ratio-1)*100, a.RunID, a.PValue, strings.Join(a.Reasons, "; "), a.ConfirmationRuns)
+		c.Message = fmt.Sprintf("%s may have moved %s by %+.1f%% from suite %s on (p=%.2g), not yet a change: %s. ",
+			s.name(), a.Direction, (a.Ratio-1)*100, a.RunID, a.PValue, strings.Join(a.Reasons, "; "))
+		switch round := sched.Status.Confirmation; {
+		case round != nil && suspectKnown(round.Suspects, suspects[0]):
+			c.Message += fmt.Sprintf("The confirmation suites %s are queued for it (%d not yet recorded): the analysis with their "+
+				"records turns it into a finding or clears it; nothing needs doing yet", strings.Join(round.Suites, ", "), round.Remaining)
+		case suspectKnown(sched.Status.SuspectsQueued, suspects[0]):
+			c.Message += fmt.Sprintf("The confirmation runs queued for it are recorded and did not settle it; about %d more scheduled "+
+				"runs will confirm or clear it; nothing needs doing yet", a.ConfirmationRuns)
+		default:
+			c.Message += fmt.Sprintf("About %d more scheduled runs will confirm or clear it; nothing needs doing yet", a.ConfirmationRuns)
+		}
 		if len(suspects) > 1 {
 			c.Message += fmt.Sprintf(" (%d more series are suspect)", len(suspects)-1)
 		}

@@ -112,7 +112,8 @@ type BenchmarkScheduleSpec struct {
 	Triggers *ScheduleTriggers `json:"triggers,omitempty"`
 
 	// Confirmation queues extra suites at once when the history shows a new finding, so that the
-	// change is confirmed (or cleared) before it alerts. Left out: 2 runs.
+	// change is confirmed (or cleared) before it alerts, or a new suspect, so that it is settled
+	// without waiting for the schedule. Left out: 2 runs.
 	// +optional
 	Confirmation *ScheduleConfirmation `json:"confirmation,omitempty"`
 
@@ -128,8 +129,9 @@ const MaxConfirmationRuns = 5
 
 // ScheduleConfirmation says how many suites to queue at once when a new finding appears.
 type ScheduleConfirmation struct {
-	// Runs is how many suites are queued when the history shows a new finding; 0 turns
-	// confirmation off (a finding then alerts at once). The suites start through the concurrency
+	// Runs is how many suites are queued when the history shows a new finding, and the most
+	// queued for a new suspect (which asks for the runs that settle it); 0 turns confirmation off
+	// (a finding then alerts at once, a suspect waits for the schedule). The suites start through the concurrency
 	// policy: under Forbid and Replace one after the other, under Allow all at once.
 	// +optional
 	// +kubebuilder:default=2
@@ -360,12 +362,23 @@ func (f *Finding) Open() bool {
 
 // ConfirmationRound is the round of confirmation runs under way.
 type ConfirmationRound struct {
-	// Findings are the IDs of the findings the runs confirm.
-	// +required
+	// Findings are the IDs of the findings the runs confirm; empty when the round was queued for
+	// suspects only.
+	// +optional
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=16
 	// +listType=atomic
-	Findings []string `json:"findings"`
+	Findings []string `json:"findings,omitempty"`
+
+	// Suspects are the keys of the suspected changes (condition ChangeSuspected) the runs settle:
+	// a hash of the series, '@', and the suite right after the suspected step. They need no
+	// verdict: the analysis with the runs' records turns a suspect into a finding (which then gets
+	// its own confirmation round) or drops it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=48
+	// +listType=atomic
+	Suspects []string `json:"suspects,omitempty"`
 
 	// Suites are the names of the confirmation suites, in the order they start.
 	// +required
@@ -520,6 +533,16 @@ type BenchmarkScheduleStatus struct {
 	// +optional
 	Confirmation *ConfirmationRound `json:"confirmation,omitempty"`
 
+	// SuspectsQueued are the keys (as in status.confirmation.suspects) of the suspected changes
+	// that confirmation runs were queued for, newest last; at most 32, the oldest go first. A
+	// suspect is queued for once: the same series with its step at the same suite, or one suite
+	// off, queues nothing more.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=48
+	// +listType=atomic
+	SuspectsQueued []string `json:"suspectsQueued,omitempty"`
+
 	// Baseline is the latest verdict of the newest runs against spec.baseline; absent without it.
 	// +optional
 	Baseline *BaselineStatus `json:"baseline,omitempty"`
@@ -629,7 +652,7 @@ const (
 
 // Reasons of confirmation runs (events) and of the condition Drifted.
 const (
-	// ReasonConfirmationQueued: confirmation suites were queued for new findings.
+	// ReasonConfirmationQueued: confirmation suites were queued for new findings or suspects.
 	ReasonConfirmationQueued = "ConfirmationQueued"
 	// ReasonConfirmationWaits: a confirmation suite could not be created.
 	ReasonConfirmationWaits = "ConfirmationWaits"

@@ -311,6 +311,11 @@ func (in *BenchmarkScheduleStatus) DeepCopyInto(out *BenchmarkScheduleStatus) {
 		*out = new(ConfirmationRound)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.SuspectsQueued != nil {
+		in, out := &in.SuspectsQueued, &out.SuspectsQueued
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Baseline != nil {
 		in, out := &in.Baseline, &out.Baseline
 		*out = new(BaselineStatus)
@@ -556,6 +561,11 @@ func (in *ConfirmationRound) DeepCopyInto(out *ConfirmationRound) {
 	*out = *in
 	if in.Findings != nil {
 		in, out := &in.Findings, &out.Findings
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.Suspects != nil {
+		in, out := &in.Suspects, &out.Suspects
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
