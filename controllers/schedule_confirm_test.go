@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/detect"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -101,6 +103,13 @@ func TestSettleConfirmation(t *testing.T) {
 // 5% step of the VM arm, makes a finding.
 func confirmReconciler(t *testing.T, policy vmbenchv1.ConcurrencyPolicy, runs *int32) (*ScheduleReconciler, client.Client, *vmbenchv1.BenchmarkSchedule, *events.FakeRecorder) {
 	t.Helper()
+	return confirmReconcilerWith(t, policy, runs, synthHistory(synth{runs: 16, at: 8, vmStep: 0.95, ctrStep: 1, kernel: "6.8.0", seed: 1}))
+}
+
+// confirmReconcilerWith is confirmReconciler on the history recs.
+func confirmReconcilerWith(t *testing.T, policy vmbenchv1.ConcurrencyPolicy, runs *int32, recs []history.Record) (*ScheduleReconciler, client.Client,
+	*vmbenchv1.BenchmarkSchedule, *events.FakeRecorder) {
+	t.Helper()
 	scheme := NewScheme()
 	sched := testSchedule()
 	sched.UID = "sched-uid"
@@ -120,7 +129,7 @@ func confirmReconciler(t *testing.T, policy vmbenchv1.ConcurrencyPolicy, runs *i
 		Name: sched.Name, UID: sched.UID, Controller: ptr.To(true)}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(sched, suite).WithStatusSubresource(sched, &vmbenchv1.BenchmarkSuite{}).
 		WithIndex(&vmbenchv1.BenchmarkSuite{}, scheduleOwnerIndex, indexScheduleOwner).Build()
-	store := &memHistory{records: synthHistory(synth{runs: 16, at: 8, vmStep: 0.95, ctrStep: 1, kernel: "6.8.0", seed: 1})}
+	store := &memHistory{records: recs}
 	rec := events.NewFakeRecorder(50)
 	// 10:07 on the 20th: after the cron start of 03:00, before the next.
 	r := &ScheduleReconciler{Client: c, Scheme: scheme, Recorder: rec, History: store,
@@ -351,5 +360,263 @@ func TestReconcileConfirmationUnderReplace(t *testing.T) {
 	got = reconcileSchedule(t, r, c, got)
 	if s := confirmationSuites(t, c); !slices.Equal(s, round.Suites[:1]) || got.Status.Confirmation.Started != 1 {
 		t.Fatalf("confirmation suites %v (started %d), want only %s: the second waits for it", s, got.Status.Confirmation.Started, round.Suites[0])
+	}
+}
+
+// suspectHistory has a 6% step of the VM arm two runs before its end: too few runs after it for a
+// change, so the analysis has suspects and no finding.
+func suspectHistory(t *testing.T) ([]history.Record, []seriesAnalysis) {
+	t.Helper()
+	recs := synthHistory(synth{runs: 14, at: 12, vmStep: 0.94, ctrStep: 1, seed: 3})
+	found, suspects, err := analyzeHistory(recs, findingPlatforms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 0 || len(suspects) == 0 {
+		t.Fatalf("the history has %d findings and %d suspects, want suspects only", len(found), len(suspects))
+	}
+	return recs, suspects
+}
+
+// suspectRuns is how many runs a round for suspects has: the most one asks for, at most runs.
+func suspectRuns(suspects []seriesAnalysis, runs int) int {
+	want := 0
+	for _, sa := range suspects {
+		want = max(want, min(sa.analysis.Suspect.ConfirmationRuns, runs))
+	}
+	return want
+}
+
+func suspectKeys(suspects []seriesAnalysis) []string {
+	var out []string
+	for _, sa := range suspects {
+		out = append(out, suspectKey(sa))
+	}
+	return out
+}
+
+// fakeSuspect is a suspect of platform's arm whose step starts at run `at` of a series of 12 runs.
+func fakeSuspect(platform string, at, runs int) seriesAnalysis {
+	s := &findingSeries{Benchmark: "sysbench-cpu", Metric: "events", Platform: platform, Arm: vmbenchv1.ArmVM}
+	for i := range 12 {
+		s.Runs = append(s.Runs, detect.Run{ID: fmt.Sprintf("nightly-%02d", i)})
+	}
+	return seriesAnalysis{series: s, analysis: detect.Analysis{Suspect: &detect.Suspect{
+		Step: detect.Step{Index: at, RunID: s.Runs[at].ID, Direction: detect.Down, Ratio: 0.95, PValue: 0.01}, ConfirmationRuns: runs}}}
+}
+
+func drainEvents(rec *events.FakeRecorder, reason string) []string {
+	var out []string
+	for len(rec.Events) > 0 {
+		if e := <-rec.Events; strings.Contains(e, reason) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Under Forbid a new suspect queues at once a round of the runs it asks for (at most the default
+// 2), started one after the other, and its key is remembered: the reconciles after it, also once
+// the round has ended, queue nothing more for it.
+func TestReconcileQueuesConfirmationForANewSuspect(t *testing.T) {
+	recs, suspects := suspectHistory(t)
+	want := suspectRuns(suspects, defaultConfirmationRuns)
+	if want < 1 {
+		t.Fatalf("the suspects ask for %d runs, want at least 1", want)
+	}
+	keys := suspectKeys(suspects)
+	r, c, sched, rec := confirmReconcilerWith(t, vmbenchv1.ConcurrencyForbid, nil, recs)
+	got := reconcileSchedule(t, r, c, sched)
+	round := got.Status.Confirmation
+	if len(got.Status.Findings) != 0 || round == nil || len(round.Suites) != want || len(round.Findings) != 0 || !slices.Equal(round.Suspects, keys) ||
+		round.Started != 1 || round.Remaining != int32(want) {
+		t.Fatalf("findings %+v, round %+v; want no finding and a round of %d suite(s) for the suspects %v, the first started",
+			got.Status.Findings, round, want, keys)
+	}
+	if !slices.Equal(got.Status.SuspectsQueued, keys) {
+		t.Errorf("status.suspectsQueued %v, want %v", got.Status.SuspectsQueued, keys)
+	}
+	if s := confirmationSuites(t, c); !slices.Equal(s, round.Suites[:1]) {
+		t.Fatalf("confirmation suites %v, want only %s under Forbid", s, round.Suites[0])
+	}
+	made := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: sched.Namespace, Name: round.Suites[0]}, made); err != nil {
+		t.Fatal(err)
+	}
+	if a := made.Annotations[annotationConfirms]; a != strings.Join(keys, ",") {
+		t.Errorf("annotation %s %q on the confirmation suite, want the suspects' keys %v", annotationConfirms, a, keys)
+	}
+	cs := meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionChangeSuspected)
+	if cs == nil || cs.Status != metav1.ConditionTrue || !strings.Contains(cs.Message, "The confirmation suites "+strings.Join(round.Suites, ", ")+" are queued for it") {
+		t.Errorf("ChangeSuspected %+v, want True naming the confirmation suites %v", cs, round.Suites)
+	}
+	queued := drainEvents(rec, vmbenchv1.ReasonConfirmationQueued)
+	if len(queued) != 1 || !strings.Contains(queued[0], "sysbench-cpu events on vm (vm) down by -") || !strings.Contains(queued[0], round.Suites[0]) {
+		t.Errorf("ConfirmationQueued events %q, want one naming the vm series, its step and the suites", queued)
+	}
+
+	// Again: the same suspects queue nothing.
+	got = reconcileSchedule(t, r, c, got)
+	if s := confirmationSuites(t, c); len(s) != 1 || !slices.Equal(got.Status.Confirmation.Suites, round.Suites) {
+		t.Fatalf("confirmation suites %v, round %+v after a second reconcile; want the same round", s, got.Status.Confirmation)
+	}
+	// The round's suites end (their records add no result): the round ends and the suspects, still
+	// there, queue nothing more.
+	for i, name := range round.Suites {
+		finishFake(t, c, name)
+		got = reconcileSchedule(t, r, c, got)
+		if i < len(round.Suites)-1 && got.Status.Confirmation == nil {
+			t.Fatalf("the round ended after %d of its %d suites", i+1, len(round.Suites))
+		}
+	}
+	got = reconcileSchedule(t, r, c, got)
+	if got.Status.Confirmation != nil || len(confirmationSuites(t, c)) != want || !slices.Equal(got.Status.SuspectsQueued, keys) {
+		t.Fatalf("round %+v, suites %v, suspectsQueued %v; want the round ended, no other suite, the keys kept",
+			got.Status.Confirmation, confirmationSuites(t, c), got.Status.SuspectsQueued)
+	}
+	cs = meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionChangeSuspected)
+	if cs == nil || cs.Status != metav1.ConditionTrue || !strings.Contains(cs.Message, "confirmation runs queued for it are recorded and did not settle it") {
+		t.Errorf("ChangeSuspected %+v, want True saying its confirmation runs did not settle it", cs)
+	}
+	if q := drainEvents(rec, vmbenchv1.ReasonConfirmationQueued); len(q) != 0 {
+		t.Errorf("ConfirmationQueued events %q after the first, want none", q)
+	}
+}
+
+// Under Allow the suspects' runs start at once, as many as they ask for up to spec.confirmation.runs;
+// with runs 0 nothing is queued and ChangeSuspected leaves it to the schedule.
+func TestReconcileSuspectConfirmationUnderAllowAndOff(t *testing.T) {
+	recs, suspects := suspectHistory(t)
+	want := suspectRuns(suspects, vmbenchv1.MaxConfirmationRuns)
+	r, c, sched, _ := confirmReconcilerWith(t, vmbenchv1.ConcurrencyAllow, ptr.To[int32](vmbenchv1.MaxConfirmationRuns), recs)
+	got := reconcileSchedule(t, r, c, sched)
+	if s := confirmationSuites(t, c); len(s) != want || got.Status.Confirmation == nil || got.Status.Confirmation.Started != int32(want) {
+		t.Fatalf("confirmation suites %v, round %+v; want the %d the suspects ask for, started at once", s, got.Status.Confirmation, want)
+	}
+	reconcileSchedule(t, r, c, got)
+	if s := confirmationSuites(t, c); len(s) != want {
+		t.Fatalf("confirmation suites %v after a second reconcile, want still %d", s, want)
+	}
+
+	r, c, sched, rec := confirmReconcilerWith(t, vmbenchv1.ConcurrencyAllow, ptr.To[int32](0), recs)
+	got = reconcileSchedule(t, r, c, sched)
+	if s := confirmationSuites(t, c); len(s) != 0 || got.Status.Confirmation != nil || len(got.Status.SuspectsQueued) != 0 {
+		t.Fatalf("suites %v, round %+v, suspectsQueued %v; want nothing with runs 0", s, got.Status.Confirmation, got.Status.SuspectsQueued)
+	}
+	if cs := meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionChangeSuspected); cs == nil ||
+		!strings.Contains(cs.Message, "more scheduled runs will confirm or clear it") {
+		t.Errorf("ChangeSuspected %+v, want it to leave the suspect to the schedule", cs)
+	}
+	if q := drainEvents(rec, vmbenchv1.ReasonConfirmationQueued); len(q) != 0 {
+		t.Errorf("ConfirmationQueued events %q with runs 0", q)
+	}
+}
+
+// A suspect while a round runs joins it with no new suite and is remembered; the same suspect, or
+// its step one run off, never queues again; a step of the same series far from it is a new suspect.
+func TestQueueConfirmationSuspectJoinsTheRoundUnderWay(t *testing.T) {
+	sched := testSchedule()
+	now := time.Date(2026, 11, 20, 10, 7, 30, 0, time.UTC)
+	first := fakeSuspect("vm", 8, 3)
+	evs := queueConfirmation(sched, nil, []seriesAnalysis{first}, scheduleObservation{}, nil, now)
+	round := sched.Status.Confirmation
+	if round == nil || len(round.Suites) != 2 || !slices.Equal(round.Suspects, []string{suspectKey(first)}) || len(evs) != 1 {
+		t.Fatalf("round %+v, events %v; want 2 suites (the 3 asked for, at most the default 2) for %s", round, evs, suspectKey(first))
+	}
+	suites := slices.Clone(round.Suites)
+
+	for _, again := range []seriesAnalysis{first, fakeSuspect("vm", 9, 3), fakeSuspect("vm", 7, 3)} {
+		if evs := queueConfirmation(sched, nil, []seriesAnalysis{again}, scheduleObservation{}, nil, now); len(evs) != 0 ||
+			len(sched.Status.SuspectsQueued) != 1 || len(sched.Status.Confirmation.Suspects) != 1 {
+			t.Fatalf("the suspect at %s queued again: events %v, status %+v", again.analysis.Suspect.RunID, evs, sched.Status)
+		}
+	}
+
+	second := fakeSuspect("container", 10, 5)
+	evs = queueConfirmation(sched, nil, []seriesAnalysis{second}, scheduleObservation{}, nil, now)
+	round = sched.Status.Confirmation
+	if !slices.Equal(round.Suites, suites) || !slices.Equal(round.Suspects, []string{suspectKey(first), suspectKey(second)}) ||
+		!slices.Equal(sched.Status.SuspectsQueued, round.Suspects) || len(evs) != 1 || !strings.Contains(evs[0].note, "join the confirmation runs under way") ||
+		!strings.Contains(evs[0].note, "sysbench-cpu events on container") {
+		t.Fatalf("round %+v, suspectsQueued %v, events %+v; want the second suspect joined with no new suite", round, sched.Status.SuspectsQueued, evs)
+	}
+	far := fakeSuspect("vm", 3, 2)
+	if evs := queueConfirmation(sched, nil, []seriesAnalysis{far}, scheduleObservation{}, nil, now); len(evs) != 1 || len(round.Suspects) != 3 {
+		t.Fatalf("a step of the vm series 5 runs from the first was not queued: events %v, round %+v", evs, round)
+	}
+}
+
+// status.suspectsQueued keeps the newest keys only.
+func TestSuspectsQueuedIsBounded(t *testing.T) {
+	sched := testSchedule()
+	now := time.Date(2026, 11, 20, 10, 7, 30, 0, time.UTC)
+	for i := range MaxSuspectsQueued + 3 {
+		queueConfirmation(sched, nil, []seriesAnalysis{fakeSuspect(fmt.Sprintf("vm%d", i), 8, 1)}, scheduleObservation{}, nil, now)
+	}
+	q := sched.Status.SuspectsQueued
+	if len(q) != MaxSuspectsQueued || q[len(q)-1] != suspectKey(fakeSuspect(fmt.Sprintf("vm%d", MaxSuspectsQueued+2), 8, 1)) ||
+		len(sched.Status.Confirmation.Suspects) != MaxSuspectsQueued {
+		t.Errorf("suspectsQueued has %d keys (newest %s), round %d; want the newest %d", len(q), q[len(q)-1],
+			len(sched.Status.Confirmation.Suspects), MaxSuspectsQueued)
+	}
+}
+
+// A suspect's round planned again after its status write was lost takes back the suite made for it.
+func TestQueueConfirmationTakesBackASuspectsSuite(t *testing.T) {
+	sched := testSchedule()
+	now := time.Date(2026, 11, 20, 10, 7, 30, 0, time.UTC)
+	sa := fakeSuspect("vm", 8, 2)
+	made := scheduleFinishedSuite(30, vmbenchv1.SuiteComplete, true)
+	made.Annotations[annotationConfirms] = suspectKey(sa)
+	queueConfirmation(sched, nil, []seriesAnalysis{sa}, scheduleObservation{Finished: []*vmbenchv1.BenchmarkSuite{made}}, nil, now)
+	want := []string{made.Name, scheduledSuiteName("nightly", now.Truncate(time.Minute))}
+	if r := sched.Status.Confirmation; r == nil || !slices.Equal(r.Suites, want) {
+		t.Fatalf("round %+v; want %v (the suite taken back, then the first free minute)", r, want)
+	}
+}
+
+// A round for suspects has the most runs one of them asks for, at most spec.confirmation.runs; a
+// round with a finding has spec.confirmation.runs.
+func TestQueueConfirmationRunsForSuspects(t *testing.T) {
+	now := time.Date(2026, 11, 20, 10, 7, 30, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		runs    *int32
+		asks    []int
+		finding bool
+		want    int
+	}{
+		{name: "the most asked", asks: []int{1, 2}, runs: ptr.To[int32](5), want: 2},
+		{name: "capped by spec.confirmation.runs", asks: []int{1, 4}, want: 2},
+		{name: "one asked", asks: []int{1, 1}, want: 1},
+		{name: "with a finding", asks: []int{1}, finding: true, runs: ptr.To[int32](4), want: 4},
+		{name: "off", asks: []int{3}, runs: ptr.To[int32](0), want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sched := testSchedule()
+			if tc.runs != nil {
+				sched.Spec.Confirmation = &vmbenchv1.ScheduleConfirmation{Runs: tc.runs}
+			}
+			var suspects []seriesAnalysis
+			for i, n := range tc.asks {
+				suspects = append(suspects, fakeSuspect(fmt.Sprintf("vm%d", i), 8, n))
+			}
+			var added []vmbenchv1.Finding
+			if tc.finding {
+				added = []vmbenchv1.Finding{{ID: "f1"}}
+				sched.Status.Findings = added
+			}
+			queueConfirmation(sched, added, suspects, scheduleObservation{}, nil, now)
+			got := 0
+			if r := sched.Status.Confirmation; r != nil {
+				got = len(r.Suites)
+				if len(r.Suspects) != len(tc.asks) {
+					t.Errorf("round settles %v, want the %d suspects", r.Suspects, len(tc.asks))
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%d confirmation suites, want %d", got, tc.want)
+			}
+		})
 	}
 }
