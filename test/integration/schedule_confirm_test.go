@@ -130,6 +130,94 @@ func TestScheduleConfirmationRunsForANewFinding(t *testing.T) {
 		"a suite after the round ended")
 }
 
+// confirmationSuitesOf lists the schedule's suites that carry the confirms annotation, by name.
+func (h *harness) confirmationSuitesOf(schedule string) []string {
+	h.t.Helper()
+	var list vmbenchv1.BenchmarkSuiteList
+	h.g.Expect(k8s.List(h.ctx, &list, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelSchedule: schedule})).To(Succeed())
+	var names []string
+	for _, s := range list.Items {
+		if s.Annotations["vmbench.io/confirms"] != "" {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
+// A history where the VM arm stepped down 5% one run before the latest record: the step is only a
+// suspect (two runs after it), which queues at once the 2 confirmation suites it asks for, started
+// together under Allow; a restart and a reconcile more make no other. The first one's record turns
+// the suspect into a finding, which joins the round under way and is confirmed by its second suite.
+func TestScheduleConfirmationRunsForANewSuspect(t *testing.T) {
+	h := newHarness(t)
+	sched, _ := h.hourly("susp", func(spec *vmbenchv1.BenchmarkScheduleSpec) {
+		// Once a year: no cron start during the test.
+		spec.Schedule = "0 0 1 1 *"
+		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
+	})
+	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme()}
+	for _, rec := range syntheticRecords("susp", 14, func(i int) float64 {
+		if i >= 13 {
+			return 900
+		}
+		return 950
+	}, 1) {
+		_, err := store.Append(h.ctx, sched, rec)
+		h.g.Expect(err).NotTo(HaveOccurred())
+	}
+	now := h.clock.Now()
+	latest := h.ownedSuite(sched, now.Add(-time.Hour))
+	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	stop := h.startSchedules()
+
+	first, second := suiteAt("susp", now.Truncate(time.Minute)), suiteAt("susp", now.Truncate(time.Minute).Add(time.Minute))
+	got := h.eventuallySchedule("susp", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Confirmation).NotTo(BeNil())
+		g.Expect(s.Status.Confirmation.Started).To(Equal(int32(2)))
+	})
+	round := got.Status.Confirmation
+	h.g.Expect(got.Status.Findings).To(BeEmpty(), "the step is only a suspect")
+	h.g.Expect(round.Findings).To(BeEmpty())
+	h.g.Expect(round.Suites).To(Equal([]string{first, second}))
+	h.g.Expect(round.Suspects).NotTo(BeEmpty())
+	h.g.Expect(got.Status.SuspectsQueued).To(Equal(round.Suspects))
+	suspected := meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionChangeSuspected)
+	h.g.Expect(suspected).NotTo(BeNil())
+	h.g.Expect(suspected.Status).To(Equal(metav1.ConditionTrue))
+	h.g.Expect(suspected.Message).To(ContainSubstring("The confirmation suites %s, %s are queued for it", first, second))
+	h.g.Expect(h.confirmationSuitesOf("susp")).To(ConsistOf(first, second))
+	h.g.Eventually(func() int { return len(h.scheduleEvents(vmbenchv1.ReasonConfirmationQueued)) }, timeout, interval).Should(Equal(1))
+	h.g.Expect(h.scheduleEvents(vmbenchv1.ReasonConfirmationQueued)[0].Message).To(ContainSubstring("suspected change(s) cpu events_per_second on vm"))
+
+	// A restart of the manager, and a reconcile more: no other suite.
+	stop()
+	h.startSchedules()
+	h.pokeSchedule("susp")
+	h.g.Consistently(func() []string { return h.suitesOf("susp") }, 2*time.Second, interval).Should(ConsistOf(latest, first, second))
+
+	// The first ends: with its record the step is a change; the finding joins the round under way.
+	h.finishSuite(first, vmbenchv1.SuiteComplete)
+	got = h.eventuallySchedule("susp", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Findings).To(HaveLen(1))
+		g.Expect(s.Status.Confirmation).NotTo(BeNil())
+		g.Expect(s.Status.Confirmation.Remaining).To(Equal(int32(1)))
+	})
+	h.g.Expect(got.Status.Findings[0].Confirmation).To(Equal(vmbenchv1.ConfirmationPending))
+	h.g.Expect(got.Status.Confirmation.Findings).To(Equal([]string{got.Status.Findings[0].ID}))
+	h.g.Expect(got.Status.Confirmation.Suites).To(Equal([]string{first, second}))
+
+	// The second ends: the round ends with the finding confirmed, and nothing more is queued.
+	h.finishSuite(second, vmbenchv1.SuiteComplete)
+	h.eventuallySchedule("susp", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
+		g.Expect(s.Status.Confirmation).To(BeNil())
+		g.Expect(s.Status.Findings).To(HaveLen(1))
+		g.Expect(s.Status.Findings[0].Confirmation).To(Equal(vmbenchv1.ConfirmationConfirmed))
+	})
+	h.pokeSchedule("susp")
+	h.g.Consistently(func() []string { return h.suitesOf("susp") }, 2*time.Second, interval).Should(ConsistOf(latest, first, second),
+		"a suite after the round ended")
+}
+
 // The CRD defaults confirmation.runs to 2, refuses more than 5 and a baseline tolerance of 0, and
 // takes the status the manager writes.
 func TestScheduleConfirmationAndBaselineFitTheCRD(t *testing.T) {
