@@ -131,8 +131,9 @@ const MaxConfirmationRuns = 5
 type ScheduleConfirmation struct {
 	// Runs is how many suites are queued when the history shows a new finding, and the most
 	// queued for a new suspect (which asks for the runs that settle it); 0 turns confirmation off
-	// (a finding then alerts at once, a suspect waits for the schedule). The suites start through the concurrency
-	// policy: under Forbid and Replace one after the other, under Allow all at once.
+	// (a finding then alerts at once, a suspect waits for the schedule). The suites start
+	// through the concurrency policy: under Forbid and Replace one after the other, under Allow
+	// all at once.
 	// +optional
 	// +kubebuilder:default=2
 	// +kubebuilder:validation:Minimum=0
