@@ -588,6 +588,7 @@ func TestQueueConfirmationRunsForSuspects(t *testing.T) {
 	}{
 		{name: "the most asked", asks: []int{1, 2}, runs: ptr.To[int32](5), want: 2},
 		{name: "capped by spec.confirmation.runs", asks: []int{1, 4}, want: 2},
+		{name: "the most asked, first", asks: []int{3, 1}, runs: ptr.To[int32](5), want: 3},
 		{name: "one asked", asks: []int{1, 1}, want: 1},
 		{name: "with a finding", asks: []int{1}, finding: true, runs: ptr.To[int32](4), want: 4},
 		{name: "off", asks: []int{3}, runs: ptr.To[int32](0), want: 0},
