@@ -450,7 +450,11 @@ func TestReconcileQueuesConfirmationForANewSuspect(t *testing.T) {
 	if cs == nil || cs.Status != metav1.ConditionTrue || !strings.Contains(cs.Message, "The confirmation suites "+strings.Join(round.Suites, ", ")+" are queued for it") {
 		t.Errorf("ChangeSuspected %+v, want True naming the confirmation suites %v", cs, round.Suites)
 	}
-	queued := drainEvents(rec, vmbenchv1.ReasonConfirmationQueued)
+	all := drainEvents(rec, "")
+	if waits := slices.DeleteFunc(slices.Clone(all), func(e string) bool { return !strings.Contains(e, vmbenchv1.ReasonConfirmationWaits) }); len(waits) != 0 {
+		t.Errorf("events %q: waiting under Forbid is no refusal", waits)
+	}
+	queued := slices.DeleteFunc(all, func(e string) bool { return !strings.Contains(e, vmbenchv1.ReasonConfirmationQueued) })
 	if len(queued) != 1 || !strings.Contains(queued[0], "sysbench-cpu events on vm (vm) down by -") || !strings.Contains(queued[0], round.Suites[0]) {
 		t.Errorf("ConfirmationQueued events %q, want one naming the vm series, its step and the suites", queued)
 	}
