@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,4 +253,16 @@ func TestScheduleConfirmationAndBaselineFitTheCRD(t *testing.T) {
 	h.g.Expect(got.Status.Confirmation).To(Equal(s.Status.Confirmation))
 	h.g.Expect(got.Status.Baseline).To(Equal(s.Status.Baseline))
 	h.g.Expect(got.Status.Findings[0].Confirmation).To(Equal(vmbenchv1.ConfirmationPending))
+
+	// A round for suspects only: no findings, the suspects' keys (a series hash, '@', a suite name
+	// of 30 characters at most) in the round and in status.suspectsQueued.
+	orig = got.DeepCopy()
+	key := "a2a740e9e66e@" + strings.Repeat("s", 21) + "-29412345"
+	got.Status.Confirmation = &vmbenchv1.ConfirmationRound{Suspects: []string{key}, Suites: []string{"confcrd-29412348"}, Remaining: 1}
+	got.Status.SuspectsQueued = []string{key}
+	h.g.Expect(k8s.Status().Patch(h.ctx, got, client.MergeFrom(orig))).To(Succeed())
+	again := &vmbenchv1.BenchmarkSchedule{}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(s), again)).To(Succeed())
+	h.g.Expect(again.Status.Confirmation).To(Equal(got.Status.Confirmation))
+	h.g.Expect(again.Status.SuspectsQueued).To(Equal([]string{key}))
 }
