@@ -72,7 +72,8 @@ func suspectKnown(keys []string, sa seriesAnalysis) bool {
 // describeSuspect is a suspect in a few words: its series, the step and where it starts.
 func describeSuspect(sa seriesAnalysis) string {
 	a := sa.analysis.Suspect
-	return fmt.Sprintf("%s %s by %+.1f%% from suite %s on (p=%.2g)", sa.series.name(), a.Direction, (a.Ratio-1)*100, a.RunID, a.PValue)
+	return fmt.Sprintf("%s %s by %+.1f%% from suite %s on (p=%.2g, key %s)", sa.series.name(), a.Direction, (a.Ratio-1)*100, a.RunID, a.PValue,
+		suspectKey(sa))
 }
 
 func describeSuspects(suspects []seriesAnalysis) string {
@@ -308,8 +309,8 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 		if len(ids) == 0 {
 			what += ", starting " + how
 		}
-		notes = append(notes, what+"; the analysis with their records turns a suspect into a finding (confirmed in its own round) "+
-			"or clears it (set spec.confirmation.runs to 0 to leave suspects to the schedule)")
+		notes = append(notes, what+"; the analysis with their records turns a suspect into a finding, confirmed like any new "+
+			"finding, or clears it (set spec.confirmation.runs to 0 to leave suspects to the schedule)")
 	}
 	return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
 		note: truncate(fmt.Sprintf("queued %d confirmation suite(s) %s %s", len(names), strings.Join(names, ", "), strings.Join(notes, "; and ")), 1024)}}
