@@ -281,3 +281,74 @@ func TestBelowCauseOrder(t *testing.T) {
 		t.Errorf("causes seen %v, BelowCauseOrder %v", seen, BelowCauseOrder)
 	}
 }
+
+// TestTunedBandForEachTuningInput holds every family against each tuning input alone and the pairs
+// that some families need together, so that each input moves exactly the families whose tuned band
+// assumes it (docs/reports.md, "tuned band"): dedicated CPUs tune compute, memory bandwidth and, with
+// hugepages, random memory and, with a bridged network, network latency; IO threads or a dedicated
+// IO thread tune the three storage families; a bridge tunes network throughput. A VM held against
+// the wrong band is told to change settings it already has (mutants B1 and B2 of
+// test-quality-97ef9ca.md drop the dedicated IO thread and the memory bandwidth's dedicated CPUs).
+func TestTunedBandForEachTuningInput(t *testing.T) {
+	inputs := []struct {
+		name string
+		s    Settings
+	}{
+		{"nothing", Settings{}},
+		{"dedicated CPUs", Settings{DedicatedCPUs: true}},
+		{"hugepages", Settings{Hugepages: "2Mi"}},
+		{"IO threads", Settings{IOThreads: "auto"}},
+		{"a dedicated IO thread", Settings{DedicatedIOThread: true}},
+		{"bridge binding", Settings{NetworkBinding: "Bridge"}},
+		{"dedicated CPUs and hugepages", Settings{DedicatedCPUs: true, Hugepages: "1Gi"}},
+		{"bridge and dedicated CPUs", Settings{NetworkBinding: "bridge", DedicatedCPUs: true}},
+	}
+	const T, F = true, false
+	tuned := map[Family][]bool{
+		//               nothing dCPUs huge ioThr dIOTh bridge dCPUs+huge bridge+dCPUs
+		Compute:           {F, T, F, F, F, F, T, T},
+		MemoryBandwidth:   {F, T, F, F, F, F, T, T},
+		RandomMemory:      {F, F, F, F, F, F, T, F},
+		StorageSequential: {F, F, F, T, T, F, F, F},
+		StorageRandomIOPS: {F, F, F, T, T, F, F, F},
+		StorageLatency:    {F, F, F, T, T, F, F, F},
+		NetworkThroughput: {F, F, F, F, F, T, F, T},
+		NetworkLatency:    {F, F, F, F, F, F, F, T},
+	}
+	if len(tuned) != 8 {
+		t.Fatalf("%d families in the table, want all 8", len(tuned))
+	}
+	for f, row := range tuned {
+		for i, in := range inputs {
+			b, ok := BandFor(f, in.s)
+			if !ok {
+				t.Errorf("%s with %s: no band", f, in.name)
+				continue
+			}
+			if b.Family != f || b.Tuned != row[i] || b.Variant != "" {
+				t.Errorf("%s with %s: band of %s tuned=%t variant %q, want %s tuned=%t and no variant", f, in.name, b.Family, b.Tuned, b.Variant, f, row[i])
+			}
+			p, ok := Place(f, 0.9, nil, nil, in.s)
+			if !ok || p.Band == nil || p.Band.Family != b.Family || p.Band.Tuned != b.Tuned || p.Band.Variant != b.Variant {
+				t.Errorf("%s with %s: Place held the ratio against %+v, BandFor gives %+v", f, in.name, p.Band, b)
+			}
+		}
+	}
+
+	// Masquerade without multiqueue has a band of its own for network throughput only; with
+	// multiqueue it is the default band.
+	for _, tt := range []struct {
+		f       Family
+		s       Settings
+		variant string
+	}{
+		{NetworkThroughput, Settings{NetworkBinding: "Masquerade"}, variantMasqueradeNoMQueue},
+		{NetworkThroughput, Settings{NetworkBinding: "masquerade", NetworkMultiqueue: true}, ""},
+		{NetworkLatency, Settings{NetworkBinding: "Masquerade"}, ""},
+		{Compute, Settings{NetworkBinding: "Masquerade"}, ""},
+	} {
+		if b, ok := BandFor(tt.f, tt.s); !ok || b.Tuned || b.Variant != tt.variant {
+			t.Errorf("%s with %+v: band tuned=%t variant %q (found %t), want the untuned band with variant %q", tt.f, tt.s, b.Tuned, b.Variant, ok, tt.variant)
+		}
+	}
+}

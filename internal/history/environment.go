@@ -49,6 +49,7 @@ var environmentFields = []environmentField{
 	nodeField("osImage", func(n vmbenchv1.NodeEnvironment) string { return n.OSImage }),
 	nodeField("containerRuntimeVersion", func(n vmbenchv1.NodeEnvironment) string { return n.ContainerRuntimeVersion }),
 	nodeField("kubeletVersion", func(n vmbenchv1.NodeEnvironment) string { return n.KubeletVersion }),
+	nodeField("architecture", func(n vmbenchv1.NodeEnvironment) string { return n.Architecture }),
 	nodeField("cpuModel", func(n vmbenchv1.NodeEnvironment) string { return n.CPUModel }),
 }
 

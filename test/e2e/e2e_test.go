@@ -324,18 +324,33 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 		e.t.Logf("environment %s (%s): kubevirt %q launcher %q runner %q nodes %+v %s", env.ID, env.Platform, env.KubeVirtVersion,
 			env.LauncherImage, env.RunnerImage, env.Nodes, env.Message)
 	}
+	// The kubelets' own report, to compare each recorded node with.
+	nodes := &corev1.NodeList{}
+	e.g.Expect(k8s.List(e.ctx, nodes)).To(Succeed())
+	nodeInfo := map[string]corev1.NodeSystemInfo{}
+	for _, n := range nodes.Items {
+		nodeInfo[n.Name] = n.Status.NodeInfo
+	}
 	for _, run := range s.Status.Runs {
 		env, ok := envs[run.Environment]
 		e.g.Expect(ok).To(BeTrue(), "run %s names environment %q, not one of status.environments", run.Name, run.Environment)
-		e.g.Expect(env.RunnerImage).NotTo(BeEmpty(), "runner image of %s", run.Name)
+		// By digest: the kubelet's imageID, after the image's name where it gives a bare digest.
+		e.g.Expect(env.RunnerImage).To(MatchRegexp("@sha256:[0-9a-f]{64}$"), "runner image of %s", run.Name)
 		e.g.Expect(env.Message).To(BeEmpty(), "environment of %s", run.Name)
 		e.g.Expect(env.Nodes).NotTo(BeEmpty(), "nodes of %s", run.Name)
 		for _, n := range env.Nodes {
+			info, ok := nodeInfo[n.Name]
+			e.g.Expect(ok).To(BeTrue(), "run %s ran on node %q, which is not in the cluster", run.Name, n.Name)
 			e.g.Expect(n.KernelVersion).NotTo(BeEmpty(), "kernel of %s in %s", n.Name, run.Name)
+			e.g.Expect(n.KernelVersion).To(Equal(info.KernelVersion), "kernel of %s in %s", n.Name, run.Name)
+			e.g.Expect(n.OSImage).To(Equal(info.OSImage), "OS image of %s in %s", n.Name, run.Name)
+			e.g.Expect(n.KubeletVersion).To(Equal(info.KubeletVersion), "kubelet of %s in %s", n.Name, run.Name)
 			e.g.Expect(n.ContainerRuntimeVersion).To(HavePrefix("containerd://"), "runtime of %s in %s", n.Name, run.Name)
+			e.g.Expect(n.ContainerRuntimeVersion).To(Equal(info.ContainerRuntimeVersion), "runtime of %s in %s", n.Name, run.Name)
+			e.g.Expect(n.Architecture).To(Equal(info.Architecture), "architecture of %s in %s", n.Name, run.Name)
 		}
 		if run.Platform == "vm" {
-			e.g.Expect(env.LauncherImage).NotTo(BeEmpty(), "virt-launcher image of %s", run.Name)
+			e.g.Expect(env.LauncherImage).To(MatchRegexp("@sha256:[0-9a-f]{64}$"), "virt-launcher image of %s", run.Name)
 		}
 	}
 	// Time to workload: every run records when its nodes' runner started, container runs when their

@@ -25,13 +25,15 @@ import (
 //   - change points, while status.findings holds none of the chosen series (the detector judges
 //     from a series' 5th run on);
 //   - version changes, while status.lastTrigger is unset (no spec.triggers.onVersionChange);
-//   - environment changes, while no record's environment differs from the one before it;
+//   - environment changes: the test moved the runner image to a new tag (tagChanged), so once a
+//     record of a suite scheduled after that exists, the query must return data (a literal
+//     expectation, not the manager's own comparison);
 //   - the pinned baseline line, while the schedule has no spec.baseline, or its suite is not (yet)
 //     judged a complete record of the history (status.baseline, the condition Drifted).
 //
 // The chosen series is the ratio of a platform that is not the baseline in the latest record, which
 // needs two platforms in the suite template; its interval and noise need 2 repetitions a side.
-func (e *env) checkScheduleBoards(schedule string) {
+func (e *env) checkScheduleBoards(schedule string, tagChanged time.Time) {
 	_, records := e.scheduleHistory(schedule)
 	e.g.Expect(records).NotTo(BeEmpty(), "schedule %s has no records", schedule)
 	latest := records[len(records)-1]
@@ -61,7 +63,12 @@ func (e *env) checkScheduleBoards(schedule string) {
 		case strings.Contains(expr, "vmbench_schedule_version_change_timestamp_seconds"):
 			return sched.Status.LastTrigger != nil, "status.lastTrigger set"
 		case strings.Contains(expr, "vmbench_schedule_environment_change_timestamp_seconds"):
-			return environmentChanged(records), "an environment change between two records"
+			for _, r := range records {
+				if r.Scheduled.After(tagChanged) {
+					return true, "a record of suite " + r.Suite + ", scheduled after the runner image's new tag"
+				}
+			}
+			return false, "no record scheduled after the runner image's new tag (" + tagChanged.Format(time.TimeOnly) + ")"
 		case strings.Contains(expr, "vmbench_schedule_baseline_ratio"), strings.Contains(expr, "vmbench_schedule_baseline_mean"):
 			return baselinePinned(sched), "spec.baseline set and its suite judged a complete record of the history"
 		}
@@ -130,12 +137,4 @@ func baselinePinned(sched *vmbenchv1.BenchmarkSchedule) bool {
 	}
 	c := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionDrifted)
 	return c != nil && c.Reason != vmbenchv1.ReasonBaselineNotFound
-}
-
-// environmentChanged says whether a Complete record's environment differs from that of the
-// Complete record before it, as the manager compares them for
-// vmbench_schedule_environment_change_timestamp_seconds.
-func environmentChanged(records []history.Record) bool {
-	_, _, ok := history.LatestEnvironmentChange(records)
-	return ok
 }

@@ -97,5 +97,5 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^  \S+: Container %s %s → %s$`, regexp.QuoteMeta(historyRunnerImageRef),
 		regexp.QuoteMeta(change.from), regexp.QuoteMeta(change.to)), "the runner image's new tag among the environment changes")
 
-	e.checkScheduleBoards("track")
+	e.checkScheduleBoards("track", change.done)
 }

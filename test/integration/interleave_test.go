@@ -109,17 +109,17 @@ func TestTwoPlatformsTwoRepetitionsRunInterleaved(t *testing.T) {
 	// held by a finalizer after its cleanup deleted them, and the next run must not start meanwhile.
 	h.holdDeletion(h.mpiJob("abba-container-1"))
 	h.finishContainerRun("abba", "abba-container-1", factors["abba-container-1"])
-	h.releaseOnceDeleted(vmiExists(h, "abba-vm-1-master"), h.mpiJob("abba-container-1"))
+	h.releaseOnceDeleted("abba", vmiExists(h, "abba-vm-1-master"), h.mpiJob("abba-container-1"))
 
 	vm1 := h.runVMIs("abba-vm-1")
 	h.holdDeletion(vm1...)
 	h.finishVMRun("abba", "abba-vm-1", factors["abba-vm-1"], "kvm")
-	h.releaseOnceDeleted(vmiExists(h, "abba-vm-2-master"), vm1...)
+	h.releaseOnceDeleted("abba", vmiExists(h, "abba-vm-2-master"), vm1...)
 
 	vm2 := h.runVMIs("abba-vm-2")
 	h.holdDeletion(vm2...)
 	h.finishVMRun("abba", "abba-vm-2", factors["abba-vm-2"], "kvm")
-	h.releaseOnceDeleted(func() bool {
+	h.releaseOnceDeleted("abba", func() bool {
 		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "abba-container-2"}, &mpiv2.MPIJob{}) == nil
 	}, vm2...)
 
@@ -190,9 +190,10 @@ func (h *harness) holdDeletion(objs ...client.Object) {
 	}
 }
 
-// releaseOnceDeleted waits until the manager deleted the held objects, checks for a while that the
-// next run has not started beside them (next reports whether it has), then lets them go.
-func (h *harness) releaseOnceDeleted(next func() bool, objs ...client.Object) {
+// releaseOnceDeleted waits until the manager deleted the held objects and then reconciled the
+// suite once more, checks for a while that the next run has not started beside them (next reports
+// whether it has), then lets them go.
+func (h *harness) releaseOnceDeleted(suite string, next func() bool, objs ...client.Object) {
 	h.t.Helper()
 	for _, obj := range objs {
 		h.g.Eventually(func(g Gomega) {
@@ -200,6 +201,8 @@ func (h *harness) releaseOnceDeleted(next func() bool, objs ...client.Object) {
 			g.Expect(obj.GetDeletionTimestamp()).NotTo(BeNil(), "%s is deleted by its run's cleanup", obj.GetName())
 		}, timeout, interval).Should(Succeed())
 	}
+	h.suiteReconciled(suite)
+	h.g.Expect(next()).To(BeFalse(), "the next run started while the previous run's children were still there")
 	h.g.Consistently(next, 2*time.Second, interval).Should(BeFalse(), "the next run started while the previous run's children were still there")
 	for _, obj := range objs {
 		h.g.Eventually(func() error {

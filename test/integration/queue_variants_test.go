@@ -94,6 +94,8 @@ func TestTwoSlotsAdmitTwoAndQueueTheThird(t *testing.T) {
 	})
 	h.g.Expect(queued(c).Message).To(HavePrefix("1st in line for a run slot; 2 of 2 slots of the cluster are taken (by this namespace: a, b)"))
 	h.g.Expect(c.Status.StartTime).To(BeNil())
+	h.suiteReconciled("c")
+	h.g.Expect(queued(h.get("c")).Reason).To(Equal(vmbenchv1.ReasonWaitingForRun), "c was admitted while a and b hold both slots")
 	h.g.Consistently(func() bool {
 		return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "c-container-1"}, &mpiv2.MPIJob{}))
 	}, 2*time.Second, interval).Should(BeTrue(), "c waits while a and b hold both slots")

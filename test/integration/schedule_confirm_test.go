@@ -100,10 +100,12 @@ func TestScheduleConfirmationRunsForANewFinding(t *testing.T) {
 	h.g.Expect(h.suitesOf("conf")).To(ConsistOf(latest, first), "under Forbid only the first confirmation suite starts")
 	h.g.Eventually(func() int { return len(h.scheduleEvents(vmbenchv1.ReasonConfirmationQueued)) }, timeout, interval).Should(Equal(1))
 
-	// A restart of the manager, and a reconcile more: no other suite.
+	// A restart of the manager, and a reconcile more: no other suite. The witness waits for a
+	// whole pass of the restarted manager first, so that the checks cannot pass before it looked.
 	stop()
 	h.startSchedules()
-	h.pokeSchedule("conf")
+	h.scheduleReconciled("conf")
+	h.g.Expect(h.suitesOf("conf")).To(ConsistOf(latest, first), "a suite after the restart")
 	h.g.Consistently(func() []string { return h.suitesOf("conf") }, 2*time.Second, interval).Should(ConsistOf(latest, first))
 
 	// The first ends: the second starts.
@@ -126,7 +128,8 @@ func TestScheduleConfirmationRunsForANewFinding(t *testing.T) {
 	})
 	h.g.Expect(done.Status.Findings[0].ID).To(Equal(finding.ID))
 	h.g.Eventually(func() int { return len(h.scheduleEvents(vmbenchv1.ReasonChangeConfirmed)) }, timeout, interval).Should(Equal(1))
-	h.pokeSchedule("conf")
+	h.scheduleReconciled("conf")
+	h.g.Expect(h.suitesOf("conf")).To(ConsistOf(latest, first, second), "a suite after the round ended")
 	h.g.Consistently(func() []string { return h.suitesOf("conf") }, 2*time.Second, interval).Should(ConsistOf(latest, first, second),
 		"a suite after the round ended")
 }
@@ -190,10 +193,12 @@ func TestScheduleConfirmationRunsForANewSuspect(t *testing.T) {
 	h.g.Eventually(func() int { return len(h.scheduleEvents(vmbenchv1.ReasonConfirmationQueued)) }, timeout, interval).Should(Equal(1))
 	h.g.Expect(h.scheduleEvents(vmbenchv1.ReasonConfirmationQueued)[0].Message).To(ContainSubstring("suspected change(s) cpu events_per_second on vm"))
 
-	// A restart of the manager, and a reconcile more: no other suite.
+	// A restart of the manager, and a reconcile more: no other suite, once the restarted manager
+	// has been seen to look.
 	stop()
 	h.startSchedules()
-	h.pokeSchedule("susp")
+	h.scheduleReconciled("susp")
+	h.g.Expect(h.suitesOf("susp")).To(ConsistOf(latest, first, second), "a suite after the restart")
 	h.g.Consistently(func() []string { return h.suitesOf("susp") }, 2*time.Second, interval).Should(ConsistOf(latest, first, second))
 
 	// The first ends: with its record the step is a change; the finding joins the round under way.
@@ -214,7 +219,8 @@ func TestScheduleConfirmationRunsForANewSuspect(t *testing.T) {
 		g.Expect(s.Status.Findings).To(HaveLen(1))
 		g.Expect(s.Status.Findings[0].Confirmation).To(Equal(vmbenchv1.ConfirmationConfirmed))
 	})
-	h.pokeSchedule("susp")
+	h.scheduleReconciled("susp")
+	h.g.Expect(h.suitesOf("susp")).To(ConsistOf(latest, first, second), "a suite after the round ended")
 	h.g.Consistently(func() []string { return h.suitesOf("susp") }, 2*time.Second, interval).Should(ConsistOf(latest, first, second),
 		"a suite after the round ended")
 }

@@ -100,6 +100,9 @@ func TestSharedClaimIsTheSuitesAndGoesWithItsRun(t *testing.T) {
 	first := h.sharedClaim("sc", "sc-container-1")
 	h.finishSharedRun("sc", "sc-container-1")
 	h.claimGoes(first, func() {
+		h.suiteReconciled("sc")
+		h.g.Expect(apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "sc-container-2"}, &mpiv2.MPIJob{}))).To(BeTrue(),
+			"run 2 started while run 1's claim was still there")
 		h.g.Consistently(func() bool {
 			return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "sc-container-2"}, &mpiv2.MPIJob{}))
 		}, 2*time.Second, interval).Should(BeTrue(), "run 2 started while run 1's claim was still there")
