@@ -50,7 +50,8 @@ func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()
 	h.g.Expect(err).NotTo(HaveOccurred())
 	r := &controllers.ScheduleReconciler{
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: h.clock,
-		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey},
+		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey,
+			Recorder: mgr.GetEventRecorder("vmbench")},
 	}
 	r.APIReader = mgr.GetAPIReader()
 	// The images the harness's suite controller creates runs with.
