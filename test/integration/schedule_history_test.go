@@ -3,17 +3,23 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
@@ -139,4 +145,67 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 	recs, err := store.List(h.ctx, sched)
 	h.g.Expect(err).NotTo(HaveOccurred())
 	h.g.Expect(recs).To(HaveLen(16), "the history holds the manager's records but the changed one, and none of the tenant's")
+}
+
+// The history policy of config/admission (the chart's, for vmbench-system/vmbench-manager), as the
+// API server enforces it: a tenant whom RBAC lets write ConfigMaps may not create one labelled
+// vmbench.io/history-of, put the label on one, or change a labelled one's data; the manager may. A
+// tenant may still annotate or delete one: that forges nothing.
+func TestOnlyTheManagerWritesScheduleHistory(t *testing.T) {
+	h := newHarness(t)
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "admission", "schedule_history.yaml"))
+	h.g.Expect(err).NotTo(HaveOccurred())
+	doc, _, _ := strings.Cut(string(raw), "\n---\n")
+	policy := &admissionv1.ValidatingAdmissionPolicy{}
+	h.g.Expect(yaml.UnmarshalStrict([]byte(doc), policy)).To(Succeed())
+	h.enforceInNamespace(policy)
+
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: h.ns},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
+			Verbs: []string{"get", "create", "update", "patch", "delete"}}}}
+	h.g.Expect(k8s.Create(h.ctx, role)).To(Succeed())
+	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: h.ns},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"},
+			{Kind: "User", APIGroup: rbacv1.GroupName, Name: "tenant-jane"}}})).To(Succeed())
+	as := func(user string) client.Client {
+		impersonated := rest.CopyConfig(cfg)
+		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
+		c, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
+		h.g.Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	manager, jane := as("system:serviceaccount:vmbench-system:vmbench-manager"), as("tenant-jane")
+	labelled := func(name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns,
+			Labels: map[string]string{vmbenchv1.LabelHistoryOf: "nightly"}}, Data: map[string]string{history.DataKey: "{}\n"}}
+	}
+	// A new policy takes a moment to be enforced.
+	h.g.Eventually(func() error { return jane.Create(h.ctx, labelled("nightly-history-9")) }, timeout, interval).Should(MatchError(And(
+		ContainSubstring("vmbench manager (system:serviceaccount:vmbench-system:vmbench-manager) alone writes"),
+		ContainSubstring("tenant-jane may not create ConfigMap "+h.ns+"/nightly-history-9"))))
+
+	// Putting the label on a ConfigMap of hers is refused; her ConfigMaps without it are hers.
+	own := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "notes", Namespace: h.ns}, Data: map[string]string{"a": "b"}}
+	h.g.Expect(jane.Create(h.ctx, own)).To(Succeed())
+	own.Labels = map[string]string{vmbenchv1.LabelHistoryOf: "nightly"}
+	h.g.Expect(jane.Update(h.ctx, own)).To(MatchError(ContainSubstring("may not update ConfigMap")))
+
+	// The manager writes the history; the tenant may not change its lines or labels.
+	hist := labelled("nightly-history-0")
+	h.g.Expect(manager.Create(h.ctx, hist)).To(Succeed())
+	hist.Data[history.DataKey] += `{"suite":"forged"}` + "\n"
+	h.g.Expect(jane.Update(h.ctx, hist)).To(MatchError(ContainSubstring("may not update ConfigMap")))
+	h.g.Expect(jane.Get(h.ctx, client.ObjectKeyFromObject(hist), hist)).To(Succeed())
+	hist.Labels["extra"] = "x"
+	h.g.Expect(jane.Update(h.ctx, hist)).To(MatchError(ContainSubstring("may not update ConfigMap")))
+	h.g.Expect(jane.Get(h.ctx, client.ObjectKeyFromObject(hist), hist)).To(Succeed())
+	hist.Data[history.DataKey] += `{"suite":"next"}` + "\n"
+	h.g.Expect(manager.Update(h.ctx, hist)).To(Succeed())
+	// Annotations (as owner-reference edits of the garbage collector) change no line: admitted, as
+	// is a delete.
+	h.g.Expect(jane.Get(h.ctx, client.ObjectKeyFromObject(hist), hist)).To(Succeed())
+	hist.Annotations = map[string]string{"note": "seen"}
+	h.g.Expect(jane.Update(h.ctx, hist)).To(Succeed())
+	h.g.Expect(jane.Delete(h.ctx, hist)).To(Succeed())
 }
