@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -224,12 +225,18 @@ func (r *ScheduleReconciler) observe(ctx context.Context, sched *vmbenchv1.Bench
 
 // recordFinished appends the record of every finished suite not recorded yet, then marks the suite
 // recorded, so that the history is read only when there is something to add. It says whether it
-// appended any.
+// appended any. Namespace editors may set or remove the mark, so a marked suite counts as recorded
+// only when its UID is in the history, or when it is older than the history's oldest record (whose
+// older records were dropped); a suite whose mark was removed is found in the history by its UID.
 func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, finished []*vmbenchv1.BenchmarkSuite) (bool, error) {
 	appended := false
 	sort.Slice(finished, func(i, j int) bool { return scheduledAt(finished[i]).Before(scheduledAt(finished[j])) })
+	recorded, err := r.recordedSuites(ctx, sched, finished)
+	if err != nil {
+		return false, err
+	}
 	for _, s := range finished {
-		if s.Annotations[vmbenchv1.AnnotationRecorded] == "true" {
+		if recorded(s) {
 			continue
 		}
 		phase, _ := suiteFinished(s)
@@ -242,6 +249,9 @@ func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv
 		metrics.RecordScheduleRecord(sched.Namespace, sched.Name, rec)
 		appended = true
 		sched.Status.Records = int32(min(n, MaxHistoryRecords))
+		if s.Annotations[vmbenchv1.AnnotationRecorded] == "true" {
+			continue
+		}
 		orig := s.DeepCopy()
 		if s.Annotations == nil {
 			s.Annotations = map[string]string{}
@@ -252,6 +262,31 @@ func (r *ScheduleReconciler) recordFinished(ctx context.Context, sched *vmbenchv
 		}
 	}
 	return appended, nil
+}
+
+// recordedSuites says which of the finished suites marked recorded are: the history is read only
+// when one is marked.
+func (r *ScheduleReconciler) recordedSuites(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule,
+	finished []*vmbenchv1.BenchmarkSuite) (func(*vmbenchv1.BenchmarkSuite) bool, error) {
+	marked := func(s *vmbenchv1.BenchmarkSuite) bool { return s.Annotations[vmbenchv1.AnnotationRecorded] == "true" }
+	if !slices.ContainsFunc(finished, marked) {
+		return marked, nil
+	}
+	records, err := r.History.List(ctx, sched)
+	if err != nil {
+		return nil, fmt.Errorf("reading the history of schedule %s to check which suites it records: %w", sched.Name, err)
+	}
+	uids := make(map[types.UID]bool, len(records))
+	var oldest time.Time
+	for i, rec := range records {
+		uids[rec.UID] = true
+		if i == 0 || rec.Scheduled.Before(oldest) {
+			oldest = rec.Scheduled
+		}
+	}
+	return func(s *vmbenchv1.BenchmarkSuite) bool {
+		return marked(s) && (uids[s.UID] || len(records) > 0 && scheduledAt(s).Before(oldest))
+	}, nil
 }
 
 // prune deletes the oldest finished, recorded suites beyond the history limits.

@@ -55,7 +55,7 @@ func TestConfigMapHistoryBoundsAndOwnership(t *testing.T) {
 			Scheduled: time.Date(2026, 11, 1, i, 0, 0, 0, time.UTC), Phase: vmbenchv1.SuiteComplete}
 	}
 	size := len(mustJSON(t, rec(1))) + 1
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme, MaxRecords: 4, MaxBytes: 2*size + 1}
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme, Key: testMasterKey, MaxRecords: 4, MaxBytes: 2*size + 1}
 	sched := testSchedule()
 	for i := 1; i <= 6; i++ {
 		n, err := store.Append(ctx, sched, rec(i))
@@ -107,7 +107,7 @@ func TestConfigMapHistoryBoundsAndOwnership(t *testing.T) {
 func TestConfigMapHistoryRefusesARecordLargerThanAConfigMap(t *testing.T) {
 	scheme := NewScheme()
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme, MaxBytes: 64}
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme, Key: testMasterKey, MaxBytes: 64}
 	_, err := store.Append(context.Background(), testSchedule(), history.Record{Suite: strings.Repeat("x", 80), UID: "u"})
 	if err == nil || !strings.Contains(err.Error(), "more than a history ConfigMap holds") {
 		t.Errorf("err %v", err)
@@ -117,7 +117,7 @@ func TestConfigMapHistoryRefusesARecordLargerThanAConfigMap(t *testing.T) {
 func mustJSON(t *testing.T, r history.Record) string {
 	t.Helper()
 	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme()}
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey}
 	if _, err := store.Append(context.Background(), testSchedule(), r); err != nil {
 		t.Fatal(err)
 	}

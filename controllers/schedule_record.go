@@ -36,11 +36,17 @@ func finishedAt(s *vmbenchv1.BenchmarkSuite) time.Time {
 	return time.Time{}
 }
 
-// scheduledAt is the time a schedule started a suite for, from its annotation; its creation time
-// when the annotation is unreadable.
+// scheduledAt is the time a schedule started a suite for. Namespace editors may change the
+// annotation, so it counts only within the minute the suite's name encodes (scheduledSuiteName);
+// otherwise the name's minute does, and the creation time when the name encodes none.
 func scheduledAt(s *vmbenchv1.BenchmarkSuite) time.Time {
-	if t, err := time.Parse(time.RFC3339, s.Annotations[vmbenchv1.AnnotationScheduledAt]); err == nil {
+	named, ok := suiteTime(s.Name)
+	if t, err := time.Parse(time.RFC3339, s.Annotations[vmbenchv1.AnnotationScheduledAt]); err == nil &&
+		(!ok || t.Truncate(time.Minute).Equal(named)) {
 		return t
+	}
+	if ok {
+		return named
 	}
 	return s.CreationTimestamp.Time
 }

@@ -30,6 +30,9 @@ const (
 	defaultVersionPoll = 10 * time.Minute
 	minVersionPoll     = time.Minute
 	maxTriggerChanges  = 8
+	// maxTriggerNodes is how many nodes one poll reads: all that one suite's record can name
+	// (status.environments holds 4 environments of 8 nodes).
+	maxTriggerNodes = 32
 )
 
 // currentVersions are the versions read now: the nodes that could be read, by name, the version
@@ -246,9 +249,10 @@ func nextRunnerImages(spec vmbenchv1.BenchmarkSuiteSpec, images platform.Images)
 	return out
 }
 
-// readVersions reads the watched versions of what the environments name: each node by name, and the
-// KubeVirt CR. notes say what could not be read and what to grant; errors that waiting may heal are
-// returned.
+// readVersions reads the watched versions of what the environments name: each node by name, at most
+// maxTriggerNodes, and the KubeVirt CR. The environments come from a record the manager signed, so
+// only nodes the schedule's own suite ran on are read. notes say what could not be read and what to
+// grant; errors that waiting may heal are returned.
 func (r *ScheduleReconciler) readVersions(ctx context.Context, watch vmbenchv1.OnVersionChange, envs []vmbenchv1.RunEnvironment) (currentVersions, []string, error) {
 	reader := r.APIReader
 	if reader == nil {
@@ -257,15 +261,21 @@ func (r *ScheduleReconciler) readVersions(ctx context.Context, watch vmbenchv1.O
 	cur := currentVersions{Nodes: map[string]vmbenchv1.NodeEnvironment{}}
 	var notes, forbidden []string
 	vm := false
+	asked, unread := map[string]bool{}, map[string]bool{}
 	for _, env := range envs {
 		vm = vm || env.Platform == vmbenchv1.PlatformVM && env.KubeVirtVersion != ""
 		if !watch.Nodes {
 			continue
 		}
 		for _, n := range env.Nodes {
-			if _, done := cur.Nodes[n.Name]; done || slices.Contains(forbidden, n.Name) {
+			if asked[n.Name] {
 				continue
 			}
+			if len(asked) == maxTriggerNodes {
+				unread[n.Name] = true
+				continue
+			}
+			asked[n.Name] = true
 			node := &corev1.Node{}
 			err := reader.Get(ctx, client.ObjectKey{Name: n.Name}, node)
 			switch {
@@ -280,6 +290,10 @@ func (r *ScheduleReconciler) readVersions(ctx context.Context, watch vmbenchv1.O
 			}
 			cur.Nodes[n.Name] = nodeEnvironment(node)
 		}
+	}
+	if len(unread) > 0 {
+		notes = append(notes, fmt.Sprintf("the record names %d nodes more than the %d one poll reads, so their versions are not compared",
+			len(unread), maxTriggerNodes))
 	}
 	if len(forbidden) > 0 {
 		notes = append(notes, fmt.Sprintf("the manager may not get nodes %s, so their versions are not compared: grant it get on nodes, "+

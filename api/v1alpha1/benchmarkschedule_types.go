@@ -643,6 +643,9 @@ const (
 	ReasonScheduleSuspended   = "ScheduleSuspended"
 	ReasonHistoryNotWritten   = "HistoryNotWritten"
 	ReasonHistoryLimitDeleted = "HistoryLimit"
+	// ReasonHistoryIgnored: the history reader ignored ConfigMaps carrying the schedule's history
+	// label that are not its history, or lines of its history that the manager did not sign.
+	ReasonHistoryIgnored      = "HistoryIgnored"
 	ReasonChangeFound         = "ChangeFound"
 	ReasonChangeSuspected     = "ChangeSuspected"
 	ReasonNoSuspect           = "NoSuspect"

@@ -324,7 +324,8 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	// BenchmarkSchedules start suites on a cron schedule and keep their records (schedule_controller.go).
 	schedules := &controllers.ScheduleReconciler{
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: clock.RealClock{},
-		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
+		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme,
+			Key: masterKey, Recorder: mgr.GetEventRecorder("vmbench")},
 	}
 	// Version triggers get nodes by name, which the manager may not list or watch.
 	schedules.APIReader = mgr.GetAPIReader()

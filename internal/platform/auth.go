@@ -116,6 +116,19 @@ func (m MasterKey) runKey(suite types.UID, run string) ([]byte, error) {
 	return mac(mac(m, "suite", string(suite)), "run", run), nil
 }
 
+// HistoryKey derives the key that signs the history records of the schedule of that UID, under a
+// label of its own, so that it is unrelated to every run's keys and a record of one schedule does
+// not verify in another's history.
+func (m MasterKey) HistoryKey(schedule types.UID) ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if schedule == "" {
+		return nil, errors.New("deriving a history key: the schedule's UID must be known")
+	}
+	return mac(m, "schedule history", string(schedule)), nil
+}
+
 func frameToken(runKey []byte) []byte { return []byte(hex.EncodeToString(mac(runKey, "frame token"))) }
 
 // derivedSSHKey derives an ed25519 key from the run's key, its seed and its check bytes under labels

@@ -22,7 +22,7 @@ func TestScheduleBaselineDrift(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 		spec.Baseline = &vmbenchv1.ScheduleBaseline{Suite: "drift-past-00"}
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme()}
+	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range syntheticRecords("drift", 24, func(i int) float64 { return 950 * math.Pow(0.995, float64(i)) }, 2) {
 		_, err := store.Append(h.ctx, sched, rec)
 		h.g.Expect(err).NotTo(HaveOccurred())

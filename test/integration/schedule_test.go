@@ -50,7 +50,8 @@ func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()
 	h.g.Expect(err).NotTo(HaveOccurred())
 	r := &controllers.ScheduleReconciler{
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: h.clock,
-		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme},
+		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey,
+			Recorder: mgr.GetEventRecorder("vmbench")},
 	}
 	r.APIReader = mgr.GetAPIReader()
 	// The images the harness's suite controller creates runs with.
@@ -341,7 +342,7 @@ func TestScheduleKeepsRecordsAfterItsSuitesAreGone(t *testing.T) {
 		g.Expect(s.Status.Records).To(Equal(int32(3)))
 		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionHistoryRecorded)).To(BeTrue())
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme()}
+	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	recs, err := store.List(h.ctx, h.getSchedule("kept"))
 	h.g.Expect(err).NotTo(HaveOccurred())
 	h.g.Expect(recs).To(HaveLen(3))
