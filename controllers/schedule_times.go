@@ -65,7 +65,7 @@ func parseSchedule(spec vmbenchv1.BenchmarkScheduleSpec, minInterval time.Durati
 	if gap := shortestGap(s); gap < minInterval {
 		return nil, &cause{Reason: vmbenchv1.ReasonTooFrequent, Message: fmt.Sprintf(
 			"spec.schedule %q starts suites %s apart, more often than the minimum of %s between two starts that this manager "+
-				"allows (its --min-schedule-interval, the Helm value schedules.minInterval): start at most every %s, for example %q",
+				"allows (its --min-schedule-interval, the Helm value minScheduleInterval): start at most every %s, for example %q",
 			spec.Schedule, gap, minInterval, minInterval, everyExample(minInterval))}
 	}
 	return s, nil
