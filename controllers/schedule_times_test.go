@@ -163,6 +163,8 @@ func TestRequeueAtTheNextTimeOrTheWaitingStartsDeadline(t *testing.T) {
 		{name: "waiting: the deadline", deadline: ptr.To[int64](1200), skip: forbid, want: 15*time.Minute + time.Second},
 		{name: "waiting, a deadline after the next time", deadline: ptr.To[int64](7200), skip: forbid, want: 55 * time.Minute},
 		{name: "a huge deadline", deadline: ptr.To[int64](1 << 62), skip: forbid, want: 55 * time.Minute},
+		{name: "waiting for spec.maxActive: the deadline", deadline: ptr.To[int64](1200), skip: &cause{Reason: vmbenchv1.ReasonMaxActive},
+			want: 15*time.Minute + time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := requeueAt(vmbenchv1.BenchmarkScheduleSpec{StartingDeadlineSeconds: tc.deadline}, d, tc.skip, now)
