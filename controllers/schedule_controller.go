@@ -556,7 +556,12 @@ func setStartSkipped(sched *vmbenchv1.BenchmarkSchedule, d startDecision, skip *
 			sched.Status.SkippedScheduleTime = &metav1.Time{Time: d.Due}
 		}
 		if before == nil || before.Status != metav1.ConditionTrue || before.Message != skip.Message {
-			ev = &scheduleEvent{kind: corev1.EventTypeWarning, reason: skip.Reason, action: "Start", note: skip.Message}
+			// The event, told once, may name the time.
+			note := skip.Message
+			if !d.Due.IsZero() {
+				note = fmt.Sprintf("%s [due at %s]", note, d.Due.UTC().Format(time.RFC3339))
+			}
+			ev = &scheduleEvent{kind: corev1.EventTypeWarning, reason: skip.Reason, action: "Start", note: note}
 		}
 	case !d.Due.IsZero():
 		name := scheduledSuiteName(sched.Name, d.Due)
