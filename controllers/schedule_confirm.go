@@ -355,7 +355,7 @@ func (r *ScheduleReconciler) startConfirmations(ctx context.Context, sched *vmbe
 			round.Started++
 			continue
 		}
-		if len(seen.Active) > 0 && (policy == vmbenchv1.ConcurrencyForbid ||
+		if len(seen.Active) > 0 && (policy == vmbenchv1.ConcurrencyForbid || atMaxActive(sched.Spec, len(seen.Active)) ||
 			policy == vmbenchv1.ConcurrencyReplace && slices.ContainsFunc(seen.Active, func(s *vmbenchv1.BenchmarkSuite) bool {
 				return slices.Contains(round.Suites, s.Name)
 			})) {

@@ -48,6 +48,30 @@ type ScheduleReconciler struct {
 	// Images are the images the suite controller creates runs with, which
 	// spec.triggers.onVersionChange.runnerImage compares with the records.
 	Images platform.Images
+	// MinInterval is the shortest time allowed between two consecutive starts of a schedule
+	// (--min-schedule-interval); DefaultMinScheduleInterval when zero.
+	MinInterval time.Duration
+}
+
+func (r *ScheduleReconciler) minInterval() time.Duration {
+	if r.MinInterval <= 0 {
+		return DefaultMinScheduleInterval
+	}
+	return r.MinInterval
+}
+
+// maxActiveOf is spec.maxActive, or its default when left out.
+func maxActiveOf(spec vmbenchv1.BenchmarkScheduleSpec) int {
+	if spec.MaxActive == nil || *spec.MaxActive < 1 {
+		return vmbenchv1.DefaultMaxActive
+	}
+	return min(int(*spec.MaxActive), vmbenchv1.MaxMaxActive)
+}
+
+// atMaxActive says whether a start under Allow must wait, as spec.maxActive suites of the schedule
+// are unfinished.
+func atMaxActive(spec vmbenchv1.BenchmarkScheduleSpec, active int) bool {
+	return spec.ConcurrencyPolicy == vmbenchv1.ConcurrencyAllow && active >= maxActiveOf(spec)
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules,verbs=get;list;watch
@@ -156,7 +180,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 // starts the suite of that time or says why not. It returns when to look again without an event.
 func (r *ScheduleReconciler) startDue(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen *scheduleObservation, now time.Time) (time.Duration, []scheduleEvent, error) {
 	st := &sched.Status
-	parsed, invalid := parseSchedule(sched.Spec)
+	parsed, invalid := parseSchedule(sched.Spec, r.minInterval())
 	setValid(sched, invalid)
 	suspended := sched.Spec.Suspend != nil && *sched.Spec.Suspend
 	setSuspended(sched, suspended)
@@ -174,9 +198,8 @@ func (r *ScheduleReconciler) startDue(ctx context.Context, sched *vmbenchv1.Benc
 	if suspended {
 		var skip *cause
 		if !d.Due.IsZero() {
-			skip = &cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: fmt.Sprintf(
-				"the start due at %s did not happen as spec.suspend is true: set it to false to start it (unless it is later than spec.startingDeadlineSeconds by then)",
-				d.Due.UTC().Format(time.RFC3339))}
+			skip = &cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: "a due start (status.skippedScheduleTime) did not happen as " +
+				"spec.suspend is true: set it to false to start the latest one (unless it is later than spec.startingDeadlineSeconds by then)"}
 		}
 		return 0, eventList(setStartSkipped(sched, d, skip)), nil
 	}
@@ -354,12 +377,14 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 	if d.Due.IsZero() {
 		return nil, nil, nil
 	}
-	due := d.Due.UTC().Format(time.RFC3339)
+	// The messages leave the due time out (status.skippedScheduleTime holds it), so that a start
+	// that waits through several due times is told once.
 	if d.TooLate {
 		return nil, &cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: fmt.Sprintf(
-			"the start due at %s was skipped: it is later than spec.startingDeadlineSeconds (%d) after it, as the manager was down, "+
-				"the schedule suspended or a suite of it still running; the next start is at %s. Raise startingDeadlineSeconds, "+
-				"or remove it, to let late starts happen", due, *sched.Spec.StartingDeadlineSeconds, d.Next.UTC().Format(time.RFC3339))}, nil
+			"a due start (status.skippedScheduleTime) was skipped: it is later than spec.startingDeadlineSeconds (%d) after its time, "+
+				"as the manager was down, the schedule suspended or a suite of it still running; the next start is at "+
+				"status.nextScheduleTime. Raise startingDeadlineSeconds, or remove it, to let late starts happen",
+			*sched.Spec.StartingDeadlineSeconds)}, nil
 	}
 	// The suite of this time exists already when an earlier pass made it and its status write was
 	// lost: the start happened.
@@ -371,6 +396,13 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 	if len(seen.Active) > 0 {
 		switch sched.Spec.ConcurrencyPolicy {
 		case vmbenchv1.ConcurrencyAllow:
+			if atMaxActive(sched.Spec, len(seen.Active)) {
+				return nil, &cause{Reason: vmbenchv1.ReasonMaxActive, Message: fmt.Sprintf(
+					"a due start (status.skippedScheduleTime) waits, as %d suites of this schedule are not finished, the most "+
+						"spec.maxActive allows under concurrencyPolicy Allow; it starts when one ends (unless later than "+
+						"spec.startingDeadlineSeconds by then). Raise spec.maxActive (at most %d), or start less often",
+					maxActiveOf(sched.Spec), vmbenchv1.MaxMaxActive)}, nil
+			}
 		case vmbenchv1.ConcurrencyReplace:
 			for _, s := range seen.Active {
 				if err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
@@ -379,9 +411,9 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 			}
 		default:
 			return nil, &cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: fmt.Sprintf(
-				"the start due at %s waits, as suite %s of this schedule is not finished and spec.concurrencyPolicy is Forbid; it starts "+
-					"when that suite ends (unless later than spec.startingDeadlineSeconds by then). Set concurrencyPolicy to Allow "+
-					"to start beside it, or Replace to delete it and start anew", due, seen.Active[0].Name)}, nil
+				"a due start (status.skippedScheduleTime) waits, as suite %s of this schedule is not finished and "+
+					"spec.concurrencyPolicy is Forbid; it starts when that suite ends (unless later than spec.startingDeadlineSeconds "+
+					"by then). Set concurrencyPolicy to Allow to start beside it, or Replace to delete it and start anew", seen.Active[0].Name)}, nil
 		}
 	}
 	suite, err := r.buildSuite(sched, d.Due)
@@ -401,14 +433,14 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 		}
 		if ref := metav1.GetControllerOf(existing); ref == nil || ref.UID != sched.UID {
 			return nil, &cause{Reason: vmbenchv1.ReasonSuiteNameTaken, Message: fmt.Sprintf(
-				"the start due at %s needs the name %s, which a BenchmarkSuite that this schedule did not start has: delete or rename that suite",
-				due, suite.Name)}, nil
+				"a due start (status.skippedScheduleTime) needs the name %s, which a BenchmarkSuite that this schedule did not start has: "+
+					"delete or rename that suite", suite.Name)}, nil
 		}
 		suite = existing
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
 		return nil, &cause{Reason: vmbenchv1.ReasonSuiteNotCreated, Message: fmt.Sprintf(
-			"the suite %s due at %s was refused by the API server: %v. Fix spec.suiteTemplate (or ask an admin about the refusal); "+
-				"the start is tried again on the next reconcile", suite.Name, due, err)}, nil
+			"suite %s, due at status.skippedScheduleTime, was refused by the API server: %v. Fix spec.suiteTemplate (or ask an "+
+				"admin about the refusal); the start is tried again on the next reconcile", suite.Name, err)}, nil
 	default:
 		return nil, nil, fmt.Errorf("creating suite %s: %w", suite.Name, err)
 	}
@@ -443,10 +475,12 @@ func (r *ScheduleReconciler) buildSuite(sched *vmbenchv1.BenchmarkSchedule, due 
 }
 
 // requeueAt is when the schedule is looked at again without an event: at the next scheduled time,
-// or sooner when a start waiting under Forbid reaches its deadline, so that the skip is said then.
+// or sooner when a start waiting under Forbid or spec.maxActive reaches its deadline, so that the
+// skip is said then.
 func requeueAt(spec vmbenchv1.BenchmarkScheduleSpec, d startDecision, skip *cause, now time.Time) time.Duration {
 	at := d.Next
-	if skip != nil && skip.Reason == vmbenchv1.ReasonConcurrencyForbid && spec.StartingDeadlineSeconds != nil &&
+	waits := skip != nil && (skip.Reason == vmbenchv1.ReasonConcurrencyForbid || skip.Reason == vmbenchv1.ReasonMaxActive)
+	if waits && spec.StartingDeadlineSeconds != nil &&
 		*spec.StartingDeadlineSeconds <= int64(maxDuration/time.Second) {
 		if deadline := d.Due.Add(time.Duration(*spec.StartingDeadlineSeconds)*time.Second + time.Second); deadline.Before(at) {
 			at = deadline
@@ -549,11 +583,20 @@ func setStartSkipped(sched *vmbenchv1.BenchmarkSchedule, d startDecision, skip *
 	before := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionStartSkipped)
 	c := metav1.Condition{Type: vmbenchv1.ConditionStartSkipped, ObservedGeneration: sched.Generation}
 	var ev *scheduleEvent
+	sched.Status.SkippedScheduleTime = nil
 	switch {
 	case skip != nil:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, skip.Reason, skip.Message
-		if before == nil || before.Message != skip.Message {
-			ev = &scheduleEvent{kind: corev1.EventTypeWarning, reason: skip.Reason, action: "Start", note: skip.Message}
+		if !d.Due.IsZero() {
+			sched.Status.SkippedScheduleTime = &metav1.Time{Time: d.Due}
+		}
+		if before == nil || before.Status != metav1.ConditionTrue || before.Message != skip.Message {
+			// The event, told once, may name the time.
+			note := skip.Message
+			if !d.Due.IsZero() {
+				note = fmt.Sprintf("%s [due at %s]", note, d.Due.UTC().Format(time.RFC3339))
+			}
+			ev = &scheduleEvent{kind: corev1.EventTypeWarning, reason: skip.Reason, action: "Start", note: note}
 		}
 	case !d.Due.IsZero():
 		name := scheduledSuiteName(sched.Name, d.Due)

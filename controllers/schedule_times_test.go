@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -27,11 +28,22 @@ func TestParseScheduleRefusesWithACause(t *testing.T) {
 		{"four fields", "0 3 * *", nil, vmbenchv1.ReasonInvalidSchedule, "5 fields"},
 		{"minute out of range", "61 3 * * *", nil, vmbenchv1.ReasonInvalidSchedule, "not a cron expression"},
 		{"zone in the expression", "CRON_TZ=Europe/Berlin 0 3 * * *", nil, vmbenchv1.ReasonInvalidSchedule, "set spec.timeZone"},
+		// robfig's parser takes TZ= as well as CRON_TZ=; the zone would then be dropped for spec.timeZone or UTC.
+		{"zone in the expression, short prefix", "TZ=Europe/Berlin 0 3 * * *", nil, vmbenchv1.ReasonInvalidSchedule, "set spec.timeZone"},
+		{"@every, however long", "@every 1h", nil, vmbenchv1.ReasonInvalidSchedule, "*/5 * * * *"},
+		{"@every a second", "@every 1s", nil, vmbenchv1.ReasonInvalidSchedule, "@every"},
+		{"every minute", "* * * * *", nil, vmbenchv1.ReasonTooFrequent, "1m0s apart"},
+		{"every minute, written with a step", "*/1 * * * *", nil, vmbenchv1.ReasonTooFrequent, "--min-schedule-interval"},
+		{"every 4 minutes", "*/4 * * * *", nil, vmbenchv1.ReasonTooFrequent, "4m0s apart"},
+		// 3, 10 and 12 past: two of the gaps are 7 and 53 minutes, one is 2.
+		{"two starts 2 minutes apart in an hour", "3,10,12 * * * *", nil, vmbenchv1.ReasonTooFrequent, "2m0s apart"},
+		// 23:58 and 00:01 the next day.
+		{"across midnight", "58,1 23,0 * * *", nil, vmbenchv1.ReasonTooFrequent, "3m0s apart"},
 		{"unknown zone", "0 3 * * *", ptr.To("Mars/Olympus_Mons"), vmbenchv1.ReasonUnknownTimeZone, "Mars/Olympus_Mons"},
 		{"the manager's local zone", "0 3 * * *", ptr.To("Local"), vmbenchv1.ReasonUnknownTimeZone, "IANA"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, c := parseSchedule(vmbenchv1.BenchmarkScheduleSpec{Schedule: tc.schedule, TimeZone: tc.zone})
+			_, c := parseSchedule(vmbenchv1.BenchmarkScheduleSpec{Schedule: tc.schedule, TimeZone: tc.zone}, DefaultMinScheduleInterval)
 			if c == nil {
 				t.Fatalf("%q in zone %v was accepted", tc.schedule, tc.zone)
 			}
@@ -40,8 +52,8 @@ func TestParseScheduleRefusesWithACause(t *testing.T) {
 			}
 		})
 	}
-	for _, ok := range []string{"0 3 * * *", "*/15 * * * 1-5", "@daily", "@hourly"} {
-		if _, c := parseSchedule(vmbenchv1.BenchmarkScheduleSpec{Schedule: ok, TimeZone: ptr.To("America/New_York")}); c != nil {
+	for _, ok := range []string{"0 3 * * *", "*/15 * * * 1-5", "@daily", "@hourly", "@weekly", "*/5 * * * *", "0,5,10 * * * *", "55 23 * * *"} {
+		if _, c := parseSchedule(vmbenchv1.BenchmarkScheduleSpec{Schedule: ok, TimeZone: ptr.To("America/New_York")}, DefaultMinScheduleInterval); c != nil {
 			t.Errorf("%q refused: %s", ok, c.Message)
 		}
 	}
@@ -94,7 +106,8 @@ func TestDecideStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := vmbenchv1.BenchmarkScheduleSpec{Schedule: tc.schedule, TimeZone: tc.zone, StartingDeadlineSeconds: tc.deadline}
-			sched, c := parseSchedule(spec)
+			// The lowest minimum the manager takes, so that the every-minute case parses.
+			sched, c := parseSchedule(spec, LowestMinScheduleInterval)
 			if c != nil {
 				t.Fatal(c.Message)
 			}
@@ -113,7 +126,7 @@ func TestDecideStart(t *testing.T) {
 
 func TestDecideStartCountsFromCreation(t *testing.T) {
 	spec := vmbenchv1.BenchmarkScheduleSpec{Schedule: "0 * * * *"}
-	sched, _ := parseSchedule(spec)
+	sched, _ := parseSchedule(spec, DefaultMinScheduleInterval)
 	// Created after 10:00: 10:00 is not due, however late the first reconcile.
 	d := decideStart(sched, spec, utc("2026-11-01T10:00:01Z"), nil, utc("2026-11-01T10:59:00Z"))
 	if !d.Due.IsZero() {
@@ -150,6 +163,8 @@ func TestRequeueAtTheNextTimeOrTheWaitingStartsDeadline(t *testing.T) {
 		{name: "waiting: the deadline", deadline: ptr.To[int64](1200), skip: forbid, want: 15*time.Minute + time.Second},
 		{name: "waiting, a deadline after the next time", deadline: ptr.To[int64](7200), skip: forbid, want: 55 * time.Minute},
 		{name: "a huge deadline", deadline: ptr.To[int64](1 << 62), skip: forbid, want: 55 * time.Minute},
+		{name: "waiting for spec.maxActive: the deadline", deadline: ptr.To[int64](1200), skip: &cause{Reason: vmbenchv1.ReasonMaxActive},
+			want: 15*time.Minute + time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := requeueAt(vmbenchv1.BenchmarkScheduleSpec{StartingDeadlineSeconds: tc.deadline}, d, tc.skip, now)
@@ -194,5 +209,51 @@ func TestStartSkippedTellsATransitionOnce(t *testing.T) {
 	}
 	if c := sched.Status.Conditions[0]; c.Reason != vmbenchv1.ReasonStarted || !strings.Contains(c.Message, "nightly-") {
 		t.Errorf("after nothing was due the condition says %s %q, want the last start", c.Reason, c.Message)
+	}
+}
+
+// The minimum interval is the manager's: a lower one, as the e2e installs, lets an every-minute
+// schedule run, and the shortest gap is measured, not read off the minute field's step.
+func TestParseScheduleHoldsTheManagersMinimumInterval(t *testing.T) {
+	for _, tc := range []struct {
+		schedule string
+		min      time.Duration
+		refused  bool
+	}{
+		{"* * * * *", time.Minute, false},
+		{"* * * * *", DefaultMinScheduleInterval, true},
+		{"*/5 * * * *", DefaultMinScheduleInterval, false},
+		{"*/5 * * * *", 6 * time.Minute, true},
+		{"@hourly", HighestMinScheduleInterval, false},
+		{"0,59 * * * *", HighestMinScheduleInterval, true},
+		// Hours 0 and 12: 12 hours apart, whatever the minimum.
+		{"0 0,12 * * *", HighestMinScheduleInterval, false},
+	} {
+		_, c := parseSchedule(vmbenchv1.BenchmarkScheduleSpec{Schedule: tc.schedule}, tc.min)
+		if (c != nil) != tc.refused {
+			t.Errorf("%q with a minimum of %s: refused %v (%v), want refused %v", tc.schedule, tc.min, c != nil, c, tc.refused)
+		}
+	}
+}
+
+func TestShortestGap(t *testing.T) {
+	for _, tc := range []struct {
+		schedule string
+		want     time.Duration
+	}{
+		{"* * * * *", time.Minute},
+		{"*/7 * * * *", 4 * time.Minute}, // 56 past, then 0 past the next hour
+		{"30 2 * * *", 24 * time.Hour},
+		{"0 9-17 * * 1-5", time.Hour},
+		{"0 0,23 * * *", time.Hour},
+		{"@weekly", 24 * time.Hour}, // one time of day: at most once a day
+	} {
+		s, err := cron.ParseStandard(tc.schedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := shortestGap(s.(*cron.SpecSchedule)); got != tc.want {
+			t.Errorf("shortestGap(%q) = %s, want %s", tc.schedule, got, tc.want)
+		}
 	}
 }

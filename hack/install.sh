@@ -13,7 +13,9 @@
 # (make test-e2e), the S3-compatible server of hack/kind/archive.sh runs in the cluster too, and the
 # chart's archive.s3 points at it. Metrics are served over plain HTTP (metrics.secure=false): the
 # Prometheus of hack/kind/prometheus.sh scrapes them without a token, and the e2e reads them through
-# the API server's service proxy, which sends none.
+# the API server's service proxy, which sends none. The manager allows schedules to start every
+# minute (minScheduleInterval=1m, 5m by default), as the e2e's schedule does to gather three records
+# in minutes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "${here}/lib.sh"
@@ -80,7 +82,7 @@ vmbench() {
   "${helm}" upgrade --install vmbench "${ROOT}/charts/vmbench" --namespace vmbench-system --create-namespace \
     --set global.registry="${LOCAL_REGISTRY}" --set global.tag="${tag}" \
     --set image.pullPolicy=IfNotPresent --set imagePullPolicy=IfNotPresent \
-    --set metrics.secure=false \
+    --set metrics.secure=false --set minScheduleInterval=1m \
     "${archive[@]}" "${args[@]}" >/dev/null
   "${kubectl}" -n vmbench-system rollout status deployment/vmbench-manager --timeout=300s
 }

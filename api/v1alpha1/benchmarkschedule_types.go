@@ -46,11 +46,16 @@ type SuiteTemplate struct {
 
 // BenchmarkScheduleSpec says when to start a suite, which one, and how many finished suites to keep.
 type BenchmarkScheduleSpec struct {
-	// Schedule is a cron expression of 5 fields (minute hour day-of-month month day-of-week), or a
-	// descriptor such as @daily, read in spec.timeZone.
+	// Schedule is a cron expression of 5 fields (minute hour day-of-month month day-of-week), or
+	// one of the descriptors @yearly, @annually, @monthly, @weekly, @daily, @midnight and @hourly,
+	// read in spec.timeZone. @every is refused. Two consecutive starts must be at least the
+	// manager's minimum interval apart (--min-schedule-interval, 5m unless the installer changed
+	// it); a schedule that starts more often sets the condition Valid to False.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="!self.contains('@every')",message="spec.schedule may not use @every: write a cron expression of 5 fields (minute hour day-of-month month day-of-week), or @hourly, @daily, @weekly, @monthly or @yearly"
+	// +kubebuilder:validation:XValidation:rule="!self.trim().startsWith('TZ=') && !self.trim().startsWith('CRON_TZ=')",message="spec.schedule may not name a time zone: remove the TZ= or CRON_TZ= prefix and set spec.timeZone instead"
 	Schedule string `json:"schedule"`
 
 	// TimeZone is the IANA time zone the schedule is read in, for example Europe/Berlin; UTC when
@@ -66,6 +71,16 @@ type BenchmarkScheduleSpec struct {
 	// +optional
 	// +kubebuilder:default=Forbid
 	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
+
+	// MaxActive is how many suites of this schedule may be unfinished at once under
+	// concurrencyPolicy Allow; a start due beyond it waits (and is skipped once later than
+	// startingDeadlineSeconds), and the condition StartSkipped says so. Confirmation and
+	// version-triggered suites count and wait too. Forbid and Replace keep one.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	MaxActive *int32 `json:"maxActive,omitempty"`
 
 	// Suspend, when true, starts no new suite; the suites started before go on.
 	// +optional
@@ -123,6 +138,15 @@ type BenchmarkScheduleSpec struct {
 	// +optional
 	Baseline *ScheduleBaseline `json:"baseline,omitempty"`
 }
+
+// DefaultMaxActive and MaxMaxActive are spec.maxActive's default and maximum: the cron suite and
+// the default 2 confirmation runs fit under the default; the maximum leaves room for the most
+// confirmation runs (MaxConfirmationRuns), the cron suite and a triggered one, while bounding what
+// one schedule adds to the run queue.
+const (
+	DefaultMaxActive = 3
+	MaxMaxActive     = 10
+)
 
 // MaxConfirmationRuns bounds spec.confirmation.runs.
 const MaxConfirmationRuns = 5
@@ -497,6 +521,13 @@ type BenchmarkScheduleStatus struct {
 	// +listType=atomic
 	Active []ScheduledSuite `json:"active,omitempty"`
 
+	// SkippedScheduleTime is the scheduled time of the start that the condition StartSkipped is
+	// True for: waiting, or skipped; absent when the latest due start happened. The condition's
+	// message leaves the time out, so that a start that waits through several due times is told
+	// once.
+	// +optional
+	SkippedScheduleTime *metav1.Time `json:"skippedScheduleTime,omitempty"`
+
 	// LastScheduleTime is the scheduled time of the latest suite started.
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
@@ -604,14 +635,16 @@ const (
 // Condition types of a BenchmarkSchedule. Every reconcile sets the first four; the last two once
 // the history was analysed.
 const (
-	// ConditionValid is False when the schedule or its time zone cannot be read; nothing starts
-	// until spec is fixed.
+	// ConditionValid is False when the schedule or its time zone cannot be read, or when the
+	// schedule starts more often than the manager's minimum interval; nothing starts until spec is
+	// fixed.
 	ConditionValid = "Valid"
 	// ConditionSuspended is True while spec.suspend is true.
 	ConditionSuspended = "Suspended"
 	// ConditionStartSkipped is True when the latest due start did not happen: past its
-	// startingDeadlineSeconds, waiting for an unfinished suite under Forbid, or refused by the API
-	// server; the message names the time and what to change.
+	// startingDeadlineSeconds, waiting for an unfinished suite under Forbid, waiting for one of
+	// spec.maxActive suites under Allow, or refused by the API server; the message says what to
+	// change, status.skippedScheduleTime names the time.
 	ConditionStartSkipped = "StartSkipped"
 	// ConditionHistoryRecorded is True when every finished suite of the schedule is in its
 	// history, False with the cause when a record could not be written.
@@ -638,6 +671,8 @@ const (
 	ReasonNothingDue          = "NothingDue"
 	ReasonMissedDeadline      = "StartingDeadlineExceeded"
 	ReasonConcurrencyForbid   = "ConcurrencyForbidden"
+	ReasonMaxActive           = "MaxActiveReached"
+	ReasonTooFrequent         = "ScheduleTooFrequent"
 	ReasonSuiteNotCreated     = "SuiteNotCreated"
 	ReasonSuiteNameTaken      = "SuiteNameTaken"
 	ReasonScheduleSuspended   = "ScheduleSuspended"

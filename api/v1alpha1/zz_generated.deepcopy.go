@@ -208,6 +208,11 @@ func (in *BenchmarkScheduleSpec) DeepCopyInto(out *BenchmarkScheduleSpec) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.MaxActive != nil {
+		in, out := &in.MaxActive, &out.MaxActive
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Suspend != nil {
 		in, out := &in.Suspend, &out.Suspend
 		*out = new(bool)
@@ -277,6 +282,10 @@ func (in *BenchmarkScheduleStatus) DeepCopyInto(out *BenchmarkScheduleStatus) {
 		in, out := &in.Active, &out.Active
 		*out = make([]ScheduledSuite, len(*in))
 		copy(*out, *in)
+	}
+	if in.SkippedScheduleTime != nil {
+		in, out := &in.SkippedScheduleTime, &out.SkippedScheduleTime
+		*out = (*in).DeepCopy()
 	}
 	if in.LastScheduleTime != nil {
 		in, out := &in.LastScheduleTime, &out.LastScheduleTime

@@ -60,6 +60,7 @@ type options struct {
 	maxActiveRuns           int
 	maxActiveRunsPerNS      int
 	maxSuiteDuration        time.Duration
+	minScheduleInterval     time.Duration
 	archive                 archiveOptions
 	// pprofAddr serves net/http/pprof for profiling; "0" (the default) serves nothing.
 	pprofAddr string
@@ -114,6 +115,9 @@ func parseFlags() options {
 	flag.DurationVar(&o.maxSuiteDuration, "max-suite-duration", 24*time.Hour,
 		"The longest a suite may hold a run slot, from its admission: a suite whose spec.timeout is longer ends at this limit, "+
 			"and its Queued condition says so. 0 removes the limit.")
+	flag.DurationVar(&o.minScheduleInterval, "min-schedule-interval", controllers.DefaultMinScheduleInterval,
+		fmt.Sprintf("The shortest time a BenchmarkSchedule may leave between two starts, from %s to %s: a schedule that starts more often "+
+			"is refused with its condition Valid False.", controllers.LowestMinScheduleInterval, controllers.HighestMinScheduleInterval))
 	o.archive.bindFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -146,6 +150,10 @@ func (o options) validate() error {
 	}
 	if o.maxSuiteDuration < 0 {
 		return fmt.Errorf("--max-suite-duration=%s: use a duration such as 24h, or 0 for no limit", o.maxSuiteDuration)
+	}
+	if o.minScheduleInterval < controllers.LowestMinScheduleInterval || o.minScheduleInterval > controllers.HighestMinScheduleInterval {
+		return fmt.Errorf("--min-schedule-interval=%s: use a duration from %s to %s, such as %s", o.minScheduleInterval,
+			controllers.LowestMinScheduleInterval, controllers.HighestMinScheduleInterval, controllers.DefaultMinScheduleInterval)
 	}
 	if _, err := o.masterKey(); err != nil {
 		return err
@@ -326,6 +334,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: clock.RealClock{},
 		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme,
 			Key: masterKey, Recorder: mgr.GetEventRecorder("vmbench")},
+		MinInterval: o.minScheduleInterval,
 	}
 	// Version triggers get nodes by name, which the manager may not list or watch.
 	schedules.APIReader = mgr.GetAPIReader()

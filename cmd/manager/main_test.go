@@ -14,7 +14,7 @@ import (
 
 func validOptions() options {
 	return options{pullPolicy: "IfNotPresent", vmNetwork: "auto", emulation: "allow", masterKeySecret: "vmbench-system/vmbench-master-key",
-		metricsOpts: metrics.DefaultOptions()}
+		metricsOpts: metrics.DefaultOptions(), minScheduleInterval: 5 * time.Minute}
 }
 
 func TestMasterKeySecretFlag(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,6 +41,14 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 			SuccessfulHistoryLimit: ptr.To[int32](2), SuiteTemplate: vmbenchv1.SuiteTemplate{Spec: suite.Spec}},
 	}
 	e.g.Expect(k8s.Create(e.ctx, schedule)).To(Succeed())
+	// An every-minute schedule runs only under a manager whose --min-schedule-interval is 1m.
+	e.g.Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(e.ctx, client.ObjectKeyFromObject(schedule), schedule)).To(Succeed())
+		valid := meta.FindStatusCondition(schedule.Status.Conditions, vmbenchv1.ConditionValid)
+		g.Expect(valid).NotTo(BeNil())
+		g.Expect(valid.Status).To(Equal(metav1.ConditionTrue),
+			"%s: install the chart with minScheduleInterval=1m, as hack/install.sh does", valid.Message)
+	}, time.Minute, 2*time.Second).Should(Succeed())
 	// After the first record, the manager's runner image moves to a second tag of the same image,
 	// as an upgrade that retags an image does (runner_tag_test.go).
 	e.g.Eventually(func(g Gomega) {
