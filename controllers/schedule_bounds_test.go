@@ -175,3 +175,23 @@ func TestEveryMinuteScheduleUnderTheManagersMinimum(t *testing.T) {
 		})
 	}
 }
+
+// Protects spec.maxActive for confirmation runs: under Allow, a round of 5 starts 3 (the default
+// maxActive) and the next one only when one of them ends, without a Warning each reconcile.
+func TestConfirmationRunsWaitForMaxActive(t *testing.T) {
+	r, c, sched, rec := confirmReconciler(t, vmbenchv1.ConcurrencyAllow, ptr.To[int32](vmbenchv1.MaxConfirmationRuns))
+	got := reconcileSchedule(t, r, c, sched)
+	got = reconcileSchedule(t, r, c, got)
+	started := confirmationSuites(t, c)
+	if len(started) != vmbenchv1.DefaultMaxActive || got.Status.Confirmation == nil || got.Status.Confirmation.Started != vmbenchv1.DefaultMaxActive {
+		t.Fatalf("confirmation suites %v, round %+v; want %d of the round's 5 started", started, got.Status.Confirmation, vmbenchv1.DefaultMaxActive)
+	}
+	if evs := eventsByReason(rec); evs[vmbenchv1.ReasonConfirmationWaits] != 0 {
+		t.Errorf("events %v, want no %s while the round waits for spec.maxActive", evs, vmbenchv1.ReasonConfirmationWaits)
+	}
+	finishFake(t, c, started[0])
+	reconcileSchedule(t, r, c, got)
+	if s := confirmationSuites(t, c); len(s) != vmbenchv1.DefaultMaxActive+1 {
+		t.Errorf("confirmation suites %v after one ended, want %d", s, vmbenchv1.DefaultMaxActive+1)
+	}
+}

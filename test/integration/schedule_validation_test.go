@@ -39,7 +39,7 @@ func TestScheduleBoundsAreRefusedAtAdmission(t *testing.T) {
 	} {
 		s := schedule(i, tc.change)
 		err := k8s.Create(h.ctx, s)
-		h.g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%q, maxActive %v: %v", s.Spec.Schedule, s.Spec.MaxActive, err)
+		h.g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%q, maxActive %d: %v", s.Spec.Schedule, ptr.Deref(s.Spec.MaxActive, 0), err)
 		h.g.Expect(err.Error()).To(ContainSubstring(tc.want))
 	}
 	for i, ok := range []string{"*/5 * * * *", "@daily", "@hourly", "0 3 * * 1-5"} {
