@@ -376,3 +376,26 @@ func TestChangeSuspectedNamesTheSeries(t *testing.T) {
 		t.Errorf("ChangeSuspected stays %s without a suspect", c.Status)
 	}
 }
+
+// Regressed names the worst untriaged regression, not the first or the smallest (mutant F1 of the
+// test review): two regressions of ratios 0.9 and 0.8 and a larger improvement give the 0.8 one.
+func TestRegressedNamesTheWorstRegression(t *testing.T) {
+	sched := testSchedule()
+	sched.Status.Findings = []vmbenchv1.Finding{
+		{ID: "up", Benchmark: "b", Metric: "m", Platform: "vm", Arm: vmbenchv1.ArmVM, Ratio: 1.5, Direction: "up", State: vmbenchv1.FindingUntriaged},
+		{ID: "tenth", Benchmark: "b", Metric: "m1", Platform: "vm", Arm: vmbenchv1.ArmVM, Ratio: 0.9, Direction: "down", Regression: true,
+			State: vmbenchv1.FindingUntriaged},
+		{ID: "fifth", Benchmark: "b", Metric: "m2", Platform: "vm", Arm: vmbenchv1.ArmVM, Ratio: 0.8, Direction: "down", Regression: true,
+			State: vmbenchv1.FindingUntriaged},
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}} {
+		s := sched.DeepCopy()
+		s.Status.Findings = []vmbenchv1.Finding{sched.Status.Findings[order[0]], sched.Status.Findings[order[1]], sched.Status.Findings[order[2]]}
+		setRegressed(s)
+		c := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionRegressed)
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "2 untriaged regression(s); the worst: b m2") ||
+			!strings.Contains(c.Message, "{id: fifth") {
+			t.Errorf("order %v: Regressed %+v, want True naming 2 regressions and the 0.8 one (fifth) as the worst", order, c)
+		}
+	}
+}
