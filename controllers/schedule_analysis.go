@@ -75,10 +75,10 @@ func (r *ScheduleReconciler) analysisDue(ctx context.Context, sched *vmbenchv1.B
 	return string(newest) != st.AnalyzedThrough
 }
 
-// boundScheduleStatus holds every list and string of the status within the CRD's bounds, so that
+// BoundScheduleStatus holds every list and string of the status within the CRD's bounds, so that
 // no analysis, however many series moved and whatever the history holds, makes a status the API
 // server refuses (it would refuse the whole write, and the findings with it).
-func boundScheduleStatus(st *vmbenchv1.BenchmarkScheduleStatus) {
+func BoundScheduleStatus(st *vmbenchv1.BenchmarkScheduleStatus) {
 	if len(st.Findings) > MaxFindings {
 		st.Findings = st.Findings[len(st.Findings)-MaxFindings:]
 	}

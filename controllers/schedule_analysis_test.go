@@ -144,7 +144,7 @@ func TestBoundScheduleStatusHoldsTheCRDBounds(t *testing.T) {
 	}
 	st.Confirmation = &vmbenchv1.ConfirmationRound{Findings: make([]string, 40), Suspects: make([]string, 40), Suites: make([]string, 7),
 		Started: 9, Remaining: -1}
-	boundScheduleStatus(st)
+	BoundScheduleStatus(st)
 	if _, err := json.Marshal(st); err != nil {
 		t.Fatalf("the bounded status does not encode: %v", err)
 	}

@@ -129,7 +129,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		st.ObservedGeneration = sched.Generation
 	}
 
-	boundScheduleStatus(st)
+	BoundScheduleStatus(st)
 	if !equality.Semantic.DeepEqual(orig.Status, sched.Status) {
 		if err := r.Status().Patch(ctx, sched, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			if apierrors.IsConflict(err) {
