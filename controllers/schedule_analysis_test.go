@@ -456,3 +456,21 @@ func TestConfirmationBudget(t *testing.T) {
 		t.Errorf("budget left %d a day later, want 3", got)
 	}
 }
+
+// The condition Regressed of an upgrade's finding keeps what to do within its 1024 characters: the
+// finding's ID and spec.triage, and the count of the series (their list is in the status and the
+// event).
+func TestRegressedOfAnUpgradeSaysWhatToDo(t *testing.T) {
+	found, _, err := analyzeHistory(upgradeHistory(200, 24, 12, 0.92, 1), findingPlatforms)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("%d findings, %v", len(found), err)
+	}
+	sched := testSchedule()
+	sched.Status.Findings = found
+	setRegressed(sched)
+	c := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "{id: "+found[0].ID) ||
+		!strings.HasSuffix(c.Message, "to spec.triage") || !strings.Contains(c.Message, fmt.Sprintf("%d series moved at this suite", found[0].SeriesCount)) {
+		t.Errorf("Regressed %+v; want True, the series counted, the ID and spec.triage", c)
+	}
+}

@@ -482,8 +482,13 @@ func findingEvents(added []vmbenchv1.Finding) []scheduleEvent {
 	return out
 }
 
-// describeFinding is a finding in one sentence.
+// describeFinding is a finding in one sentence, with the series that moved with it.
 func describeFinding(f vmbenchv1.Finding) string {
+	return describeChange(f) + seriesList(f)
+}
+
+// describeChange is a finding's own series and change in one sentence.
+func describeChange(f vmbenchv1.Finding) string {
 	what := "an improvement"
 	if f.Regression {
 		what = "a regression"
@@ -495,6 +500,20 @@ func describeFinding(f vmbenchv1.Finding) string {
 	} else {
 		s += "; no environment change recorded between the two suites"
 	}
+	return s
+}
+
+// seriesCounted says how many series moved with a finding, in a few words.
+func seriesCounted(f vmbenchv1.Finding) string {
+	if f.SeriesCount <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("; %d series moved at this suite, %d of them regressions (status.findings[].series lists the worst)", f.SeriesCount, f.Regressions)
+}
+
+// seriesList names the series that moved with a finding.
+func seriesList(f vmbenchv1.Finding) string {
+	s := ""
 	if f.SeriesCount > 1 {
 		names := make([]string, 0, len(f.Series))
 		for _, x := range f.Series[min(1, len(f.Series)):] {
@@ -597,8 +616,8 @@ func setRegressed(sched *vmbenchv1.BenchmarkSchedule) {
 	}
 	if worst != nil {
 		c.Status, c.Reason = metav1.ConditionTrue, vmbenchv1.ReasonRegressed
-		c.Message = truncate(fmt.Sprintf("%d untriaged regression(s); the worst: %s. Find the cause, then add {id: %s, state: Acknowledged "+
-			"(with a reason and an expiry), Invalid or Expected} to spec.triage", open, describeFinding(*worst), worst.ID), 1024)
+		c.Message = truncate(fmt.Sprintf("%d untriaged regression(s); the worst: %s%s. Find the cause, then add {id: %s, state: Acknowledged "+
+			"(with a reason and an expiry), Invalid or Expected} to spec.triage", open, describeChange(*worst), seriesCounted(*worst), worst.ID), 1024)
 	}
 	meta.SetStatusCondition(&sched.Status.Conditions, c)
 }
