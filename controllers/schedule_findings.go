@@ -374,7 +374,7 @@ func mergeFindings(have, found []vmbenchv1.Finding, records []history.Record) ([
 			}
 			known = true
 			if f.SeriesCount > max(h.SeriesCount, 1) {
-				h.SeriesCount, h.Regressions, h.Series = f.SeriesCount, f.Regressions, f.Series
+				h.SeriesCount, h.Regressions, h.Series = f.SeriesCount, f.Regressions, ownFirst(*h, f.Series)
 			}
 			break
 		}
@@ -394,6 +394,26 @@ func mergeFindings(have, found []vmbenchv1.Finding, records []history.Record) ([
 		}
 	}
 	return out, kept
+}
+
+// ownFirst is series with the finding's own series first: a finding made before grouping, or whose
+// worst series is no longer the group's worst, keeps describing its own series first.
+func ownFirst(f vmbenchv1.Finding, series []vmbenchv1.FindingSeries) []vmbenchv1.FindingSeries {
+	out := slices.Clone(series)
+	i := slices.IndexFunc(out, func(x vmbenchv1.FindingSeries) bool {
+		return x.Benchmark == f.Benchmark && x.Metric == f.Metric && x.Platform == f.Platform && x.Arm == f.Arm
+	})
+	switch {
+	case i > 0:
+		own := out[i]
+		copy(out[1:i+1], out[:i])
+		out[0] = own
+	case i < 0:
+		own := findingSeriesOf(vmbenchv1.Finding{Benchmark: f.Benchmark, Metric: f.Metric, Platform: f.Platform, Arm: f.Arm,
+			Direction: f.Direction, Regression: f.Regression, Ratio: f.Ratio})[0]
+		out = append([]vmbenchv1.FindingSeries{own}, out[:min(len(out), vmbenchv1.MaxFindingSeries-1)]...)
+	}
+	return out
 }
 
 // sameFinding says whether two findings are one change: the same ID, or suites after within one

@@ -399,3 +399,25 @@ func TestRegressedNamesTheWorstRegression(t *testing.T) {
 		}
 	}
 }
+
+// A finding in the status that a later analysis finds with more series grows its list, its own
+// series first, and keeps its ID and state (a finding made before grouping, of one series).
+func TestMergeFindingsGrowsTheSeriesList(t *testing.T) {
+	recs := []history.Record{{Suite: "s0"}, {Suite: "s1"}, {Suite: "s2"}}
+	old := vmbenchv1.Finding{ID: "old", Benchmark: "b", Metric: "m2", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s1", Direction: "down",
+		Regression: true, Ratio: 0.95, State: vmbenchv1.FindingExpected}
+	group := summarize([]vmbenchv1.Finding{
+		{ID: "m1", Benchmark: "b", Metric: "m1", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s1", Direction: "down", Regression: true, Ratio: 0.9},
+		{ID: "m2", Benchmark: "b", Metric: "m2", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s2", Direction: "down", Regression: true, Ratio: 0.95},
+		{ID: "m3", Benchmark: "b", Metric: "m3", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s1", Direction: "down", Regression: true, Ratio: 0.97},
+	})
+	out, added := mergeFindings([]vmbenchv1.Finding{old}, []vmbenchv1.Finding{group}, recs)
+	if len(out) != 1 || len(added) != 0 {
+		t.Fatalf("%d findings, %d added; want the old one only", len(out), len(added))
+	}
+	f := out[0]
+	if f.ID != "old" || f.State != vmbenchv1.FindingExpected || f.SeriesCount != 3 || len(f.Series) != 3 || f.Series[0].Metric != "m2" ||
+		f.Series[1].Metric != "m1" || f.Series[2].Metric != "m3" {
+		t.Errorf("finding %+v; want id old, Expected, 3 series listed m2 (its own), m1, m3", f)
+	}
+}
