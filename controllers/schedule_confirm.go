@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -237,6 +238,14 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 	if len(added) == 0 && len(fresh) == 0 {
 		return nil
 	}
+	if st.Confirmation == nil {
+		// A new round spends the budget; joining the round under way costs no suite.
+		left := budgetLeft(sched, now)
+		if left == 0 {
+			return budgetSpent(sched, added)
+		}
+		want = min(want, left)
+	}
 	ids := make([]string, 0, len(added))
 	for i := range added {
 		added[i].Confirmation = vmbenchv1.ConfirmationPending
@@ -294,7 +303,9 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 			names = append(names, name)
 		}
 	}
-	st.Confirmation = &vmbenchv1.ConfirmationRound{Findings: ids, Suspects: keys, Suites: names, Remaining: int32(len(names))}
+	st.Confirmation = &vmbenchv1.ConfirmationRound{Findings: lastN(ids, MaxFindings), Suspects: lastN(keys, MaxSuspectsQueued), Suites: names,
+		Remaining: int32(len(names))}
+	spendBudget(sched, len(names), now)
 	how := "all at once, as spec.concurrencyPolicy is Allow"
 	if sched.Spec.ConcurrencyPolicy != vmbenchv1.ConcurrencyAllow {
 		how = fmt.Sprintf("one after the other, as spec.concurrencyPolicy is %s", concurrencyOf(sched.Spec))
@@ -314,6 +325,63 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 	}
 	return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
 		note: truncate(fmt.Sprintf("queued %d confirmation suite(s) %s %s", len(names), strings.Join(names, ", "), strings.Join(notes, "; and ")), 1024)}}
+}
+
+// defaultMaxSuitesPerDay is spec.confirmation.maxSuitesPerDay when left out: two rounds of the
+// default 2 runs a day.
+const defaultMaxSuitesPerDay = 4
+
+// budgetPeriod is the period of spec.confirmation.maxSuitesPerDay.
+const budgetPeriod = 24 * time.Hour
+
+// maxSuitesPerDay is spec.confirmation.maxSuitesPerDay with its default and bounds.
+func maxSuitesPerDay(spec vmbenchv1.BenchmarkScheduleSpec) int {
+	if spec.Confirmation == nil || spec.Confirmation.MaxSuitesPerDay == nil {
+		return defaultMaxSuitesPerDay
+	}
+	return min(max(int(*spec.Confirmation.MaxSuitesPerDay), 0), 100)
+}
+
+// budgetLeft is how many confirmation suites the current period of the budget still allows at now.
+func budgetLeft(sched *vmbenchv1.BenchmarkSchedule, now time.Time) int {
+	limit := maxSuitesPerDay(sched.Spec)
+	b := sched.Status.ConfirmationBudget
+	if b == nil || !now.Before(b.PeriodStart.Add(budgetPeriod)) || now.Before(b.PeriodStart.Time) {
+		return limit
+	}
+	return max(limit-int(b.Suites), 0)
+}
+
+// spendBudget counts n confirmation suites queued at now, starting a new period when the last one
+// is over.
+func spendBudget(sched *vmbenchv1.BenchmarkSchedule, n int, now time.Time) {
+	b := sched.Status.ConfirmationBudget
+	if b == nil || !now.Before(b.PeriodStart.Add(budgetPeriod)) || now.Before(b.PeriodStart.Time) {
+		b = &vmbenchv1.ConfirmationBudget{PeriodStart: metav1.Time{Time: now.Truncate(time.Second)}}
+		sched.Status.ConfirmationBudget = b
+	}
+	b.Suites += int32(n)
+}
+
+// budgetSpent leaves the added findings without confirmation runs, so that they alert at once, and
+// says why; suspects wait for the schedule, or for the next period.
+func budgetSpent(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Finding) []scheduleEvent {
+	if len(added) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(added))
+	for _, f := range added {
+		ids = append(ids, f.ID)
+	}
+	since := "for this period"
+	if b := sched.Status.ConfirmationBudget; b != nil {
+		since = "since " + b.PeriodStart.UTC().Format(time.RFC3339)
+	}
+	return []scheduleEvent{{kind: corev1.EventTypeWarning, reason: vmbenchv1.ReasonConfirmationBudgetSpent, action: "Confirm",
+		note: truncate(fmt.Sprintf("no confirmation runs for finding(s) %s: the %d confirmation suites a day of "+
+			"spec.confirmation.maxSuitesPerDay are spent %s, so they alert without confirmation. A series that flaps between two "+
+			"levels spends it: look in status.findings for the same series again and again; raise maxSuitesPerDay if the runs are worth it",
+			strings.Join(ids, ", "), maxSuitesPerDay(sched.Spec), since), 1024)}}
 }
 
 func concurrencyOf(spec vmbenchv1.BenchmarkScheduleSpec) vmbenchv1.ConcurrencyPolicy {

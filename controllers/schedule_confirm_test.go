@@ -625,3 +625,38 @@ func TestQueueConfirmationRunsForSuspects(t *testing.T) {
 		})
 	}
 }
+
+// A confirmation suite recorded as Failed counts as failed in the verdict's event (mutant C1 of
+// the test review): a NotConfirmed verdict after failed runs says that the runs failed.
+func TestSettleConfirmationCountsAFailedSuite(t *testing.T) {
+	recs := synthHistory(synth{runs: 18, at: 8, vmStep: 0.95, ctrStep: 1, seed: 1})
+	recs[17].Phase = vmbenchv1.SuiteFailed
+	s := testSchedule()
+	s.Status.Findings = []vmbenchv1.Finding{{ID: "f1", Benchmark: "sysbench-cpu", Metric: "events", Platform: "vm", Arm: vmbenchv1.ArmVM,
+		After: "nightly-08", Direction: "down", Regression: true, Ratio: 0.95, State: vmbenchv1.FindingUntriaged,
+		Confirmation: vmbenchv1.ConfirmationPending}}
+	s.Status.Confirmation = &vmbenchv1.ConfirmationRound{Findings: []string{"f1"}, Suites: []string{"nightly-16", "nightly-17"}, Started: 2, Remaining: 2}
+	evs := settleConfirmation(s, nil, recs, nil)
+	if s.Status.Confirmation != nil || len(evs) != 1 || evs[0].reason != vmbenchv1.ReasonChangeNotConfirmed ||
+		!strings.Contains(evs[0].note, "(1 of them failed or were deleted and added no result)") {
+		t.Fatalf("round %+v, events %+v; want the round ended and the event saying 1 of the suites failed", s.Status.Confirmation, evs)
+	}
+}
+
+// The version trigger's suite, just created and neither seen in the cache nor recorded, keeps its
+// name: the round takes the next free minute (mutant C2 of the test review), or startConfirmations
+// would take the trigger's suite for a confirmation suite made by an earlier pass.
+func TestQueueConfirmationSkipsTheTriggerSuitesName(t *testing.T) {
+	now := time.Date(2026, 11, 20, 10, 7, 30, 0, time.UTC)
+	sched := testSchedule()
+	sched.Spec.Confirmation = &vmbenchv1.ScheduleConfirmation{Runs: ptr.To[int32](1)}
+	first := scheduledSuiteName(sched.Name, now.Truncate(time.Minute))
+	sched.Status.LastTrigger = &vmbenchv1.VersionTrigger{Time: metav1.NewTime(now), Suite: first}
+	added := []vmbenchv1.Finding{{ID: "f1"}}
+	sched.Status.Findings = append([]vmbenchv1.Finding(nil), added...)
+	queueConfirmation(sched, added, nil, scheduleObservation{}, nil, now)
+	want := scheduledSuiteName(sched.Name, now.Truncate(time.Minute).Add(time.Minute))
+	if r := sched.Status.Confirmation; r == nil || !slices.Equal(r.Suites, []string{want}) {
+		t.Fatalf("round %+v; want %s, the minute after the trigger's suite %s", r, want, first)
+	}
+}

@@ -51,6 +51,9 @@ type ScheduleReconciler struct {
 	// MinInterval is the shortest time allowed between two consecutive starts of a schedule
 	// (--min-schedule-interval); DefaultMinScheduleInterval when zero.
 	MinInterval time.Duration
+
+	// newest is each schedule's newest record, against status.analyzedThrough.
+	newest newestRecords
 }
 
 func (r *ScheduleReconciler) minInterval() time.Duration {
@@ -93,6 +96,7 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.Get(ctx, req.NamespacedName, sched); err != nil {
 		if apierrors.IsNotFound(err) {
 			metrics.ForgetSchedule(req.Namespace, req.Name)
+			r.newest.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -109,12 +113,12 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	var events []scheduleEvent
 	appended, historyErr := r.recordFinished(ctx, sched, seen.Finished)
 	var analyzeErr error
-	if historyErr == nil && (appended || sched.Status.Records > 0 && meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionRegressed) == nil) {
-		// After a new record, or when the history was never analysed or the last analysis failed.
+	analyzed := false
+	if historyErr == nil && r.analysisDue(ctx, sched, appended) {
 		found, err := r.findChanges(ctx, sched, seen, now)
-		events, analyzeErr = append(events, found...), err
+		events, analyzeErr, analyzed = append(events, found...), err, true
 	}
-	if historyErr == nil && analyzeErr == nil && (appended || baselineStale(sched)) {
+	if historyErr == nil && analyzeErr == nil && (analyzed || baselineStale(sched)) {
 		judged, err := r.judgeBaseline(ctx, sched)
 		events, analyzeErr = append(events, judged...), err
 	}
@@ -150,12 +154,14 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		st.ObservedGeneration = sched.Generation
 	}
 
+	BoundScheduleStatus(st)
 	if !equality.Semantic.DeepEqual(orig.Status, sched.Status) {
 		if err := r.Status().Patch(ctx, sched, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			if apierrors.IsConflict(err) {
 				logger.V(1).Info("schedule status conflict, retrying")
 				return ctrl.Result{Requeue: true}, nil
 			}
+			r.statusRefused(orig, err)
 			return ctrl.Result{}, fmt.Errorf("writing the status of schedule %s: %w", sched.Name, err)
 		}
 	}

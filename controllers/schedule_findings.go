@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/detect"
@@ -171,7 +172,7 @@ func analyzeHistory(all []history.Record, platforms map[string]vmbenchv1.Platfor
 		}
 		results = append(results, seriesAnalysis{series: s, analysis: a})
 	}
-	var findings []vmbenchv1.Finding
+	var changes []vmbenchv1.Finding
 	var suspects []seriesAnalysis
 	for _, res := range results {
 		if res.analysis.Suspect != nil {
@@ -185,11 +186,84 @@ func analyzeHistory(all []history.Record, platforms map[string]vmbenchv1.Platfor
 				movedNear(results, s.Benchmark, s.Metric, records[0].Baseline, false, rec)) {
 				continue
 			}
-			findings = append(findings, makeFinding(s, step, records, results))
+			changes = append(changes, makeFinding(s, step, records, results))
 		}
 	}
+	findings := groupFindings(changes, recordPositions(records))
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Time.Before(&findings[j].Time) })
 	return findings, suspects, nil
+}
+
+// groupFindings makes one finding of the changes of all series at the same record, or one record
+// off (a series' split may land a run apart from the others'): an upgrade that moves many metrics
+// is one finding, the way an alert summary groups alerts. The finding's own fields are its worst
+// series' (the largest regression, else the largest step), its ID that series' as alone; the
+// others are listed worst first, at most MaxFindingSeries, and all counted. pos gives each suite's
+// record index.
+func groupFindings(changes []vmbenchv1.Finding, pos map[string]int) []vmbenchv1.Finding {
+	sort.SliceStable(changes, func(i, j int) bool { return pos[changes[i].After] < pos[changes[j].After] })
+	var out []vmbenchv1.Finding
+	for start := 0; start < len(changes); {
+		end := start + 1
+		for end < len(changes) && pos[changes[end].After]-pos[changes[start].After] <= 1 {
+			end++
+		}
+		out = append(out, summarize(changes[start:end]))
+		start = end
+	}
+	return out
+}
+
+// worseChange orders the changes of a group: regressions first, then the larger step, then by name.
+func worseChange(a, b vmbenchv1.Finding) int {
+	if a.Regression != b.Regression {
+		if a.Regression {
+			return -1
+		}
+		return 1
+	}
+	if sa, sb := math.Abs(math.Log(a.Ratio)), math.Abs(math.Log(b.Ratio)); sa != sb {
+		if sa > sb {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(seriesName(a), seriesName(b))
+}
+
+func seriesName(f vmbenchv1.Finding) string {
+	return fmt.Sprintf("%s %s on %s (%s)", f.Benchmark, f.Metric, f.Platform, f.Arm)
+}
+
+// summarize is the finding of a group of changes at one record.
+func summarize(group []vmbenchv1.Finding) vmbenchv1.Finding {
+	group = slices.Clone(group)
+	slices.SortStableFunc(group, worseChange)
+	f := group[0]
+	f.SeriesCount = int32(len(group))
+	f.Regressions = 0
+	f.Series = nil
+	for _, g := range group {
+		if g.Regression {
+			f.Regressions++
+		}
+	}
+	if len(group) > 1 {
+		for _, g := range group[:min(len(group), vmbenchv1.MaxFindingSeries)] {
+			f.Series = append(f.Series, vmbenchv1.FindingSeries{Benchmark: g.Benchmark, Metric: g.Metric, Platform: g.Platform, Arm: g.Arm,
+				Direction: g.Direction, Regression: g.Regression, Ratio: g.Ratio})
+		}
+	}
+	return f
+}
+
+// findingSeriesOf are the series a finding names: those listed, or its own.
+func findingSeriesOf(f vmbenchv1.Finding) []vmbenchv1.FindingSeries {
+	if len(f.Series) > 0 {
+		return f.Series
+	}
+	return []vmbenchv1.FindingSeries{{Benchmark: f.Benchmark, Metric: f.Metric, Platform: f.Platform, Arm: f.Arm, Direction: f.Direction,
+		Regression: f.Regression, Ratio: f.Ratio}}
 }
 
 func makeFinding(s *findingSeries, step detect.Step, records []history.Record, results []seriesAnalysis) vmbenchv1.Finding {
@@ -200,7 +274,7 @@ func makeFinding(s *findingSeries, step detect.Step, records []history.Record, r
 		Before: before.Suite, After: after.Suite, Time: metav1.Time{Time: after.Scheduled},
 		Direction: string(step.Direction), Regression: step.Regression,
 		Ratio: step.Ratio, RatioLow: step.RatioLow, RatioHigh: step.RatioHigh, PValue: step.PValue,
-		State:              vmbenchv1.FindingUntriaged,
+		State: vmbenchv1.FindingUntriaged, SeriesCount: 1, Regressions: int32(boolInt(step.Regression)),
 		Explanation:        explainArms(s, s.Record[step.Index], records[0].Baseline, results),
 		EnvironmentChanges: history.EnvironmentChanges(before.Environments, after.Environments),
 	}
@@ -284,21 +358,25 @@ func armMoved(arm vmbenchv1.FindingArm, platform string) string {
 	}
 }
 
-// mergeFindings adds the findings not in the status yet, by ID and by series with the suite after
-// within one record (a change whose split moved by a run as more runs came is the same change),
-// keeps the states of the ones there, and keeps the newest MaxFindings. It returns the new ones.
+// mergeFindings adds the findings not in the status yet (sameFinding), keeps the states of the
+// ones there (whose list of series grows when more series show the change), and keeps the newest
+// MaxFindings. It returns the new ones that are kept.
 func mergeFindings(have, found []vmbenchv1.Finding, records []history.Record) ([]vmbenchv1.Finding, []vmbenchv1.Finding) {
 	pos := recordPositions(records)
-	same := func(a, b vmbenchv1.Finding) bool { return sameFinding(a, b, pos) }
 	out := append([]vmbenchv1.Finding(nil), have...)
 	var added []vmbenchv1.Finding
 	for _, f := range found {
 		known := false
-		for _, h := range out {
-			if same(h, f) {
-				known = true
-				break
+		for i := range out {
+			h := &out[i]
+			if !sameFinding(*h, f, pos) {
+				continue
 			}
+			known = true
+			if f.SeriesCount > max(h.SeriesCount, 1) {
+				h.SeriesCount, h.Regressions, h.Series = f.SeriesCount, f.Regressions, ownFirst(*h, f.Series)
+			}
+			break
 		}
 		if !known {
 			out = append(out, f)
@@ -309,21 +387,54 @@ func mergeFindings(have, found []vmbenchv1.Finding, records []history.Record) ([
 	if len(out) > MaxFindings {
 		out = out[len(out)-MaxFindings:]
 	}
-	return out, added
+	kept := added[:0]
+	for _, f := range added {
+		if slices.ContainsFunc(out, func(o vmbenchv1.Finding) bool { return o.ID == f.ID }) {
+			kept = append(kept, f)
+		}
+	}
+	return out, kept
 }
 
-// sameFinding says whether two findings are one change: the same ID, or the same series and
-// direction with the suites after within one record (pos gives each suite's record index).
+// ownFirst is series with the finding's own series first: a finding made before grouping, or whose
+// worst series is no longer the group's worst, keeps describing its own series first.
+func ownFirst(f vmbenchv1.Finding, series []vmbenchv1.FindingSeries) []vmbenchv1.FindingSeries {
+	out := slices.Clone(series)
+	i := slices.IndexFunc(out, func(x vmbenchv1.FindingSeries) bool {
+		return x.Benchmark == f.Benchmark && x.Metric == f.Metric && x.Platform == f.Platform && x.Arm == f.Arm
+	})
+	switch {
+	case i > 0:
+		own := out[i]
+		copy(out[1:i+1], out[:i])
+		out[0] = own
+	case i < 0:
+		own := findingSeriesOf(vmbenchv1.Finding{Benchmark: f.Benchmark, Metric: f.Metric, Platform: f.Platform, Arm: f.Arm,
+			Direction: f.Direction, Regression: f.Regression, Ratio: f.Ratio})[0]
+		out = append([]vmbenchv1.FindingSeries{own}, out[:min(len(out), vmbenchv1.MaxFindingSeries-1)]...)
+	}
+	return out
+}
+
+// sameFinding says whether two findings are one change: the same ID, or suites after within one
+// record (pos gives each suite's record index) and a series in common that moved the same way.
 func sameFinding(a, b vmbenchv1.Finding, pos map[string]int) bool {
 	if a.ID == b.ID {
 		return true
 	}
-	if a.Benchmark != b.Benchmark || a.Metric != b.Metric || a.Platform != b.Platform || a.Arm != b.Arm || a.Direction != b.Direction {
-		return false
-	}
 	pa, oka := pos[a.After]
 	pb, okb := pos[b.After]
-	return oka && okb && pa-pb >= -1 && pa-pb <= 1
+	if !oka || !okb || pa-pb < -1 || pa-pb > 1 {
+		return false
+	}
+	for _, x := range findingSeriesOf(a) {
+		for _, y := range findingSeriesOf(b) {
+			if x.Benchmark == y.Benchmark && x.Metric == y.Metric && x.Platform == y.Platform && x.Arm == y.Arm && x.Direction == y.Direction {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // findChanges analyses the schedule's history after a record was added: it adds new findings to
@@ -337,7 +448,12 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 	now time.Time) ([]scheduleEvent, error) {
 	records, err := r.History.List(ctx, sched)
 	var lost map[string]bool
+	var newest types.UID
 	if err == nil {
+		if len(records) > 0 {
+			newest = records[len(records)-1].UID
+		}
+		r.newest.set(sched, newest)
 		lost, err = r.lostConfirmations(ctx, sched, seen, records)
 	}
 	if err == nil {
@@ -352,6 +468,7 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 			events := slices.Concat(confirmLater(sched, found, records), settleConfirmation(sched, found, records, lost))
 			queued := queueConfirmation(sched, added, suspects, seen, records, now)
 			setChangeSuspected(sched, suspects)
+			sched.Status.AnalyzedThrough = string(newest)
 			return slices.Concat(events, findingEvents(added), queued), nil
 		}
 	}
@@ -385,8 +502,13 @@ func findingEvents(added []vmbenchv1.Finding) []scheduleEvent {
 	return out
 }
 
-// describeFinding is a finding in one sentence.
+// describeFinding is a finding in one sentence, with the series that moved with it.
 func describeFinding(f vmbenchv1.Finding) string {
+	return describeChange(f) + seriesList(f)
+}
+
+// describeChange is a finding's own series and change in one sentence.
+func describeChange(f vmbenchv1.Finding) string {
 	what := "an improvement"
 	if f.Regression {
 		what = "a regression"
@@ -399,6 +521,37 @@ func describeFinding(f vmbenchv1.Finding) string {
 		s += "; no environment change recorded between the two suites"
 	}
 	return s
+}
+
+// seriesCounted says how many series moved with a finding, in a few words.
+func seriesCounted(f vmbenchv1.Finding) string {
+	if f.SeriesCount <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("; %d series moved at this suite, %d of them regressions (status.findings[].series lists the worst)", f.SeriesCount, f.Regressions)
+}
+
+// seriesList names the series that moved with a finding.
+func seriesList(f vmbenchv1.Finding) string {
+	s := ""
+	if f.SeriesCount > 1 {
+		names := make([]string, 0, len(f.Series))
+		for _, x := range f.Series[min(1, len(f.Series)):] {
+			names = append(names, fmt.Sprintf("%s %s on %s (%s) %+.1f%%", x.Benchmark, x.Metric, x.Platform, x.Arm, (x.Ratio-1)*100))
+		}
+		s += fmt.Sprintf("; %d series moved at this suite, %d of them regressions; with it: %s", f.SeriesCount, f.Regressions, strings.Join(names, ", "))
+		if rest := int(f.SeriesCount) - len(f.Series); rest > 0 {
+			s += fmt.Sprintf(" and %d more (status.findings[].seriesCount)", rest)
+		}
+	}
+	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setChangeSuspected names the first series whose newest runs suggest a change.
@@ -483,8 +636,8 @@ func setRegressed(sched *vmbenchv1.BenchmarkSchedule) {
 	}
 	if worst != nil {
 		c.Status, c.Reason = metav1.ConditionTrue, vmbenchv1.ReasonRegressed
-		c.Message = truncate(fmt.Sprintf("%d untriaged regression(s); the worst: %s. Find the cause, then add {id: %s, state: Acknowledged "+
-			"(with a reason and an expiry), Invalid or Expected} to spec.triage", open, describeFinding(*worst), worst.ID), 1024)
+		c.Message = truncate(fmt.Sprintf("%d untriaged regression(s); the worst: %s%s. Find the cause, then add {id: %s, state: Acknowledged "+
+			"(with a reason and an expiry), Invalid or Expected} to spec.triage", open, describeChange(*worst), seriesCounted(*worst), worst.ID), 1024)
 	}
 	meta.SetStatusCondition(&sched.Status.Conditions, c)
 }

@@ -122,15 +122,27 @@ func TestFindingsWhichArmMoved(t *testing.T) {
 	}{
 		{"container only", 1, 0.95, []vmbenchv1.FindingArm{vmbenchv1.ArmContainer}, "the container arm (container) moved: look at the container runtime"},
 		{"both, flat ratio", 0.95, 0.95, []vmbenchv1.FindingArm{vmbenchv1.ArmContainer, vmbenchv1.ArmVM}, "both arms moved and their ratio held"},
+		// The VM arm fell 10%, the container arm 5%: the ratio moved too (mutant F2 of the test review).
+		{"both, by different amounts", 0.90, 0.95, []vmbenchv1.FindingArm{vmbenchv1.ArmContainer, vmbenchv1.ArmVM},
+			"both arms moved, by different amounts: look at the node, kernel and hardware, and at what only one arm runs on"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			found, _, err := analyzeHistory(synthHistory(synth{runs: 16, at: 8, vmStep: tc.vmStep, ctrStep: tc.ctrStep, seed: 2}), findingPlatforms)
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The arms that moved at the same run are one finding, which lists them.
+			if len(found) != 1 {
+				t.Fatalf("%d findings, want 1: %+v", len(found), found)
+			}
 			var arms []vmbenchv1.FindingArm
 			for _, f := range found {
-				arms = append(arms, f.Arm)
+				for _, s := range findingSeriesOf(f) {
+					arms = append(arms, s.Arm)
+				}
+				if int(f.SeriesCount) != len(tc.arms) {
+					t.Errorf("seriesCount %d, want %d", f.SeriesCount, len(tc.arms))
+				}
 				if !strings.Contains(f.Explanation, tc.explanation) {
 					t.Errorf("%s: explanation %q, want %q", f.Arm, f.Explanation, tc.explanation)
 				}
@@ -214,8 +226,10 @@ func TestMergeFindingsKeepsStatesAndTheNewest(t *testing.T) {
 	if len(out) != MaxFindings || out[0].ID != "id-08" || out[MaxFindings-1].ID != "id-39" {
 		t.Fatalf("kept %d findings from %s to %s, want the newest %d", len(out), out[0].ID, out[len(out)-1].ID, MaxFindings)
 	}
-	if out[MaxFindings-1].State != vmbenchv1.FindingExpected || len(added) != 39 {
-		t.Errorf("state %s, %d added; want the known finding's state kept and 39 new", out[MaxFindings-1].State, len(added))
+	// Of the 39 new ones, only the 31 the status keeps are added: the others would name findings
+	// (in events and the confirmation round) that the status does not hold.
+	if out[MaxFindings-1].State != vmbenchv1.FindingExpected || len(added) != MaxFindings-1 || added[0].ID != "id-08" {
+		t.Errorf("state %s, %d added; want the known finding's state kept and the %d new ones kept", out[MaxFindings-1].State, len(added), MaxFindings-1)
 	}
 	// The same change found one run later (its split moved as more runs came) is not new.
 	moved := found[39]
@@ -360,5 +374,50 @@ func TestChangeSuspectedNamesTheSeries(t *testing.T) {
 	setChangeSuspected(sched, nil)
 	if c := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionChangeSuspected); c.Status != metav1.ConditionFalse {
 		t.Errorf("ChangeSuspected stays %s without a suspect", c.Status)
+	}
+}
+
+// Regressed names the worst untriaged regression, not the first or the smallest (mutant F1 of the
+// test review): two regressions of ratios 0.9 and 0.8 and a larger improvement give the 0.8 one.
+func TestRegressedNamesTheWorstRegression(t *testing.T) {
+	sched := testSchedule()
+	sched.Status.Findings = []vmbenchv1.Finding{
+		{ID: "up", Benchmark: "b", Metric: "m", Platform: "vm", Arm: vmbenchv1.ArmVM, Ratio: 1.5, Direction: "up", State: vmbenchv1.FindingUntriaged},
+		{ID: "tenth", Benchmark: "b", Metric: "m1", Platform: "vm", Arm: vmbenchv1.ArmVM, Ratio: 0.9, Direction: "down", Regression: true,
+			State: vmbenchv1.FindingUntriaged},
+		{ID: "fifth", Benchmark: "b", Metric: "m2", Platform: "vm", Arm: vmbenchv1.ArmVM, Ratio: 0.8, Direction: "down", Regression: true,
+			State: vmbenchv1.FindingUntriaged},
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}} {
+		s := sched.DeepCopy()
+		s.Status.Findings = []vmbenchv1.Finding{sched.Status.Findings[order[0]], sched.Status.Findings[order[1]], sched.Status.Findings[order[2]]}
+		setRegressed(s)
+		c := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionRegressed)
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "2 untriaged regression(s); the worst: b m2") ||
+			!strings.Contains(c.Message, "{id: fifth") {
+			t.Errorf("order %v: Regressed %+v, want True naming 2 regressions and the 0.8 one (fifth) as the worst", order, c)
+		}
+	}
+}
+
+// A finding in the status that a later analysis finds with more series grows its list, its own
+// series first, and keeps its ID and state (a finding made before grouping, of one series).
+func TestMergeFindingsGrowsTheSeriesList(t *testing.T) {
+	recs := []history.Record{{Suite: "s0"}, {Suite: "s1"}, {Suite: "s2"}}
+	old := vmbenchv1.Finding{ID: "old", Benchmark: "b", Metric: "m2", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s1", Direction: "down",
+		Regression: true, Ratio: 0.95, State: vmbenchv1.FindingExpected}
+	group := summarize([]vmbenchv1.Finding{
+		{ID: "m1", Benchmark: "b", Metric: "m1", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s1", Direction: "down", Regression: true, Ratio: 0.9},
+		{ID: "m2", Benchmark: "b", Metric: "m2", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s2", Direction: "down", Regression: true, Ratio: 0.95},
+		{ID: "m3", Benchmark: "b", Metric: "m3", Platform: "vm", Arm: vmbenchv1.ArmVM, After: "s1", Direction: "down", Regression: true, Ratio: 0.97},
+	})
+	out, added := mergeFindings([]vmbenchv1.Finding{old}, []vmbenchv1.Finding{group}, recs)
+	if len(out) != 1 || len(added) != 0 {
+		t.Fatalf("%d findings, %d added; want the old one only", len(out), len(added))
+	}
+	f := out[0]
+	if f.ID != "old" || f.State != vmbenchv1.FindingExpected || f.SeriesCount != 3 || len(f.Series) != 3 || f.Series[0].Metric != "m2" ||
+		f.Series[1].Metric != "m1" || f.Series[2].Metric != "m3" {
+		t.Errorf("finding %+v; want id old, Expected, 3 series listed m2 (its own), m1, m3", f)
 	}
 }

@@ -153,6 +153,18 @@ const MaxConfirmationRuns = 5
 
 // ScheduleConfirmation says how many suites to queue at once when a new finding appears.
 type ScheduleConfirmation struct {
+	// MaxSuitesPerDay is the budget of confirmation suites per 24 hours (status.confirmationBudget
+	// counts them): a series that flaps between two levels makes a finding at each flip, and
+	// unbounded rounds would run extra suites without end and push real records out of the
+	// history's 200. Once spent, a new finding alerts at once, as with runs 0, and a new suspect
+	// waits for the schedule, until the next period. Left out: 4, two rounds of the default 2 runs
+	// a day; 0 queues none.
+	// +optional
+	// +kubebuilder:default=4
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	MaxSuitesPerDay *int32 `json:"maxSuitesPerDay,omitempty"`
+
 	// Runs is how many suites are queued when the history shows a new finding, and the most
 	// queued for a new suspect (which asks for the runs that settle it); 0 turns confirmation off
 	// (a finding then alerts at once, a suspect waits for the schedule). The suites start
@@ -367,6 +379,56 @@ type Finding struct {
 	// Regressed and is not counted as open.
 	// +optional
 	Confirmation FindingConfirmation `json:"confirmation,omitempty"`
+
+	// SeriesCount counts the series that changed at this finding's suite (After, or one record
+	// off), its own included: an upgrade that moves many metrics at once is one finding, as an
+	// alert summary groups alerts. The fields above describe the worst of them (the largest
+	// regression, or the largest step when none regressed); Series lists them. Absent on findings
+	// made before grouping, which are of one series.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	SeriesCount int32 `json:"seriesCount,omitempty"`
+
+	// Regressions counts the series of SeriesCount that regressed.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Regressions int32 `json:"regressions,omitempty"`
+
+	// Series lists the series that changed, the worst first (this finding's own series first of
+	// all), when more than one did; at most 16, SeriesCount counts the rest too.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	Series []FindingSeries `json:"series,omitempty"`
+}
+
+// MaxFindingSeries is how many series a finding lists in series; seriesCount counts them all.
+const MaxFindingSeries = 16
+
+// FindingSeries is one series that changed at a finding's suite.
+type FindingSeries struct {
+	// Benchmark, Metric, Platform and Arm name the series, as in a Finding.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Benchmark string `json:"benchmark"`
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Metric string `json:"metric"`
+	// +required
+	// +kubebuilder:validation:MaxLength=64
+	Platform string `json:"platform"`
+	// +required
+	Arm FindingArm `json:"arm"`
+
+	// Direction is which way the values moved (up or down); Regression says whether that is worse
+	// for the metric.
+	// +required
+	// +kubebuilder:validation:Enum=up;down
+	Direction  string `json:"direction"`
+	Regression bool   `json:"regression"`
+
+	// Ratio is the level after the change over the level before.
+	Ratio float64 `json:"ratio"`
 }
 
 // FindingConfirmation is what the confirmation runs made of a finding.
@@ -578,6 +640,31 @@ type BenchmarkScheduleStatus struct {
 	// Baseline is the latest verdict of the newest runs against spec.baseline; absent without it.
 	// +optional
 	Baseline *BaselineStatus `json:"baseline,omitempty"`
+
+	// AnalyzedThrough is the UID of the newest record whose analysis (findings, confirmation and
+	// baseline verdict) is in this status: while the history's newest record differs, the next
+	// reconcile analyses again, so that a lost status write or a restart loses no analysis.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	AnalyzedThrough string `json:"analyzedThrough,omitempty"`
+
+	// ConfirmationBudget counts the confirmation suites queued in the current period of
+	// spec.confirmation.maxSuitesPerDay.
+	// +optional
+	ConfirmationBudget *ConfirmationBudget `json:"confirmationBudget,omitempty"`
+}
+
+// ConfirmationBudget is what is spent of spec.confirmation.maxSuitesPerDay.
+type ConfirmationBudget struct {
+	// PeriodStart is when the current period of 24 hours began: at the first round queued after
+	// the previous period ended.
+	// +required
+	PeriodStart metav1.Time `json:"periodStart"`
+
+	// Suites counts the confirmation suites queued since PeriodStart.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Suites int32 `json:"suites"`
 }
 
 // BenchmarkSchedule starts a BenchmarkSuite on a cron schedule and keeps a compact record of every
@@ -698,6 +785,12 @@ const (
 	// ReasonChangeConfirmed and ReasonChangeNotConfirmed: the verdict of the confirmation runs.
 	ReasonChangeConfirmed    = "ChangeConfirmed"
 	ReasonChangeNotConfirmed = "ChangeNotConfirmed"
+	// ReasonConfirmationBudgetSpent: spec.confirmation.maxSuitesPerDay is spent, and new findings
+	// alert without confirmation runs until the next period.
+	ReasonConfirmationBudgetSpent = "ConfirmationBudgetSpent"
+	// ReasonStatusNotWritten: the API server refused the schedule's status; the analysis is done
+	// again on the next reconcile.
+	ReasonStatusNotWritten = "StatusNotWritten"
 
 	ReasonBaselineDrifted      = "BaselineDrifted"
 	ReasonBaselineWithin       = "WithinBaseline"

@@ -30,6 +30,7 @@ var (
 
 	scheduleFindingsOpenDesc = prometheus.NewDesc("vmbench_schedule_findings_open",
 		"Findings of the schedule's history in state Untriaged (status.findings), confirmed or never sent to confirmation runs; "+
+			"a finding counts once however many series changed with it (status.findings[].seriesCount), by the arm of its worst; "+
 			"triage them in spec.triage. "+
 			"Labels: namespace, schedule, arm (vm|container|host|ratio), regression (true|false).",
 		[]string{"namespace", "schedule", "arm", "regression"}, nil)

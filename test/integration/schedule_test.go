@@ -440,6 +440,11 @@ func (brokenHistory) Append(context.Context, *vmbenchv1.BenchmarkSchedule, histo
 	return 0, errors.New(`configmaps "x-history-0" is forbidden: denied by policy`)
 }
 
+// List finds the history empty: the schedule reads it once to learn its newest record.
+func (brokenHistory) List(context.Context, *vmbenchv1.BenchmarkSchedule) ([]history.Record, error) {
+	return nil, nil
+}
+
 // A finished suite whose record cannot be written is kept, whatever the history limit, and the
 // schedule says why.
 func TestScheduleKeepsASuiteItCouldNotRecord(t *testing.T) {
