@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -260,6 +261,7 @@ func (d *detector) segment(s, e int) {
 		tau, kappa, f = t2, k2, f2
 	}
 	if looksLikeDrift(d.y[s:kappa], tau-s, f, d.cfg.Alpha, d.cfg.TrendAlpha) {
+		d.searchDrift(s, tau, e)
 		return
 	}
 	step := d.step(tau, s, kappa, f, adjusted)
@@ -270,6 +272,78 @@ func (d *detector) segment(s, e int) {
 	}
 	d.segment(s, tau)
 	d.segment(tau, e)
+}
+
+// searchDrift searches the two sides of a segment whose significant split looked like a drift. A
+// staircase of equal steps fits a trend as well as a drift does, and its steps are found on the
+// sides; once a side holds a step, the runs between the nearest steps (or minor steps) on each side
+// of the split no longer form a staircase, and they are searched again, which finds the step at
+// the split. The steps found are kept only when a trend beside them all is not significant at
+// TrendAlpha: pieces of a drift keep the drift's slope between them, the steps of a staircase
+// leave none. Each search is of a strictly shorter segment, so the recursion ends.
+func (d *detector) searchDrift(s, tau, e int) {
+	nc, nm := len(d.changes), len(d.minor)
+	d.segment(s, tau)
+	d.segment(tau, e)
+	l, r := s, e
+	for _, st := range slices.Concat(d.changes[nc:], d.minor[nm:]) {
+		switch {
+		case st.Index <= tau:
+			l = max(l, st.Index)
+		default:
+			r = min(r, st.Index)
+		}
+	}
+	if l == s && r == e {
+		return
+	}
+	d.segment(l, r)
+	var bounds []int
+	for _, st := range slices.Concat(d.changes[nc:], d.minor[nm:]) {
+		bounds = append(bounds, st.Index)
+	}
+	if trendBesideSteps(d.y[s:e], d.s2[s:e], s, bounds, d.cfg.TrendAlpha) {
+		d.changes, d.minor = d.changes[:nc], d.minor[:nm]
+	}
+}
+
+// trendBesideSteps fits a level for each piece of y between the steps at bounds (indices offset by
+// s) beside one linear trend over the run index, with random-effects weights around the pieces'
+// levels, and is true when the trend is significant at trendAlpha.
+func trendBesideSteps(y, s2 []float64, s int, bounds []int, trendAlpha float64) bool {
+	k := len(y)
+	slices.Sort(bounds)
+	groups := make([][2]int, 0, len(bounds)+1)
+	start := 0
+	for _, b := range bounds {
+		groups = append(groups, [2]int{start, b - s})
+		start = b - s
+	}
+	groups = append(groups, [2]int{start, k})
+	if k <= len(groups)+1 {
+		return false
+	}
+	w := reWeights(s2, dlTau2(y, s2, groups))
+	cols := make([][]float64, 0, len(groups)+1)
+	for _, g := range groups {
+		c := make([]float64, k)
+		for i := g[0]; i < g[1]; i++ {
+			c[i] = 1
+		}
+		cols = append(cols, c)
+	}
+	idx := make([]float64, k)
+	for i := range idx {
+		idx[i] = float64(i)
+	}
+	cols = append(cols, idx)
+	beta, cov, rss, ok := wls(cols, y, w)
+	if !ok {
+		return false
+	}
+	df := float64(k - len(cols))
+	j := len(cols) - 1
+	return twoSidedP(beta[j], math.Sqrt(rss/df*cov.At(j, j)), df) <= trendAlpha
 }
 
 func (d *detector) step(tau, s, e int, f stepFit, adjusted float64) Step {
