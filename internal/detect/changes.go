@@ -231,7 +231,7 @@ type detector struct {
 	y, s2   []float64
 	sense   Sense
 	cfg     Config
-	energy  energy
+	energy  *energy
 	changes []Step
 	minor   []Step
 }
@@ -367,9 +367,13 @@ func (d *detector) suspect(from int) *Suspect {
 	y, s2 := d.y[from:], d.s2[from:]
 	candidates := float64(n - from - m)
 	var best *Suspect
+	w := make([]float64, len(y))
 	for tau := from + m; tau < n; tau++ {
-		f := fitStep(y, s2, tau-from)
-		if math.Abs(f.Diff) < math.Log1p(d.cfg.MinChange) || f.P*candidates > d.cfg.SuspectAlpha {
+		f := fitLevels(y, s2, tau-from, w)
+		if math.Abs(f.Diff) < math.Log1p(d.cfg.MinChange) {
+			continue
+		}
+		if f.P = twoSidedP(f.Diff, f.SE, f.DF); f.P*candidates > d.cfg.SuspectAlpha {
 			continue
 		}
 		if looksLikeDrift(y, tau-from, f, d.cfg.Alpha, d.cfg.TrendAlpha) {

@@ -39,10 +39,18 @@ type stepFit struct {
 // fitStep tests a step between y[:split] and y[split:]. It needs split >= 1, len(y)-split >= 1
 // and len(y) >= 3.
 func fitStep(y, s2 []float64, split int) stepFit {
+	f := fitLevels(y, s2, split, make([]float64, len(y)))
+	f.P = twoSidedP(f.Diff, f.SE, f.DF)
+	return f
+}
+
+// fitLevels is fitStep without the p-value, its weights written to w (len(y) entries): the search
+// over every split of the suspect skips the p-value of a step too small to count.
+func fitLevels(y, s2 []float64, split int, w []float64) stepFit {
 	k := len(y)
 	groups := [2][2]int{{0, split}, {split, k}}
 	tau2 := dlTau2(y, s2, groups[:])
-	w := reWeights(s2, tau2)
+	fillREWeights(w, s2, tau2)
 	var mean, sumW [2]float64
 	for g, r := range groups {
 		mean[g], sumW[g] = weightedMean(y[r[0]:r[1]], w[r[0]:r[1]])
@@ -57,7 +65,6 @@ func fitStep(y, s2 []float64, split int) stepFit {
 	df := float64(k - 2)
 	f := stepFit{Diff: mean[1] - mean[0], DF: df, Tau2: tau2, Weights: w, RSS: rss}
 	f.SE = math.Sqrt(rss / df * (1/sumW[0] + 1/sumW[1]))
-	f.P = twoSidedP(f.Diff, f.SE, df)
 	return f
 }
 
@@ -94,6 +101,11 @@ func dlTau2(y, s2 []float64, groups [][2]int) float64 {
 
 func reWeights(s2 []float64, tau2 float64) []float64 {
 	w := make([]float64, len(s2))
+	fillREWeights(w, s2, tau2)
+	return w
+}
+
+func fillREWeights(w, s2 []float64, tau2 float64) {
 	for i, v := range s2 {
 		if v == 0 && tau2 == 0 {
 			w[i] = 1
@@ -101,7 +113,6 @@ func reWeights(s2 []float64, tau2 float64) []float64 {
 		}
 		w[i] = 1 / (v + tau2)
 	}
-	return w
 }
 
 func weightedMean(y, w []float64) (mean, sumW float64) {
