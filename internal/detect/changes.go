@@ -162,6 +162,10 @@ type Noise struct {
 	// with the same correction. The detector never reports a step below Config.MinChange, whatever
 	// this says.
 	MinDetectableChange float64 `json:"minDetectableChange"`
+	// Autocorrelation is the lag-1 autocorrelation of the between-run errors estimated over the
+	// whole series (0 below 20 runs, or when none shows): the tests, and the minimum detectable
+	// change, allow for it (docs/change-detection.md).
+	Autocorrelation float64 `json:"autocorrelation,omitempty"`
 }
 
 // Analysis is the verdict on one series.
@@ -206,6 +210,18 @@ func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 	d := detector{runs: runs, y: means(runs), s2: squaredStandardErrors(runs), sense: sense, cfg: cfg}
 	d.energy = newEnergy(d.y)
 	d.segment(0, len(runs))
+	for range 3 {
+		var bounds []int
+		for _, s := range slices.Concat(d.changes, d.minor) {
+			bounds = append(bounds, s.Index)
+		}
+		phi := residualAutocorrelation(d.y, d.s2, bounds)
+		if phi <= d.phi {
+			break
+		}
+		d.phi, d.changes, d.minor = phi, nil, nil
+		d.segment(0, len(runs))
+	}
 	sort.Slice(d.changes, func(i, j int) bool { return d.changes[i].Index < d.changes[j].Index })
 	sort.Slice(d.minor, func(i, j int) bool { return d.minor[i].Index < d.minor[j].Index })
 	a.Changes, a.Minor = d.changes, d.minor
@@ -229,6 +245,7 @@ func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 type detector struct {
 	runs    []Run
 	y, s2   []float64
+	phi     float64
 	sense   Sense
 	cfg     Config
 	energy  *energy
@@ -249,11 +266,11 @@ func (d *detector) segment(s, e int) {
 	}
 	splits, pairs := splitCounts(e-s, m)
 	kappa := e
-	f := fitStep(d.y[s:e], d.s2[s:e], tau-s)
+	f := fitStepAR(d.y[s:e], d.s2[s:e], tau-s, d.phi)
 	adjusted := math.Min(1, 2*float64(splits)*f.P)
 	if adjusted > d.cfg.Alpha {
 		t2, k2, _ := d.energy.candidatePair(s, e, m)
-		f2 := fitStep(d.y[s:k2], d.s2[s:k2], t2-s)
+		f2 := fitStepAR(d.y[s:k2], d.s2[s:k2], t2-s, d.phi)
 		adjusted = math.Min(1, 2*float64(pairs)*f2.P)
 		if adjusted > d.cfg.Alpha {
 			return
@@ -369,7 +386,7 @@ func (d *detector) suspect(from int) *Suspect {
 	var best *Suspect
 	w := make([]float64, len(y))
 	for tau := from + m; tau < n; tau++ {
-		f := fitLevels(y, s2, tau-from, w)
+		f := fitLevels(y, s2, tau-from, w, d.phi)
 		if math.Abs(f.Diff) < math.Log1p(d.cfg.MinChange) {
 			continue
 		}
@@ -439,16 +456,33 @@ func detectable(cfg Config, k int, se float64) float64 {
 func (d *detector) noise(from, to int) Noise {
 	g := summarizeGroup(d.y[from:to], d.s2[from:to])
 	before, after := to-from, d.cfg.MinRunsEachSide
-	se := math.Sqrt(g.RunVar * (1/float64(before) + 1/float64(after)))
+	se := math.Sqrt(g.RunVar * (1/float64(before) + 1/float64(after)) * equalRunsFactor(before, after, g, d.phi))
 	return Noise{Runs: before, RunSD: math.Sqrt(g.RunVar), BetweenSD: math.Sqrt(g.Tau2), WithinSE: math.Sqrt(g.WithinSE2),
-		MinDetectableChange: math.Expm1(detectable(d.cfg, before+after, se))}
+		MinDetectableChange: math.Expm1(detectable(d.cfg, before+after, se)), Autocorrelation: d.phi}
+}
+
+// equalRunsFactor is autocorrelationFactor for a step between `before` and `after` runs alike,
+// whose between-run share of the variance is g's.
+func equalRunsFactor(before, after int, g oneGroup, phi float64) float64 {
+	if phi <= 0 || g.RunVar <= 0 {
+		return 1
+	}
+	w := make([]float64, before+after)
+	for i := range w {
+		w[i] = 1
+	}
+	share := g.Tau2 / g.RunVar
+	if g.WithinSE2 == 0 {
+		share = 1
+	}
+	return autocorrelationFactor(w, before, math.Min(1, share), phi, true)
 }
 
 // MinDetectableChange is the smallest step (a fraction: 0.02 for 2%) that Analyze finds with
 // cfg.Power when `after` runs as noisy as `before` follow the runs `before` (which should share one
 // level), at cfg.Alpha with its correction for the splits of the combined series. It is what a board
 // shows as the sensitivity of a series at its current history; Analysis.Noise gives it for
-// after = MinRunsEachSide.
+// after = MinRunsEachSide. From 20 runs on it allows for the runs' autocorrelation as Analyze does.
 func MinDetectableChange(before []Run, after int, cfg Config) (float64, error) {
 	if err := cfg.validate(); err != nil {
 		return 0, err
@@ -459,7 +493,9 @@ func MinDetectableChange(before []Run, after int, cfg Config) (float64, error) {
 	if len(before) < 2 || after < 1 {
 		return 0, fmt.Errorf("a minimum detectable change needs at least 2 runs before and 1 after, got %d and %d", len(before), after)
 	}
-	g := summarizeGroup(means(before), squaredStandardErrors(before))
-	se := math.Sqrt(g.RunVar * (1/float64(len(before)) + 1/float64(after)))
+	y, s2 := means(before), squaredStandardErrors(before)
+	g := summarizeGroup(y, s2)
+	phi := residualAutocorrelation(y, s2, nil)
+	se := math.Sqrt(g.RunVar * (1/float64(len(before)) + 1/float64(after)) * equalRunsFactor(len(before), after, g, phi))
 	return math.Expm1(detectable(cfg, len(before)+after, se)), nil
 }

@@ -34,19 +34,28 @@ type stepFit struct {
 	Weights []float64
 	// RSS is the weighted residual sum of squares of the step model.
 	RSS float64
+	// Factor is how much the autocorrelation of the runs widened the variance of Diff (1 for
+	// independent runs).
+	Factor float64
 }
 
 // fitStep tests a step between y[:split] and y[split:]. It needs split >= 1, len(y)-split >= 1
 // and len(y) >= 3.
 func fitStep(y, s2 []float64, split int) stepFit {
-	f := fitLevels(y, s2, split, make([]float64, len(y)))
+	return fitStepAR(y, s2, split, 0)
+}
+
+// fitStepAR is fitStep for runs whose between-run errors are AR(1) with phi (autocorr.go): the
+// variance of the step is widened by autocorrelationFactor.
+func fitStepAR(y, s2 []float64, split int, phi float64) stepFit {
+	f := fitLevels(y, s2, split, make([]float64, len(y)), phi)
 	f.P = twoSidedP(f.Diff, f.SE, f.DF)
 	return f
 }
 
-// fitLevels is fitStep without the p-value, its weights written to w (len(y) entries): the search
-// over every split of the suspect skips the p-value of a step too small to count.
-func fitLevels(y, s2 []float64, split int, w []float64) stepFit {
+// fitLevels is fitStepAR without the p-value, its weights written to w (len(y) entries): the
+// search over every split of the suspect skips the p-value of a step too small to count.
+func fitLevels(y, s2 []float64, split int, w []float64, phi float64) stepFit {
 	k := len(y)
 	groups := [2][2]int{{0, split}, {split, k}}
 	tau2 := dlTau2(y, s2, groups[:])
@@ -64,7 +73,13 @@ func fitLevels(y, s2 []float64, split int, w []float64) stepFit {
 	}
 	df := float64(k - 2)
 	f := stepFit{Diff: mean[1] - mean[0], DF: df, Tau2: tau2, Weights: w, RSS: rss}
-	f.SE = math.Sqrt(rss / df * (1/sumW[0] + 1/sumW[1]))
+	f.Factor = autocorrelationFactor(w, split, tau2, phi, s2[0] != 0)
+	f.SE = math.Sqrt(rss / df * (1/sumW[0] + 1/sumW[1]) * f.Factor)
+	if phi > 0 {
+		// The residual mean square of correlated runs has fewer degrees of freedom: Bartlett's
+		// (1 - phi²)/(1 + phi²) of them.
+		f.DF = math.Max(1, df*(1-phi*phi)/(1+phi*phi))
+	}
 	return f
 }
 
