@@ -182,8 +182,9 @@ type Analysis struct {
 	// Suspect is the strongest step since the last change (or minor step) that is big enough but
 	// not yet a change; nil when there is none.
 	Suspect *Suspect `json:"suspect,omitempty"`
-	// Noise is measured over the runs since the last change or minor step; its zero value before
-	// MinHistory runs.
+	// Noise is measured over the runs since the last change or minor step (over all the runs before
+	// MinHistory runs, with no verdict); its zero value for fewer than 2 runs. Its
+	// MinDetectableChange is the series' sensitivity, so that a caller needs no second pass.
 	Noise Noise `json:"noise"`
 }
 
@@ -204,10 +205,13 @@ func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 		return Analysis{}, err
 	}
 	a := Analysis{State: InsufficientHistory, Runs: len(runs)}
+	d := detector{runs: runs, y: means(runs), s2: squaredStandardErrors(runs), sense: sense, cfg: cfg}
 	if len(runs) < cfg.MinHistory {
+		if len(runs) >= 2 {
+			a.Noise = d.noise(0, len(runs))
+		}
 		return a, nil
 	}
-	d := detector{runs: runs, y: means(runs), s2: squaredStandardErrors(runs), sense: sense, cfg: cfg}
 	d.energy = newEnergy(d.y)
 	d.segment(0, len(runs))
 	for range 3 {
