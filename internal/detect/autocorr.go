@@ -23,6 +23,10 @@ import (
 // as independent (its estimate would be mostly noise).
 const minRunsForAutocorrelation = 20
 
+// autocorrelationZ is the one-sided 95% normal quantile: the lag-1 autocorrelation of the residuals
+// must exceed autocorrelationZ/√k to count.
+const autocorrelationZ = 1.645
+
 // maxAutocorrelation bounds phi: at 0.9 a run carries a tenth of an independent run's information
 // about a level, and the factor is already 19 for a long segment.
 const maxAutocorrelation = 0.9
@@ -110,5 +114,11 @@ func residualAutocorrelation(y, s2 []float64, bounds []int) float64 {
 	}
 	// Around its own mean a segment's residuals correlate by about -1/length at lag 1.
 	r := lag/float64(pairs) + total*float64(groups)/float64(k)
+	// Independent runs give a lag-1 autocorrelation r/total of sd about 1/√k: only one that
+	// independent runs would exceed in at most 5% of series counts, so that the allowance costs
+	// independent runs little power.
+	if r/total*math.Sqrt(float64(k)) < autocorrelationZ {
+		return 0
+	}
 	return math.Max(0, math.Min(maxAutocorrelation, r/tau2))
 }
