@@ -66,7 +66,7 @@ func TestMinimumDetectableChangeCalibration(t *testing.T) {
 // The p-values of changes and suspects carry the correction for the choice of split as literal
 // factors (mutant D2 halved it and no test noticed): the 5% step of a 30-run series is the split
 // of the whole series, 25 splits of 3 runs or more each side, so 2·25; the suspect at run 20 of
-// 21 runs is corrected for the 16 splits of those runs, 2·16.
+// 21 runs is corrected for the 16 splits of those runs, 2·16; a bump, for the pairs (2·325).
 func TestCorrectionFactorsArePinned(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		a := analyze(t, series(seed, stepLevels(15, 15, -0.05), noisyMachine), DefaultConfig())
@@ -77,6 +77,15 @@ func TestCorrectionFactorsArePinned(t *testing.T) {
 		if c.Before+c.After != 30 || !close(c.PValue, math.Min(1, 50*c.RawPValue), 1e-12) {
 			t.Errorf("seed %d: p %v raw %v over %d+%d runs, want p = 50 × raw over the 30 runs", seed, c.PValue, c.RawPValue, c.Before, c.After)
 		}
+	}
+	// The bump of TestFindsTwoChanges: no split of the 30 runs is significant, the pair search's
+	// step at run 10 is, corrected for the 325 pairs of a split and an end (2·325); the step back
+	// at run 20 is the split of the 20 runs after it, 15 splits (2·15).
+	levels := append(append(make([]float64, 10), stepLevels(0, 10, 0.08)...), make([]float64, 10)...)
+	bump := analyze(t, series(41, levels, noisyMachine), DefaultConfig())
+	if len(bump.Changes) != 2 || !close(bump.Changes[0].PValue, math.Min(1, 650*bump.Changes[0].RawPValue), 1e-12) ||
+		!close(bump.Changes[1].PValue, math.Min(1, 30*bump.Changes[1].RawPValue), 1e-12) {
+		t.Errorf("bump: changes %+v, want p = 650 × raw at run 10 and 30 × raw at run 20", bump.Changes)
 	}
 	runs := series(21, stepLevels(20, 3, -0.06), preciseRuns)
 	a := analyze(t, runs[:21], DefaultConfig())
