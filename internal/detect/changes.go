@@ -389,8 +389,9 @@ func (d *detector) suspect(from int) *Suspect {
 	candidates := float64(n - from - m)
 	var best *Suspect
 	w := make([]float64, len(y))
+	fe := newFESums(y, s2)
 	for tau := from + m; tau < n; tau++ {
-		f := fitLevels(y, s2, tau-from, w, d.phi)
+		f := fitLevelsWith(y, s2, tau-from, w, d.phi, fe.tau2(tau-from, len(y)))
 		if math.Abs(f.Diff) < math.Log1p(d.cfg.MinChange) {
 			continue
 		}

@@ -56,9 +56,13 @@ func fitStepAR(y, s2 []float64, split int, phi float64) stepFit {
 // fitLevels is fitStepAR without the p-value, its weights written to w (len(y) entries): the
 // search over every split of the suspect skips the p-value of a step too small to count.
 func fitLevels(y, s2 []float64, split int, w []float64, phi float64) stepFit {
+	return fitLevelsWith(y, s2, split, w, phi, dlTau2(y, s2, [][2]int{{0, split}, {split, len(y)}}))
+}
+
+// fitLevelsWith is fitLevels with the between-run variance tau2 given.
+func fitLevelsWith(y, s2 []float64, split int, w []float64, phi, tau2 float64) stepFit {
 	k := len(y)
 	groups := [2][2]int{{0, split}, {split, k}}
-	tau2 := dlTau2(y, s2, groups[:])
 	fillREWeights(w, s2, tau2)
 	var mean, sumW [2]float64
 	for g, r := range groups {
@@ -271,4 +275,48 @@ func summarizeGroup(y, s2 []float64) oneGroup {
 	}
 	g.RunVar /= float64(k)
 	return g
+}
+
+// feSums are prefix sums over runs of the fixed-effect weights w = 1/s² and of w², w·y and w·y²
+// (y taken from its first value, which keeps the sums of squares small): DerSimonian and Laird's
+// tau² of any two adjacent groups then costs a few look-ups (the suspect search tries every split).
+type feSums struct {
+	origin           float64
+	w, w2, wy, wyy   []float64
+	withoutVariances bool
+}
+
+func newFESums(y, s2 []float64) feSums {
+	k := len(y)
+	f := feSums{origin: y[0], w: make([]float64, k+1), w2: make([]float64, k+1), wy: make([]float64, k+1), wyy: make([]float64, k+1),
+		withoutVariances: s2[0] == 0}
+	if f.withoutVariances {
+		return f
+	}
+	for i := range y {
+		w, d := 1/s2[i], y[i]-f.origin
+		f.w[i+1] = f.w[i] + w
+		f.w2[i+1] = f.w2[i] + w*w
+		f.wy[i+1] = f.wy[i] + w*d
+		f.wyy[i+1] = f.wyy[i] + w*d*d
+	}
+	return f
+}
+
+// tau2 is dlTau2 of the groups [0, split) and [split, k) of the runs the sums are of.
+func (f feSums) tau2(split, k int) float64 {
+	if f.withoutVariances {
+		return 0
+	}
+	var q, c float64
+	for _, r := range [2][2]int{{0, split}, {split, k}} {
+		sw := f.w[r[1]] - f.w[r[0]]
+		swy := f.wy[r[1]] - f.wy[r[0]]
+		q += f.wyy[r[1]] - f.wyy[r[0]] - swy*swy/sw
+		c += sw - (f.w2[r[1]]-f.w2[r[0]])/sw
+	}
+	if c <= 0 {
+		return 0
+	}
+	return math.Max(0, (q-float64(k-2))/c)
 }

@@ -131,3 +131,22 @@ func TestModerationKeepsFewRepetitionsHonest(t *testing.T) {
 		t.Errorf("%d/1000 series alarmed at a nominal 5%%, want at most 40", alarms)
 	}
 }
+
+// The suspect search's tau² from prefix sums is DerSimonian and Laird's of the two groups, at
+// every split of series with and without within-run variances. Protects feSums.
+func TestPrefixTau2IsDerSimonianLaird(t *testing.T) {
+	for seed := range uint64(20) {
+		runs := series(seed, stepLevels(12, 10, 0.04), veryNoisyMachine)
+		y, s2 := means(runs), squaredStandardErrors(runs)
+		fe := newFESums(y, s2)
+		for split := 1; split < len(y); split++ {
+			want := dlTau2(y, s2, [][2]int{{0, split}, {split, len(y)}})
+			if got := fe.tau2(split, len(y)); !close(got, want, 1e-9) {
+				t.Errorf("seed %d split %d: tau² %v, want %v", seed, split, got, want)
+			}
+		}
+	}
+	if got := newFESums([]float64{1, 2, 3, 4}, make([]float64, 4)).tau2(2, 4); got != 0 {
+		t.Errorf("without variances: tau² %v, want 0", got)
+	}
+}
