@@ -195,8 +195,9 @@ type Analysis struct {
 // that maximizes the energy divergence of the two sides is tested with a random-effects step test
 // (see stats.go), its p-value corrected for the number of splits that could have been chosen (see
 // segment); a significant split that is not a drift is kept and both sides are searched again,
-// until no split is significant. Under no change at all, the probability of any change is then at
-// most Alpha.
+// until no split is significant (the sides of a drift are searched too: searchDrift). Under no
+// change at all, the probability of any change is then at most Alpha. When the runs are
+// autocorrelated, the series is searched again with the estimated autocorrelation (autocorr.go).
 func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 	if err := cfg.validate(); err != nil {
 		return Analysis{}, err
