@@ -172,7 +172,7 @@ func TestFalseAlarmRateOnPureNoise(t *testing.T) {
 
 // Runs whose between-run errors are autocorrelated (AR(1), a cluster's state drifting from day to
 // day and back) made the step test's variance too small: at phi 0.6 on the very noisy machine,
-// 113 of 1,000 series of 120 runs had a false change at the defaults, where Alpha promises 1. With
+// 119 of 1,000 series of 120 runs had a false change at the defaults, where Alpha promises 1. With
 // the allowance for autocorrelation (autocorr.go) the count stays within the 99.9% quantile of
 // Binomial(1000, Alpha) for 120 runs at phi 0.3 to 0.6 on both machines; and a 5% step in the
 // middle of such a series is still found. Protects residualAutocorrelation, the re-analysis with
