@@ -368,7 +368,8 @@ func TestReconcileConfirmationUnderReplace(t *testing.T) {
 func suspectHistory(t *testing.T) ([]history.Record, []seriesAnalysis) {
 	t.Helper()
 	recs := synthHistory(synth{runs: 14, at: 12, vmStep: 0.94, ctrStep: 1, seed: 3})
-	found, suspects, err := analyzeHistory(recs, findingPlatforms)
+	found, all, err := analyzeHistory(recs, findingPlatforms)
+	suspects := suspectsOf(all)
 	if err != nil {
 		t.Fatal(err)
 	}

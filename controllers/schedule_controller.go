@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -523,6 +524,7 @@ func (r *ScheduleReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Mana
 			predicate.AnnotationChangedPredicate{}))).
 		Owns(&vmbenchv1.BenchmarkSuite{}).
 		Named("benchmarkschedule").
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4, ReconciliationTimeout: reconcileTimeout}).
 		Complete(r)
 }
 

@@ -159,8 +159,9 @@ type seriesAnalysis struct {
 	analysis detect.Analysis
 }
 
-// analyzeHistory runs the detector over every series of the records and returns the findings of
-// their changes, oldest first, and the series whose newest runs suggest a change.
+// analyzeHistory runs the detector over every series of the records, once, and returns the
+// findings of their changes, oldest first, and every series' analysis (suspectsOf picks the series
+// whose newest runs suggest a change; sensitivities reads the noise).
 func analyzeHistory(all []history.Record, platforms map[string]vmbenchv1.PlatformType) ([]vmbenchv1.Finding, []seriesAnalysis, error) {
 	records := currentSeries(all)
 	series := buildSeries(records, platforms)
@@ -173,11 +174,7 @@ func analyzeHistory(all []history.Record, platforms map[string]vmbenchv1.Platfor
 		results = append(results, seriesAnalysis{series: s, analysis: a})
 	}
 	var changes []vmbenchv1.Finding
-	var suspects []seriesAnalysis
 	for _, res := range results {
-		if res.analysis.Suspect != nil {
-			suspects = append(suspects, res)
-		}
 		for _, step := range res.analysis.Changes {
 			s := res.series
 			// A change of the ratio where an arm of it changed too is that arm's finding already:
@@ -191,7 +188,7 @@ func analyzeHistory(all []history.Record, platforms map[string]vmbenchv1.Platfor
 	}
 	findings := groupFindings(changes, recordPositions(records))
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Time.Before(&findings[j].Time) })
-	return findings, suspects, nil
+	return findings, results, nil
 }
 
 // groupFindings makes one finding of the changes of all series at the same record, or one record
@@ -458,10 +455,11 @@ func (r *ScheduleReconciler) findChanges(ctx context.Context, sched *vmbenchv1.B
 	}
 	if err == nil {
 		var found []vmbenchv1.Finding
-		var suspects []seriesAnalysis
-		found, suspects, err = analyzeHistory(records, templatePlatforms(sched))
+		var results []seriesAnalysis
+		found, results, err = analyzeHistory(records, templatePlatforms(sched))
 		if err == nil {
-			recordSensitivity(sched, records)
+			suspects := suspectsOf(results)
+			recordSensitivity(sched, results)
 			recordEnvironmentChange(sched, records)
 			var added []vmbenchv1.Finding
 			sched.Status.Findings, added = mergeFindings(sched.Status.Findings, found, currentSeries(records))

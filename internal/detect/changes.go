@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -161,6 +162,10 @@ type Noise struct {
 	// with the same correction. The detector never reports a step below Config.MinChange, whatever
 	// this says.
 	MinDetectableChange float64 `json:"minDetectableChange"`
+	// Autocorrelation is the lag-1 autocorrelation of the between-run errors estimated over the
+	// whole series (0 below 20 runs, or when none shows): the tests, and the minimum detectable
+	// change, allow for it (docs/change-detection.md).
+	Autocorrelation float64 `json:"autocorrelation,omitempty"`
 }
 
 // Analysis is the verdict on one series.
@@ -177,8 +182,9 @@ type Analysis struct {
 	// Suspect is the strongest step since the last change (or minor step) that is big enough but
 	// not yet a change; nil when there is none.
 	Suspect *Suspect `json:"suspect,omitempty"`
-	// Noise is measured over the runs since the last change or minor step; its zero value before
-	// MinHistory runs.
+	// Noise is measured over the runs since the last change or minor step (over all the runs before
+	// MinHistory runs, with no verdict); its zero value for fewer than 2 runs. Its
+	// MinDetectableChange is the series' sensitivity, so that a caller needs no second pass.
 	Noise Noise `json:"noise"`
 }
 
@@ -189,8 +195,9 @@ type Analysis struct {
 // that maximizes the energy divergence of the two sides is tested with a random-effects step test
 // (see stats.go), its p-value corrected for the number of splits that could have been chosen (see
 // segment); a significant split that is not a drift is kept and both sides are searched again,
-// until no split is significant. Under no change at all, the probability of any change is then at
-// most Alpha.
+// until no split is significant (the sides of a drift are searched too: searchDrift). Under no
+// change at all, the probability of any change is then at most Alpha. When the runs are
+// autocorrelated, the series is searched again with the estimated autocorrelation (autocorr.go).
 func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 	if err := cfg.validate(); err != nil {
 		return Analysis{}, err
@@ -199,12 +206,27 @@ func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 		return Analysis{}, err
 	}
 	a := Analysis{State: InsufficientHistory, Runs: len(runs)}
+	d := detector{runs: runs, y: means(runs), s2: squaredStandardErrors(runs), sense: sense, cfg: cfg}
 	if len(runs) < cfg.MinHistory {
+		if len(runs) >= 2 {
+			a.Noise = d.noise(0, len(runs))
+		}
 		return a, nil
 	}
-	d := detector{runs: runs, y: means(runs), s2: squaredStandardErrors(runs), sense: sense, cfg: cfg}
 	d.energy = newEnergy(d.y)
 	d.segment(0, len(runs))
+	for range 3 {
+		var bounds []int
+		for _, s := range slices.Concat(d.changes, d.minor) {
+			bounds = append(bounds, s.Index)
+		}
+		phi := residualAutocorrelation(d.y, d.s2, bounds)
+		if phi <= d.phi {
+			break
+		}
+		d.phi, d.changes, d.minor = phi, nil, nil
+		d.segment(0, len(runs))
+	}
 	sort.Slice(d.changes, func(i, j int) bool { return d.changes[i].Index < d.changes[j].Index })
 	sort.Slice(d.minor, func(i, j int) bool { return d.minor[i].Index < d.minor[j].Index })
 	a.Changes, a.Minor = d.changes, d.minor
@@ -228,9 +250,10 @@ func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 type detector struct {
 	runs    []Run
 	y, s2   []float64
+	phi     float64
 	sense   Sense
 	cfg     Config
-	energy  energy
+	energy  *energy
 	changes []Step
 	minor   []Step
 }
@@ -248,11 +271,11 @@ func (d *detector) segment(s, e int) {
 	}
 	splits, pairs := splitCounts(e-s, m)
 	kappa := e
-	f := fitStep(d.y[s:e], d.s2[s:e], tau-s)
+	f := fitStepAR(d.y[s:e], d.s2[s:e], tau-s, d.phi)
 	adjusted := math.Min(1, 2*float64(splits)*f.P)
 	if adjusted > d.cfg.Alpha {
 		t2, k2, _ := d.energy.candidatePair(s, e, m)
-		f2 := fitStep(d.y[s:k2], d.s2[s:k2], t2-s)
+		f2 := fitStepAR(d.y[s:k2], d.s2[s:k2], t2-s, d.phi)
 		adjusted = math.Min(1, 2*float64(pairs)*f2.P)
 		if adjusted > d.cfg.Alpha {
 			return
@@ -260,6 +283,7 @@ func (d *detector) segment(s, e int) {
 		tau, kappa, f = t2, k2, f2
 	}
 	if looksLikeDrift(d.y[s:kappa], tau-s, f, d.cfg.Alpha, d.cfg.TrendAlpha) {
+		d.searchDrift(s, tau, e)
 		return
 	}
 	step := d.step(tau, s, kappa, f, adjusted)
@@ -270,6 +294,78 @@ func (d *detector) segment(s, e int) {
 	}
 	d.segment(s, tau)
 	d.segment(tau, e)
+}
+
+// searchDrift searches the two sides of a segment whose significant split looked like a drift. A
+// staircase of equal steps fits a trend as well as a drift does, and its steps are found on the
+// sides; once a side holds a step, the runs between the nearest steps (or minor steps) on each side
+// of the split no longer form a staircase, and they are searched again, which finds the step at
+// the split. The steps found are kept only when a trend beside them all is not significant at
+// TrendAlpha: pieces of a drift keep the drift's slope between them, the steps of a staircase
+// leave none. Each search is of a strictly shorter segment, so the recursion ends.
+func (d *detector) searchDrift(s, tau, e int) {
+	nc, nm := len(d.changes), len(d.minor)
+	d.segment(s, tau)
+	d.segment(tau, e)
+	l, r := s, e
+	for _, st := range slices.Concat(d.changes[nc:], d.minor[nm:]) {
+		switch {
+		case st.Index <= tau:
+			l = max(l, st.Index)
+		default:
+			r = min(r, st.Index)
+		}
+	}
+	if l == s && r == e {
+		return
+	}
+	d.segment(l, r)
+	var bounds []int
+	for _, st := range slices.Concat(d.changes[nc:], d.minor[nm:]) {
+		bounds = append(bounds, st.Index)
+	}
+	if trendBesideSteps(d.y[s:e], d.s2[s:e], s, bounds, d.cfg.TrendAlpha) {
+		d.changes, d.minor = d.changes[:nc], d.minor[:nm]
+	}
+}
+
+// trendBesideSteps fits a level for each piece of y between the steps at bounds (indices offset by
+// s) beside one linear trend over the run index, with random-effects weights around the pieces'
+// levels, and is true when the trend is significant at trendAlpha.
+func trendBesideSteps(y, s2 []float64, s int, bounds []int, trendAlpha float64) bool {
+	k := len(y)
+	slices.Sort(bounds)
+	groups := make([][2]int, 0, len(bounds)+1)
+	start := 0
+	for _, b := range bounds {
+		groups = append(groups, [2]int{start, b - s})
+		start = b - s
+	}
+	groups = append(groups, [2]int{start, k})
+	if k <= len(groups)+1 {
+		return false
+	}
+	w := reWeights(s2, dlTau2(y, s2, groups))
+	cols := make([][]float64, 0, len(groups)+1)
+	for _, g := range groups {
+		c := make([]float64, k)
+		for i := g[0]; i < g[1]; i++ {
+			c[i] = 1
+		}
+		cols = append(cols, c)
+	}
+	idx := make([]float64, k)
+	for i := range idx {
+		idx[i] = float64(i)
+	}
+	cols = append(cols, idx)
+	beta, cov, rss, ok := wls(cols, y, w)
+	if !ok {
+		return false
+	}
+	df := float64(k - len(cols))
+	j := len(cols) - 1
+	return twoSidedP(beta[j], math.Sqrt(rss/df*cov.At(j, j)), df) <= trendAlpha
 }
 
 func (d *detector) step(tau, s, e int, f stepFit, adjusted float64) Step {
@@ -293,9 +389,14 @@ func (d *detector) suspect(from int) *Suspect {
 	y, s2 := d.y[from:], d.s2[from:]
 	candidates := float64(n - from - m)
 	var best *Suspect
+	w := make([]float64, len(y))
+	fe := newFESums(y, s2)
 	for tau := from + m; tau < n; tau++ {
-		f := fitStep(y, s2, tau-from)
-		if math.Abs(f.Diff) < math.Log1p(d.cfg.MinChange) || f.P*candidates > d.cfg.SuspectAlpha {
+		f := fitLevelsWith(y, s2, tau-from, w, d.phi, fe.tau2(tau-from, len(y)))
+		if math.Abs(f.Diff) < math.Log1p(d.cfg.MinChange) {
+			continue
+		}
+		if f.P = twoSidedP(f.Diff, f.SE, f.DF); f.P*candidates > d.cfg.SuspectAlpha {
 			continue
 		}
 		if looksLikeDrift(y, tau-from, f, d.cfg.Alpha, d.cfg.TrendAlpha) {
@@ -361,16 +462,33 @@ func detectable(cfg Config, k int, se float64) float64 {
 func (d *detector) noise(from, to int) Noise {
 	g := summarizeGroup(d.y[from:to], d.s2[from:to])
 	before, after := to-from, d.cfg.MinRunsEachSide
-	se := math.Sqrt(g.RunVar * (1/float64(before) + 1/float64(after)))
+	se := math.Sqrt(g.RunVar * (1/float64(before) + 1/float64(after)) * equalRunsFactor(before, after, g, d.phi))
 	return Noise{Runs: before, RunSD: math.Sqrt(g.RunVar), BetweenSD: math.Sqrt(g.Tau2), WithinSE: math.Sqrt(g.WithinSE2),
-		MinDetectableChange: math.Expm1(detectable(d.cfg, before+after, se))}
+		MinDetectableChange: math.Expm1(detectable(d.cfg, before+after, se)), Autocorrelation: d.phi}
+}
+
+// equalRunsFactor is autocorrelationFactor for a step between `before` and `after` runs alike,
+// whose between-run share of the variance is g's.
+func equalRunsFactor(before, after int, g oneGroup, phi float64) float64 {
+	if phi <= 0 || g.RunVar <= 0 {
+		return 1
+	}
+	w := make([]float64, before+after)
+	for i := range w {
+		w[i] = 1
+	}
+	share := g.Tau2 / g.RunVar
+	if g.WithinSE2 == 0 {
+		share = 1
+	}
+	return autocorrelationFactor(w, before, math.Min(1, share), phi, true)
 }
 
 // MinDetectableChange is the smallest step (a fraction: 0.02 for 2%) that Analyze finds with
 // cfg.Power when `after` runs as noisy as `before` follow the runs `before` (which should share one
 // level), at cfg.Alpha with its correction for the splits of the combined series. It is what a board
 // shows as the sensitivity of a series at its current history; Analysis.Noise gives it for
-// after = MinRunsEachSide.
+// after = MinRunsEachSide. From 20 runs on it allows for the runs' autocorrelation as Analyze does.
 func MinDetectableChange(before []Run, after int, cfg Config) (float64, error) {
 	if err := cfg.validate(); err != nil {
 		return 0, err
@@ -381,7 +499,9 @@ func MinDetectableChange(before []Run, after int, cfg Config) (float64, error) {
 	if len(before) < 2 || after < 1 {
 		return 0, fmt.Errorf("a minimum detectable change needs at least 2 runs before and 1 after, got %d and %d", len(before), after)
 	}
-	g := summarizeGroup(means(before), squaredStandardErrors(before))
-	se := math.Sqrt(g.RunVar * (1/float64(len(before)) + 1/float64(after)))
+	y, s2 := means(before), squaredStandardErrors(before)
+	g := summarizeGroup(y, s2)
+	phi := residualAutocorrelation(y, s2, nil)
+	se := math.Sqrt(g.RunVar * (1/float64(len(before)) + 1/float64(after)) * equalRunsFactor(len(before), after, g, phi))
 	return math.Expm1(detectable(cfg, len(before)+after, se)), nil
 }

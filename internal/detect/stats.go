@@ -34,15 +34,36 @@ type stepFit struct {
 	Weights []float64
 	// RSS is the weighted residual sum of squares of the step model.
 	RSS float64
+	// Factor is how much the autocorrelation of the runs widened the variance of Diff (1 for
+	// independent runs).
+	Factor float64
 }
 
 // fitStep tests a step between y[:split] and y[split:]. It needs split >= 1, len(y)-split >= 1
 // and len(y) >= 3.
 func fitStep(y, s2 []float64, split int) stepFit {
+	return fitStepAR(y, s2, split, 0)
+}
+
+// fitStepAR is fitStep for runs whose between-run errors are AR(1) with phi (autocorr.go): the
+// variance of the step is widened by autocorrelationFactor.
+func fitStepAR(y, s2 []float64, split int, phi float64) stepFit {
+	f := fitLevels(y, s2, split, make([]float64, len(y)), phi)
+	f.P = twoSidedP(f.Diff, f.SE, f.DF)
+	return f
+}
+
+// fitLevels is fitStepAR without the p-value, its weights written to w (len(y) entries): the
+// search over every split of the suspect skips the p-value of a step too small to count.
+func fitLevels(y, s2 []float64, split int, w []float64, phi float64) stepFit {
+	return fitLevelsWith(y, s2, split, w, phi, dlTau2(y, s2, [][2]int{{0, split}, {split, len(y)}}))
+}
+
+// fitLevelsWith is fitLevels with the between-run variance tau2 given.
+func fitLevelsWith(y, s2 []float64, split int, w []float64, phi, tau2 float64) stepFit {
 	k := len(y)
 	groups := [2][2]int{{0, split}, {split, k}}
-	tau2 := dlTau2(y, s2, groups[:])
-	w := reWeights(s2, tau2)
+	fillREWeights(w, s2, tau2)
 	var mean, sumW [2]float64
 	for g, r := range groups {
 		mean[g], sumW[g] = weightedMean(y[r[0]:r[1]], w[r[0]:r[1]])
@@ -56,8 +77,13 @@ func fitStep(y, s2 []float64, split int) stepFit {
 	}
 	df := float64(k - 2)
 	f := stepFit{Diff: mean[1] - mean[0], DF: df, Tau2: tau2, Weights: w, RSS: rss}
-	f.SE = math.Sqrt(rss / df * (1/sumW[0] + 1/sumW[1]))
-	f.P = twoSidedP(f.Diff, f.SE, df)
+	f.Factor = autocorrelationFactor(w, split, tau2, phi, s2[0] != 0)
+	f.SE = math.Sqrt(rss / df * (1/sumW[0] + 1/sumW[1]) * f.Factor)
+	if phi > 0 {
+		// The residual mean square of correlated runs has fewer degrees of freedom: Bartlett's
+		// (1 - phi²)/(1 + phi²) of them.
+		f.DF = math.Max(1, df*(1-phi*phi)/(1+phi*phi))
+	}
 	return f
 }
 
@@ -94,6 +120,11 @@ func dlTau2(y, s2 []float64, groups [][2]int) float64 {
 
 func reWeights(s2 []float64, tau2 float64) []float64 {
 	w := make([]float64, len(s2))
+	fillREWeights(w, s2, tau2)
+	return w
+}
+
+func fillREWeights(w, s2 []float64, tau2 float64) {
 	for i, v := range s2 {
 		if v == 0 && tau2 == 0 {
 			w[i] = 1
@@ -101,7 +132,6 @@ func reWeights(s2 []float64, tau2 float64) []float64 {
 		}
 		w[i] = 1 / (v + tau2)
 	}
-	return w
 }
 
 func weightedMean(y, w []float64) (mean, sumW float64) {
@@ -245,4 +275,48 @@ func summarizeGroup(y, s2 []float64) oneGroup {
 	}
 	g.RunVar /= float64(k)
 	return g
+}
+
+// feSums are prefix sums over runs of the fixed-effect weights w = 1/s² and of w², w·y and w·y²
+// (y taken from its first value, which keeps the sums of squares small): DerSimonian and Laird's
+// tau² of any two adjacent groups then costs a few look-ups (the suspect search tries every split).
+type feSums struct {
+	origin           float64
+	w, w2, wy, wyy   []float64
+	withoutVariances bool
+}
+
+func newFESums(y, s2 []float64) feSums {
+	k := len(y)
+	f := feSums{origin: y[0], w: make([]float64, k+1), w2: make([]float64, k+1), wy: make([]float64, k+1), wyy: make([]float64, k+1),
+		withoutVariances: s2[0] == 0}
+	if f.withoutVariances {
+		return f
+	}
+	for i := range y {
+		w, d := 1/s2[i], y[i]-f.origin
+		f.w[i+1] = f.w[i] + w
+		f.w2[i+1] = f.w2[i] + w*w
+		f.wy[i+1] = f.wy[i] + w*d
+		f.wyy[i+1] = f.wyy[i] + w*d*d
+	}
+	return f
+}
+
+// tau2 is dlTau2 of the groups [0, split) and [split, k) of the runs the sums are of.
+func (f feSums) tau2(split, k int) float64 {
+	if f.withoutVariances {
+		return 0
+	}
+	var q, c float64
+	for _, r := range [2][2]int{{0, split}, {split, k}} {
+		sw := f.w[r[1]] - f.w[r[0]]
+		swy := f.wy[r[1]] - f.wy[r[0]]
+		q += f.wyy[r[1]] - f.wyy[r[0]] - swy*swy/sw
+		c += sw - (f.w2[r[1]]-f.w2[r[0]])/sw
+	}
+	if c <= 0 {
+		return 0
+	}
+	return math.Max(0, (q-float64(k-2))/c)
 }

@@ -65,8 +65,8 @@ func TestSquaredStandardErrorsModerateAndPool(t *testing.T) {
 	pooled := 4 * 4e-4 / 6
 	got := squaredStandardErrors(runs)
 	want := []float64{
-		(priorDF*pooled + 4*4e-4) / (priorDF + 4) / 5,
-		(priorDF*pooled + 0) / (priorDF + 2) / 3,
+		(10*pooled + 4*4e-4) / (10 + 4) / 5,
+		(10*pooled + 0) / (10 + 2) / 3,
 		pooled,
 	}
 	for i := range want {
@@ -102,3 +102,51 @@ func TestEnergyCandidateIsTheStep(t *testing.T) {
 }
 
 func close(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+// With 2 to 10 repetitions per run and no noise between runs, a run's own variance is too noisy to
+// weigh it by: with the raw variances (priorDF 0) more series alarm at a nominal 5% than alpha
+// allows, with the moderated ones (priorDF 10, a literal here) they stay well below it. The test
+// wants at most 40 of 1,000 (4%): the moderation's effect, which the bound of Binomial(1000, 0.05)
+// at 73 could not see (mutant D3 of the test review). Measured in the log.
+//
+//	go test ./internal/detect -run Moderation -v
+func TestModerationKeepsFewRepetitionsHonest(t *testing.T) {
+	if priorDF != 10 {
+		t.Errorf("priorDF = %v, want 10 (docs/change-detection.md)", priorDF)
+	}
+	cfg := DefaultConfig()
+	cfg.Alpha, cfg.MinChange = 0.05, 0
+	alarms := 0
+	for seed := range uint64(1000) {
+		a, err := Analyze(series(20000+seed, make([]float64, 30), noise{Within: 0.02, N: 2, MaxN: 10}), HigherIsBetter, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Changes) > 0 {
+			alarms++
+		}
+	}
+	t.Logf("2-10 repetitions, no noise between runs, alpha 0.05: %d/1000 series with a change", alarms)
+	if alarms > 40 {
+		t.Errorf("%d/1000 series alarmed at a nominal 5%%, want at most 40", alarms)
+	}
+}
+
+// The suspect search's tau² from prefix sums is DerSimonian and Laird's of the two groups, at
+// every split of series with and without within-run variances. Protects feSums.
+func TestPrefixTau2IsDerSimonianLaird(t *testing.T) {
+	for seed := range uint64(20) {
+		runs := series(seed, stepLevels(12, 10, 0.04), veryNoisyMachine)
+		y, s2 := means(runs), squaredStandardErrors(runs)
+		fe := newFESums(y, s2)
+		for split := 1; split < len(y); split++ {
+			want := dlTau2(y, s2, [][2]int{{0, split}, {split, len(y)}})
+			if got := fe.tau2(split, len(y)); !close(got, want, 1e-9) {
+				t.Errorf("seed %d split %d: tau² %v, want %v", seed, split, got, want)
+			}
+		}
+	}
+	if got := newFESums([]float64{1, 2, 3, 4}, make([]float64, 4)).tau2(2, 4); got != 0 {
+		t.Errorf("without variances: tau² %v, want 0", got)
+	}
+}
