@@ -62,10 +62,13 @@ kustomize_leftovers() {
   "${kubectl}" -n vmbench-system delete --ignore-not-found --wait=true \
     deployment/vmbench-manager service/vmbench-metrics serviceaccount/vmbench-manager \
     role/vmbench-leader-election rolebinding/vmbench-leader-election >/dev/null
-  "${kubectl}" delete --ignore-not-found clusterrole/vmbench-manager clusterrolebinding/vmbench-manager >/dev/null
-  "${kubectl}" delete --ignore-not-found validatingadmissionpolicy/vmbench-manager-secrets \
-    validatingadmissionpolicybinding/vmbench-manager-secrets validatingadmissionpolicy/vmbench-manager-children \
-    validatingadmissionpolicybinding/vmbench-manager-children >/dev/null
+  "${kubectl}" delete --ignore-not-found clusterrole/vmbench-manager clusterrolebinding/vmbench-manager \
+    clusterrole/vmbench-suites-edit clusterrole/vmbench-suites-view >/dev/null
+  local policy
+  for policy in privileged-platforms manager-secrets manager-children suite-status schedule-status; do
+    "${kubectl}" delete --ignore-not-found validatingadmissionpolicy/vmbench-${policy} \
+      validatingadmissionpolicybinding/vmbench-${policy} >/dev/null
+  done
 }
 
 vmbench() {

@@ -7,13 +7,15 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
-// A schedule exports what its status says at each reconcile (open findings, the times of its last
-// success and next run, the records kept) and, per benchmark, metric and platform, the ratio to the
+// A schedule exports what its status says at each reconcile (open findings, the times of its
+// creation, last success and next run, whether its spec is valid, the records kept) and, per benchmark, metric and platform, the ratio to the
 // baseline of its latest record, set when the record is appended, and the same values of the record
 // pinned in spec.baseline, set at each baseline verdict. After a restart of the manager both come
 // back with the next record.
@@ -40,6 +42,12 @@ var (
 	scheduleNextRunDesc = prometheus.NewDesc("vmbench_schedule_next_run_timestamp_seconds",
 		"When the schedule starts its next suite (status.nextScheduleTime), in Unix seconds; absent while suspended or invalid. "+
 			"Labels: namespace, schedule.", scheduleLabels, nil)
+	scheduleCreatedDesc = prometheus.NewDesc("vmbench_schedule_created_timestamp_seconds",
+		"When the schedule was created (metadata.creationTimestamp), in Unix seconds: the start of the wait for its first success. "+
+			"Labels: namespace, schedule.", scheduleLabels, nil)
+	scheduleValidDesc = prometheus.NewDesc("vmbench_schedule_valid",
+		"1 when the schedule's spec is valid (condition Valid True), 0 when it is not and the schedule starts nothing "+
+			"(the condition's message says what to change); absent before the manager judged it. Labels: namespace, schedule.", scheduleLabels, nil)
 	scheduleRecordsDesc = prometheus.NewDesc("vmbench_schedule_records",
 		"Records in the schedule's history (status.records). Labels: namespace, schedule.", scheduleLabels, nil)
 	scheduleBaselineDriftedDesc = prometheus.NewDesc("vmbench_schedule_baseline_drifted",
@@ -84,7 +92,7 @@ type scheduleCollector struct {
 var schedules = &scheduleCollector{schedules: map[string]*scheduleSeries{}}
 
 func (c *scheduleCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{scheduleFindingsOpenDesc, scheduleLastSuccessDesc, scheduleNextRunDesc, scheduleRecordsDesc,
+	for _, d := range []*prometheus.Desc{scheduleFindingsOpenDesc, scheduleLastSuccessDesc, scheduleNextRunDesc, scheduleCreatedDesc, scheduleValidDesc, scheduleRecordsDesc,
 		scheduleBaselineDriftedDesc, scheduleRatioDesc, scheduleRatioLowDesc, scheduleRatioHighDesc, scheduleNoiseDesc} {
 		ch <- d
 	}
@@ -156,7 +164,17 @@ func statusSeries(sched *vmbenchv1.BenchmarkSchedule) []prometheus.Metric {
 				float64(open[armKey{arm, regression}]), ns, name, labelValue(string(arm)), r))
 		}
 	}
+	if !sched.CreationTimestamp.IsZero() {
+		out = append(out, prometheus.MustNewConstMetric(scheduleCreatedDesc, prometheus.GaugeValue, unixSeconds(sched.CreationTimestamp.UnixNano()), ns, name))
+	}
 	st := sched.Status
+	if c := meta.FindStatusCondition(st.Conditions, vmbenchv1.ConditionValid); c != nil && c.Status != metav1.ConditionUnknown {
+		valid := 0.0
+		if c.Status == metav1.ConditionTrue {
+			valid = 1
+		}
+		out = append(out, prometheus.MustNewConstMetric(scheduleValidDesc, prometheus.GaugeValue, valid, ns, name))
+	}
 	if st.LastSuccessfulTime != nil {
 		out = append(out, prometheus.MustNewConstMetric(scheduleLastSuccessDesc, prometheus.GaugeValue, unixSeconds(st.LastSuccessfulTime.UnixNano()), ns, name))
 	}

@@ -17,8 +17,9 @@ import (
 func TestScheduleStatusSeries(t *testing.T) {
 	t.Cleanup(func() { ForgetSchedule("ns-status", "nightly") })
 	sched := &vmbenchv1.BenchmarkSchedule{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns-status", Name: "nightly"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns-status", Name: "nightly", CreationTimestamp: metav1.Unix(1690000000, 0)},
 		Status: vmbenchv1.BenchmarkScheduleStatus{
+			Conditions:         []metav1.Condition{{Type: vmbenchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonValid}},
 			LastSuccessfulTime: &metav1.Time{Time: time.Unix(1700000000, 0)},
 			NextScheduleTime:   &metav1.Time{Time: time.Unix(1700086400, 500_000_000)},
 			Records:            7,
@@ -63,9 +64,15 @@ vmbench_schedule_next_run_timestamp_seconds{namespace="ns-status",schedule="nigh
 # HELP vmbench_schedule_records ` + help(t, "vmbench_schedule_records") + `
 # TYPE vmbench_schedule_records gauge
 vmbench_schedule_records{namespace="ns-status",schedule="nightly"} 7
+# HELP vmbench_schedule_created_timestamp_seconds ` + help(t, "vmbench_schedule_created_timestamp_seconds") + `
+# TYPE vmbench_schedule_created_timestamp_seconds gauge
+vmbench_schedule_created_timestamp_seconds{namespace="ns-status",schedule="nightly"} 1.69e+09
+# HELP vmbench_schedule_valid ` + help(t, "vmbench_schedule_valid") + `
+# TYPE vmbench_schedule_valid gauge
+vmbench_schedule_valid{namespace="ns-status",schedule="nightly"} 1
 `
 	names := []string{"vmbench_schedule_findings_open", "vmbench_schedule_baseline_drifted", "vmbench_schedule_last_success_timestamp_seconds",
-		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_records"}
+		"vmbench_schedule_next_run_timestamp_seconds", "vmbench_schedule_records", "vmbench_schedule_created_timestamp_seconds", "vmbench_schedule_valid"}
 	if err := testutil.GatherAndCompare(registry, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +92,17 @@ vmbench_schedule_records{namespace="ns-status",schedule="nightly"} 7
 	}
 	if n := len(series(t, "vmbench_schedule_next_run_timestamp_seconds", map[string]string{"namespace": "ns-status"})); n != 0 {
 		t.Errorf("next run series of a suspended schedule: %d, want none", n)
+	}
+	// An invalid spec (VMBenchScheduleInvalid reads it), and a schedule not judged yet.
+	sched.Status.Conditions[0].Status = metav1.ConditionFalse
+	RecordSchedule(sched)
+	if got := series(t, "vmbench_schedule_valid", map[string]string{"namespace": "ns-status"}); len(got) != 1 || got[0].GetGauge().GetValue() != 0 {
+		t.Errorf("vmbench_schedule_valid of a schedule with Valid=False: %v, want one series of 0", got)
+	}
+	sched.Status.Conditions = nil
+	RecordSchedule(sched)
+	if n := len(series(t, "vmbench_schedule_valid", map[string]string{"namespace": "ns-status"})); n != 0 {
+		t.Errorf("vmbench_schedule_valid before the manager judged the spec: %d series, want none", n)
 	}
 
 	ForgetSchedule("ns-status", "nightly")

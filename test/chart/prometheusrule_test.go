@@ -1,16 +1,17 @@
 package chart
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/prometheus/promql/parser"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -45,7 +46,8 @@ type rule struct {
 	Annotations map[string]string `json:"annotations"`
 }
 
-var scheduleAlerts = []string{"VMBenchScheduleRegression", "VMBenchScheduleNotSucceeding", "VMBenchScheduleStuck", "VMBenchScheduleBaselineDrift"}
+var scheduleAlerts = []string{"VMBenchScheduleRegression", "VMBenchScheduleNotSucceeding", "VMBenchScheduleInvalid", "VMBenchScheduleStuck",
+	"VMBenchScheduleBaselineDrift"}
 
 // renderRule renders the chart with the PrometheusRule enabled and the given values; nil when the
 // chart renders none.
@@ -134,14 +136,18 @@ func TestPrometheusRules(t *testing.T) {
 }
 
 // TestPrometheusRulesReadExportedMetrics checks that every metric an alert reads is one the manager
-// exports, so that renaming a gauge cannot leave an alert that never fires.
+// exports, and every label an alert matches or groups by is one the manager puts on it, with the
+// value the alert looks for (T14): renaming a gauge, a label or a label value in the exporter cannot
+// leave an alert that never fires.
 func TestPrometheusRulesReadExportedMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	metrics.Register(reg)
 	now := metav1.NewTime(time.Now())
-	sched := &vmbenchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "chart-test", Name: "nightly"},
+	sched := &vmbenchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "chart-test", Name: "nightly", CreationTimestamp: now},
 		Status: vmbenchv1.BenchmarkScheduleStatus{LastSuccessfulTime: &now, NextScheduleTime: &now, Records: 1,
-			Baseline: &vmbenchv1.BaselineStatus{Suite: "nightly-1", Verdict: vmbenchv1.BaselineWithin}}}
+			Conditions: []metav1.Condition{{Type: vmbenchv1.ConditionValid, Status: metav1.ConditionFalse, Reason: "InvalidSchedule"}},
+			Findings:   []vmbenchv1.Finding{{ID: "a", Arm: vmbenchv1.ArmVM, Regression: true, State: vmbenchv1.FindingUntriaged}},
+			Baseline:   &vmbenchv1.BaselineStatus{Suite: "nightly-1", Verdict: vmbenchv1.BaselineWithin}}}
 	metrics.RecordSchedule(sched)
 	ratio := 1.0
 	metrics.RecordScheduleRecord(sched.Namespace, sched.Name, history.Record{Metrics: []history.MetricRecord{
@@ -151,26 +157,81 @@ func TestPrometheusRulesReadExportedMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var exported []string
+	// exported: metric name -> label name -> the values it has.
+	exported := map[string]map[string][]string{}
 	for _, f := range families {
-		exported = append(exported, f.GetName())
+		labels := map[string][]string{}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = append(labels[l.GetName()], l.GetValue())
+			}
+		}
+		exported[f.GetName()] = labels
 	}
-	names := regexp.MustCompile(`\bvmbench_[a-z_]+`)
 	pr := renderRule(t)
 	if pr == nil {
 		t.Fatal("prometheusRule.enabled=true renders no PrometheusRule")
 	}
 	for _, r := range pr.alerts() {
-		read := names.FindAllString(r.Expr, -1)
+		expr, err := parser.ParseExpr(r.Expr)
+		if err != nil {
+			t.Errorf("%s: %v", r.Alert, err)
+			continue
+		}
+		var read []string
+		var grouping []string
+		parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+			switch n := node.(type) {
+			case *parser.VectorSelector:
+				labels, ok := exported[n.Name]
+				if !strings.HasPrefix(n.Name, "vmbench_") {
+					t.Errorf("%s reads %q, not a vmbench metric", r.Alert, n.Name)
+					return nil
+				}
+				if !ok {
+					t.Errorf("%s reads %s, which the manager does not export", r.Alert, n.Name)
+					return nil
+				}
+				read = append(read, n.Name)
+				for _, m := range n.LabelMatchers {
+					if m.Name == "__name__" {
+						continue
+					}
+					values, ok := labels[m.Name]
+					if !ok {
+						t.Errorf("%s matches %s on %s, a label the manager does not put on it (it has %v)", r.Alert, n.Name, m, labelNames(labels))
+						continue
+					}
+					if !slices.ContainsFunc(values, m.Matches) {
+						t.Errorf("%s matches %s on %s, which no exported value %v satisfies", r.Alert, n.Name, m, values)
+					}
+				}
+			case *parser.AggregateExpr:
+				grouping = append(grouping, n.Grouping...)
+			case *parser.BinaryExpr:
+				if n.VectorMatching != nil {
+					grouping = append(grouping, n.VectorMatching.MatchingLabels...)
+				}
+			}
+			return nil
+		})
 		if len(read) == 0 {
 			t.Errorf("%s reads no vmbench metric: %s", r.Alert, r.Expr)
 		}
-		for _, n := range read {
-			if !slices.Contains(exported, n) {
-				t.Errorf("%s reads %s, which the manager does not export (it exports %v)", r.Alert, n, exported)
+		for _, label := range grouping {
+			for _, name := range read {
+				if _, ok := exported[name][label]; !ok {
+					t.Errorf("%s groups or matches by %s, a label %s does not have (it has %v)", r.Alert, label, name, labelNames(exported[name]))
+				}
 			}
 		}
 	}
+}
+
+func labelNames(labels map[string][]string) []string {
+	names := slices.Collect(maps.Keys(labels))
+	slices.Sort(names)
+	return names
 }
 
 func TestPrometheusRuleValues(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	. "github.com/onsi/gomega"
@@ -19,8 +20,10 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
@@ -32,6 +35,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/internal/platform"
 )
 
 // The kinds of the chart's objects that decide what the manager's service account may do.
@@ -447,4 +451,229 @@ func TestManagerRunsASuiteWithTheChartsRBAC(t *testing.T) {
 	h.eventuallySuite("chart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete), fmt.Sprint(s.Status.Conditions))
 	})
+}
+
+// builtRun is a run of the given platform as the suite controller plans it, in namespace ns, with
+// the shared storage, the NetworkPolicy and the Secret names of a real one.
+func builtRun(ns string, p vmbenchv1.Platform) platform.Run {
+	benchmarks := []vmbenchv1.Benchmark{
+		bench("cpu", vmbenchv1.BenchmarkSysbenchCPU).WithDefaults(),
+		bench("net", vmbenchv1.BenchmarkIperf3).WithDefaults(),
+		vmbenchv1.Benchmark{Name: "io", Type: vmbenchv1.BenchmarkIozone,
+			Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, vmbenchv1.StorageShared}}}.WithDefaults(),
+	}
+	suite := &vmbenchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: ns, UID: "4f1c7a52-5d1e-4d6e-9a0b-3c2d1e0f9a8b"},
+		Spec: vmbenchv1.BenchmarkSuiteSpec{
+			Platforms: []vmbenchv1.Platform{p}, Baseline: p.Name,
+			Cluster:       vmbenchv1.ClusterShape{Nodes: 2, CPU: 1, Memory: ptr.To(resource.MustParse("1Gi"))},
+			Benchmarks:    benchmarks,
+			Repetitions:   1,
+			SharedStorage: &vmbenchv1.SharedStorage{StorageClassName: "nfs", Size: ptr.To(resource.MustParse("4Gi"))},
+		},
+	}
+	run := platform.Run{
+		Suite: suite, Name: "demo-" + p.Name + "-1", Platform: p, Repetition: 1, Benchmarks: benchmarks,
+		SecretsOwner: "9d8c7b6a-5f4e-4d3c-8b2a-1a0f9e8d7c6b",
+		Auth: platform.Auth{Token: []byte("0123abcd"), SSHPrivateKey: []byte("-----PRIVATE KEY-----\n"), SSHPublicKey: []byte("ssh-ed25519 AAAA vmbench\n"),
+			SSHHostKey: []byte("-----HOST KEY-----\n"), SSHHostPublicKey: []byte("ssh-ed25519 HOST vmbench\n"), KnownHosts: []byte("* ssh-ed25519 HOST vmbench\n")},
+		Images:        platform.Images{Runner: "vmbench/runner:test", VMDisk: "vmbench/vm-disk:test", PullPolicy: corev1.PullIfNotPresent},
+		Deadline:      time.Hour,
+		VMNetwork:     platform.VMNetworkPasst,
+		NetworkPolicy: true,
+	}
+	run.AuthSecret = platform.SecretName(run, run.Name+"-auth")
+	return run
+}
+
+// The children policy also keeps a stolen manager token from the node and from data that is not the
+// run's (S3): each probe is a dry run of what the manager could be made to write, refused with a
+// message that says why; and every object the platform builders make for Container, Host (in a
+// namespace that allows it) and VM runs is admitted, created as the manager applies it, so that the
+// policy never refuses the manager's own work. A claim the binder bound stays the manager's to
+// re-apply.
+func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	newNamespace := func(prefix string, labels map[string]string) string {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Labels: labels}}
+		g.Expect(k8s.Create(ctx, ns)).To(Succeed())
+		t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+		return ns.Name
+	}
+	release := newNamespace("vmbench-system-", nil)
+	tenant := newNamespace("team-a-", nil)
+	hostTenant := newNamespace("team-host-", map[string]string{vmbenchv1.LabelPrivilegedPlatforms: "true"})
+	rbac, policy, sa := renderManagerAccess(t, "keeps", release)
+	createAll(t, g, rbac)
+	createAll(t, g, policy)
+	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: controllers.NewScheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	// apply writes obj as the manager does (server-side apply with its field manager), or creates
+	// a Secret, which the manager may only create.
+	apply := func(obj client.Object, opts ...client.ApplyOption) error {
+		if _, ok := obj.(*corev1.Secret); ok {
+			var create []client.CreateOption
+			if len(opts) > 0 {
+				create = append(create, client.DryRunAll)
+			}
+			return writer.Create(ctx, obj.DeepCopyObject().(client.Object), create...)
+		}
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return err
+		}
+		u := &unstructured.Unstructured{Object: content}
+		delete(u.Object, "status")
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		return writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+			append([]client.ApplyOption{client.FieldOwner(controllers.FieldManager), client.ForceOwnership}, opts...)...)
+	}
+	dryRun := func(obj client.Object) error { return apply(obj, client.DryRunAll) }
+
+	build := func(ns string, p vmbenchv1.Platform) []client.Object {
+		run := builtRun(ns, p)
+		adapter, err := platform.For(p.Type)
+		g.Expect(err).NotTo(HaveOccurred())
+		objs, err := adapter.Build(run)
+		g.Expect(err).NotTo(HaveOccurred(), "building the %s run", p.Type)
+		return objs
+	}
+	container := build(tenant, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer})
+	host := build(hostTenant, vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost})
+	vm := build(tenant, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM})
+	find := func(objs []client.Object, kind string) client.Object {
+		for _, o := range objs {
+			if o.GetObjectKind().GroupVersionKind().Kind == kind {
+				return o.DeepCopyObject().(client.Object)
+			}
+		}
+		t.Fatalf("the builders made no %s: %v", kind, objs)
+		return nil
+	}
+	kinds := map[string]bool{}
+	for _, o := range slices.Concat(container, host, vm) {
+		kinds[o.GetObjectKind().GroupVersionKind().Kind] = true
+	}
+	for _, kind := range []string{"MPIJob", "PersistentVolumeClaim", "NetworkPolicy", "Service", "ConfigMap", "VirtualMachineInstance", "Secret"} {
+		g.Expect(kinds).To(HaveKey(kind), "the builders' objects cover every kind the policy checks")
+	}
+	containerJob := func(mutate func(*corev1.PodSpec)) client.Object {
+		job := find(container, "MPIJob").(*mpiv2.MPIJob)
+		mutate(&job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeLauncher].Template.Spec)
+		return job
+	}
+
+	// A new policy takes a moment to be enforced: wait for one of its new refusals.
+	g.Eventually(func() error {
+		return dryRun(containerJob(func(p *corev1.PodSpec) { p.HostPID = true }))
+	}, timeout, interval).Should(MatchError(ContainSubstring("share no host namespace")))
+
+	for _, obj := range slices.Concat(container, host, vm) {
+		g.Expect(dryRun(obj)).To(Succeed(), "the manager's own %s %s/%s", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
+	}
+
+	nodeRoot := "MPIJob " + tenant + "/demo-container-1 asks for more, and is refused"
+	for name, mutate := range map[string]func(*corev1.PodSpec){
+		"privileged": func(p *corev1.PodSpec) {
+			p.Containers[0].SecurityContext.Privileged = ptr.To(true)
+		},
+		"privileged init container": func(p *corev1.PodSpec) {
+			p.InitContainers = []corev1.Container{{Name: "init", Image: "x", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}
+		},
+		"hostPID": func(p *corev1.PodSpec) { p.HostPID = true },
+		"hostIPC": func(p *corev1.PodSpec) { p.HostIPC = true },
+		"hostNetwork where no admin allowed Host": func(p *corev1.PodSpec) {
+			p.HostNetwork = true
+		},
+		"SYS_ADMIN": func(p *corev1.PodSpec) {
+			p.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW", "SYS_ADMIN"}
+		},
+		"nodeName": func(p *corev1.PodSpec) { p.NodeName = "control-plane" },
+	} {
+		g.Expect(dryRun(containerJob(mutate))).To(MatchError(ContainSubstring(nodeRoot)), name)
+	}
+	// The worker's template is checked as the launcher's.
+	job := find(container, "MPIJob").(*mpiv2.MPIJob)
+	job.Spec.MPIReplicaSpecs[mpiv2.MPIReplicaTypeWorker].Template.Spec.HostPID = true
+	g.Expect(dryRun(job)).To(MatchError(ContainSubstring(nodeRoot)), "a worker with hostPID")
+	// NET_RAW alone is the Host pods' (and allowed everywhere: it stays in the pod's network).
+	g.Expect(dryRun(containerJob(func(p *corev1.PodSpec) {
+		p.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW"}
+	}))).To(Succeed(), "NET_RAW")
+
+	claim := func(mutate func(*corev1.PersistentVolumeClaim)) client.Object {
+		c := find(container, "PersistentVolumeClaim").(*corev1.PersistentVolumeClaim)
+		mutate(c)
+		return c
+	}
+	claimRefused := "is not that, and is refused"
+	g.Expect(dryRun(claim(func(c *corev1.PersistentVolumeClaim) {
+		c.Spec.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "tenant-data"}
+	}))).To(MatchError(ContainSubstring("PersistentVolumeClaim "+tenant+"/demo-container-1-shared "+claimRefused)), "a clone of a tenant's claim")
+	g.Expect(dryRun(claim(func(c *corev1.PersistentVolumeClaim) {
+		c.Spec.DataSourceRef = &corev1.TypedObjectReference{APIGroup: ptr.To("snapshot.storage.k8s.io"), Kind: "VolumeSnapshot", Name: "nightly"}
+	}))).To(MatchError(ContainSubstring(claimRefused)), "a snapshot restored")
+	g.Expect(dryRun(claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "nfs-finance" }))).To(
+		MatchError(ContainSubstring(claimRefused)), "an Available volume picked by name")
+	g.Expect(dryRun(claim(func(c *corev1.PersistentVolumeClaim) { c.Name = "demo-container-1-data" }))).To(
+		MatchError(ContainSubstring(claimRefused)), "another name")
+
+	service := func(mutate func(*corev1.Service)) client.Object {
+		s := find(vm, "Service").(*corev1.Service)
+		mutate(s)
+		return s
+	}
+	serviceRefused := "Service " + tenant + "/demo-vm-1 is not one, and is refused"
+	g.Expect(dryRun(service(func(s *corev1.Service) { s.Spec.ExternalIPs = []string{"10.0.0.1"} }))).To(
+		MatchError(ContainSubstring(serviceRefused)), "externalIPs")
+	g.Expect(dryRun(service(func(s *corev1.Service) {
+		s.Spec.ClusterIP, s.Spec.Type = "", corev1.ServiceTypeLoadBalancer
+	}))).To(MatchError(ContainSubstring(serviceRefused)), "a LoadBalancer")
+	g.Expect(dryRun(service(func(s *corev1.Service) {
+		s.Spec.ClusterIP, s.Spec.Type, s.Spec.Selector, s.Spec.ExternalName = "", corev1.ServiceTypeExternalName, nil, "example.com"
+	}))).To(MatchError(ContainSubstring(serviceRefused)), "an ExternalName")
+	g.Expect(dryRun(service(func(s *corev1.Service) { s.Spec.Selector = map[string]string{"app": "tenant-db"} }))).To(
+		MatchError(ContainSubstring(serviceRefused)), "a selector of a tenant's pods")
+
+	networkPolicy := func(mutate func(*networkingv1.NetworkPolicySpec)) client.Object {
+		np := find(container, "NetworkPolicy").(*networkingv1.NetworkPolicy)
+		mutate(&np.Spec)
+		return np
+	}
+	npRefused := "NetworkPolicy " + tenant + "/demo-container-1 is not one, and is refused"
+	for name, mutate := range map[string]func(*networkingv1.NetworkPolicySpec){
+		"allow-all ingress":  func(s *networkingv1.NetworkPolicySpec) { s.Ingress = []networkingv1.NetworkPolicyIngressRule{{}} },
+		"every pod selected": func(s *networkingv1.NetworkPolicySpec) { s.PodSelector = metav1.LabelSelector{} },
+		"another run's pods": func(s *networkingv1.NetworkPolicySpec) { s.PodSelector.MatchLabels[vmbenchv1.LabelRun] = "other-run" },
+		"any namespace": func(s *networkingv1.NetworkPolicySpec) {
+			s.Ingress[0].From[0].NamespaceSelector = &metav1.LabelSelector{}
+		},
+		"another run as peer": func(s *networkingv1.NetworkPolicySpec) {
+			s.Ingress[0].From[0].PodSelector.MatchLabels[vmbenchv1.LabelRun] = "x"
+		},
+		"an address block": func(s *networkingv1.NetworkPolicySpec) {
+			s.Ingress[0].From = append(s.Ingress[0].From, networkingv1.NetworkPolicyPeer{IPBlock: &networkingv1.IPBlock{CIDR: "0.0.0.0/0"}})
+		},
+		"an egress rule": func(s *networkingv1.NetworkPolicySpec) {
+			s.PolicyTypes = append(s.PolicyTypes, networkingv1.PolicyTypeEgress)
+			s.Egress = []networkingv1.NetworkPolicyEgressRule{{}}
+		},
+	} {
+		g.Expect(dryRun(networkPolicy(mutate))).To(MatchError(ContainSubstring(npRefused)), name)
+	}
+
+	// The claim for real: the manager cannot point its pending claim at a volume of its choosing
+	// (the API server would let an update set volumeName while it is empty); once the binder has
+	// set it, the manager's next apply is still admitted.
+	shared := find(container, "PersistentVolumeClaim").(*corev1.PersistentVolumeClaim)
+	g.Expect(apply(shared)).To(Succeed())
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), shared) })
+	g.Expect(apply(claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "nfs-finance" }), client.DryRunAll)).To(
+		MatchError(ContainSubstring(claimRefused)), "the manager binds its pending claim to a volume by name")
+	bound := &corev1.PersistentVolumeClaim{}
+	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(shared), bound)).To(Succeed())
+	bound.Spec.VolumeName = "pv-by-the-binder"
+	g.Expect(k8s.Update(ctx, bound)).To(Succeed(), "the binder's update")
+	g.Expect(apply(find(container, "PersistentVolumeClaim"))).To(Succeed(), "the manager re-applies its bound claim")
 }
