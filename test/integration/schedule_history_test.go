@@ -127,8 +127,7 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 
 	h.startSchedules()
 	got := h.eventuallySchedule("forge", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
-		// 15 of the manager's records left unchanged, and the latest suite's.
-		g.Expect(s.Status.Records).To(Equal(int32(16)))
+		g.Expect(s.Status.Records).To(BeNumerically(">", 0))
 		g.Expect(s.Status.LastVersionCheck).NotTo(BeNil())
 		g.Expect(s.Status.Baseline).NotTo(BeNil())
 		g.Expect(meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionRegressed)).NotTo(BeNil())
@@ -138,6 +137,8 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 	h.g.Expect(got.Status.LastTrigger).To(BeNil(), "the tenant's node versions triggered a suite")
 	h.g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, vmbenchv1.ConditionRegressed)).To(BeFalse())
 	h.g.Expect(h.suitesOf("forge")).To(ConsistOf(latest), "a suite started from the tenant's lines")
+	// 15 of the manager's records left unchanged, and the latest suite's.
+	h.g.Expect(got.Status.Records).To(Equal(int32(16)))
 	h.g.Eventually(func() []corev1.Event { return h.scheduleEvents(vmbenchv1.ReasonHistoryIgnored) }, timeout, interval).Should(
 		ConsistOf(And(HaveField("Type", corev1.EventTypeWarning),
 			HaveField("Message", And(ContainSubstring("8 lines of ConfigMap forge-history-0 carry no signature"),
