@@ -173,8 +173,9 @@ func (r *ArchiveReconciler) mark(ctx context.Context, suite *vmbenchv1.Benchmark
 	} else {
 		suite.Annotations[vmbenchv1.AnnotationArchived] = string(suite.UID)
 	}
-	// The UID precondition: a suite of the same name made since is not this one.
-	if err := r.Patch(ctx, suite, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+	// Without the resourceVersion, so that the schedule's own mark in between is no conflict; a
+	// suite of the same name made since carries another UID, which the mark does not name.
+	if err := r.Patch(ctx, suite, client.MergeFrom(orig)); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Archived, then deleted: nothing was lost.
 			return nil
