@@ -23,6 +23,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/archive"
+	"github.com/vmbench/vmbench/internal/tables"
 )
 
 // The archive keeps a copy of every finished suite, its status and its result tables, in
@@ -131,7 +132,8 @@ type archived struct {
 	// written is false when suite.json was in the archive already.
 	written bool
 	tables  int
-	// missing are the table ConfigMaps deleted before they could be archived.
+	// missing are the table ConfigMaps deleted before they could be archived, and the benchmarks
+	// whose tables in status the archived ConfigMaps do not all hold.
 	missing []string
 	// gone is true when the suite itself was deleted (or replaced by another of its name) before
 	// its archive was written.
@@ -144,8 +146,8 @@ func (a *archived) message(location string) string {
 	}
 	msg := fmt.Sprintf("results archived to %s: suite.json and %d result-table ConfigMaps", location, a.tables)
 	if len(a.missing) > 0 {
-		msg += fmt.Sprintf("; the archive is incomplete: ConfigMaps %s were deleted before they could be archived (suite.json names them "+
-			"in annotation %s). A schedule keeps this suite: delete it by hand once you no longer need it", strings.Join(a.missing, ", "),
+		msg += fmt.Sprintf("; the archive is incomplete: result tables were deleted before they could be archived (%s; suite.json names them "+
+			"in annotation %s). A schedule keeps this suite: delete it by hand once you no longer need it", strings.Join(a.missing, "; "),
 			vmbenchv1.AnnotationArchiveIncomplete)
 	}
 	return msg
@@ -186,7 +188,7 @@ func (r *ArchiveReconciler) mark(ctx context.Context, suite *vmbenchv1.Benchmark
 }
 
 func incompleteNote(uid types.UID, missing []string) string {
-	return truncate(fmt.Sprintf("%s: result-table ConfigMaps %s were deleted before they could be archived", uid, strings.Join(missing, ", ")), 1024)
+	return truncate(fmt.Sprintf("%s: result tables were deleted before they could be archived: %s", uid, strings.Join(missing, "; ")), 1024)
 }
 
 // deletedUnarchived says, in the log and in an event on the suite that is gone, that a finished
@@ -232,6 +234,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, cached *vmbenchv1.Bench
 		return nil, err
 	}
 	done := &archived{written: true}
+	held := map[tableGroup]int32{}
 	for _, name := range names {
 		cm := &corev1.ConfigMap{}
 		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: suite.Namespace, Name: name}, cm); err != nil {
@@ -253,7 +256,9 @@ func (r *ArchiveReconciler) archive(ctx context.Context, cached *vmbenchv1.Bench
 			return nil, err
 		}
 		done.tables++
+		countTables(held, cm)
 	}
+	done.missing = append(done.missing, shortTables(&suite.Status, held)...)
 	if len(done.missing) > 0 {
 		// suite.json names what is missing, so that it never passes for a whole archive.
 		if suite.Annotations == nil {
@@ -271,6 +276,30 @@ func (r *ArchiveReconciler) archive(ctx context.Context, cached *vmbenchv1.Bench
 	return done, nil
 }
 
+// tableGroup is a benchmark on a platform, as status.results counts its tables.
+type tableGroup struct{ benchmark, platform string }
+
+// countTables adds the tables a result-table ConfigMap holds to held.
+func countTables(held map[tableGroup]int32, cm *corev1.ConfigMap) {
+	for key := range cm.Data {
+		if benchmark, _, _, ok := tables.ParseKey(key); ok {
+			held[tableGroup{benchmark, cm.Labels[vmbenchv1.LabelPlatform]}]++
+		}
+	}
+}
+
+// shortTables names the benchmarks whose tables status counts (results[].tables) and the archived
+// ConfigMaps do not all hold: a ConfigMap deleted before the listing leaves nothing else to miss.
+func shortTables(st *vmbenchv1.BenchmarkSuiteStatus, held map[tableGroup]int32) []string {
+	var out []string
+	for _, r := range st.Results {
+		if got := held[tableGroup{r.Benchmark, r.Platform}]; got < r.Tables {
+			out = append(out, fmt.Sprintf("%s on %s: %d of the %d tables in status", r.Benchmark, r.Platform, got, r.Tables))
+		}
+	}
+	return out
+}
+
 // archivedBefore reads the suite.json an earlier pass wrote, for whether it names missing tables.
 func (r *ArchiveReconciler) archivedBefore(ctx context.Context, dir string) (*archived, error) {
 	body, err := r.Store.Get(ctx, archive.SuiteKey(dir))
@@ -283,9 +312,8 @@ func (r *ArchiveReconciler) archivedBefore(ctx context.Context, dir string) (*ar
 	}
 	done := &archived{}
 	if note, ok := earlier.Annotations[vmbenchv1.AnnotationArchiveIncomplete]; ok {
-		_, missing, _ := strings.Cut(note, "result-table ConfigMaps ")
-		missing, _, _ = strings.Cut(missing, " were deleted")
-		done.missing = strings.Split(missing, ", ")
+		_, missing, _ := strings.Cut(note, "before they could be archived: ")
+		done.missing = strings.Split(missing, "; ")
 	}
 	return done, nil
 }

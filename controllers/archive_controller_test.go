@@ -153,7 +153,7 @@ func onlyArchiveMark(t *testing.T, obj client.Object, patch client.Patch) bool {
 func archiveWorldWith(t *testing.T, suite *vmbenchv1.BenchmarkSuite, extra interceptor.Funcs) client.Client {
 	t.Helper()
 	tables := func(run string) map[string]string {
-		return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run}
+		return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run, vmbenchv1.LabelPlatform: strings.Split(run, "-")[1]}
 	}
 	objs := []client.Object{suite,
 		tableMap("demo-vm-1-tables", suite.Name, suite.UID, tables("demo-vm-1")),
@@ -338,7 +338,7 @@ func TestArchiveWithAVanishedTableIsNeverMarkedWhole(t *testing.T) {
 	if err := json.Unmarshal(store.objects[dir+"/suite.json"], &archivedSuite); err != nil {
 		t.Fatal(err)
 	}
-	wantNote := "uid-1: result-table ConfigMaps demo-vm-1-tables were deleted before they could be archived"
+	wantNote := "uid-1: result tables were deleted before they could be archived: demo-vm-1-tables"
 	if archivedSuite.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote {
 		t.Errorf("suite.json's annotations %v, want %s=%q", archivedSuite.Annotations, vmbenchv1.AnnotationArchiveIncomplete, wantNote)
 	}
@@ -351,7 +351,7 @@ func TestArchiveWithAVanishedTableIsNeverMarkedWhole(t *testing.T) {
 	}
 	evs := drain(rec)
 	if len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning ArchiveIncomplete results archived to mem://"+dir+"/: suite.json and 1 result-table ConfigMaps; "+
-		"the archive is incomplete: ConfigMaps demo-vm-1-tables were deleted") {
+		"the archive is incomplete: result tables were deleted before they could be archived (demo-vm-1-tables; suite.json names them") {
 		t.Errorf("events %q, want one ArchiveIncomplete naming the table", evs)
 	}
 
@@ -366,6 +366,38 @@ func TestArchiveWithAVanishedTableIsNeverMarkedWhole(t *testing.T) {
 	}
 	if archivedWhole(got) || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote {
 		t.Errorf("after a restart the suite's annotations are %v, want the incomplete mark again", got.Annotations)
+	}
+}
+
+// A table ConfigMap deleted before the listing leaves nothing to miss there: the tables the
+// suite's status counts, per benchmark and platform, are what the archive must hold to be whole.
+func TestArchiveCountsTheTablesStatusCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		container, vm  int32
+		wantIncomplete string
+	}{
+		{name: "every table counted is archived", container: 1, vm: 1},
+		{name: "a ConfigMap of the container run's tables was deleted before the listing", container: 2, vm: 1,
+			wantIncomplete: "uid-1: result tables were deleted before they could be archived: net on container: 1 of the 2 tables in status"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			suite := completeSuiteWithManagedFields()
+			suite.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "net", Platform: "container", Tables: tc.container},
+				{Benchmark: "net", Platform: "vm", Tables: tc.vm}}
+			c := archiveWorld(t, suite)
+			r, _ := archiveReconciler(c, newMemStore())
+			if err := reconcileSuite(t, r, suite); err != nil {
+				t.Fatal(err)
+			}
+			got := &vmbenchv1.BenchmarkSuite{}
+			if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
+				t.Fatal(err)
+			}
+			if archivedWhole(got) != (tc.wantIncomplete == "") || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != tc.wantIncomplete {
+				t.Errorf("annotations %v: want whole %v, incomplete %q", got.Annotations, tc.wantIncomplete == "", tc.wantIncomplete)
+			}
+		})
 	}
 }
 

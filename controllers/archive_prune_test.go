@@ -206,7 +206,7 @@ func TestScheduleKeepsAnIncompleteArchiveAndWaitsForNoUnarchivable(t *testing.T)
 		}
 	}
 	patch(older, func(s *vmbenchv1.BenchmarkSuite) {
-		s.Annotations[vmbenchv1.AnnotationArchiveIncomplete] = string(s.UID) + ": result-table ConfigMaps x-tables were deleted before they could be archived"
+		s.Annotations[vmbenchv1.AnnotationArchiveIncomplete] = string(s.UID) + ": result tables were deleted before they could be archived: x-tables"
 	})
 	got := reconcileSchedule(t, r, c, sched)
 	cond := meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionAwaitingArchive)
