@@ -84,9 +84,12 @@ func TestArchiveValuesBecomeManagerFlagsAndMounts(t *testing.T) {
 	}
 
 	// IRSA or EKS Pod Identity: no Secret, no flag; the manager reads what EKS injects.
-	_, c = manager(t, render(t, append(slices.Clone(archiveValues[:6]), "--set", "archive.s3.workloadIdentity=true")...))
-	if slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--archive-s3-credentials-dir") }) {
-		t.Errorf("workloadIdentity, yet %v", c.Args)
+	_, workload := manager(t, render(t, append(slices.Clone(archiveValues[:6]), "--set", "archive.s3.workloadIdentity=true")...))
+	if slices.ContainsFunc(workload.Args, func(a string) bool { return strings.HasPrefix(a, "--archive-s3-credentials-dir") }) {
+		t.Errorf("workloadIdentity, yet %v", workload.Args)
+	}
+	if !slices.Contains(workload.Args, "--archive-s3-bucket=bench-results") {
+		t.Errorf("workloadIdentity: the archive is off: %v", workload.Args)
 	}
 
 	mounted := ""
