@@ -107,7 +107,8 @@ func (e *Error) Advice() string {
 	}
 	switch {
 	case e.Status == http.StatusForbidden:
-		return fmt.Sprintf("the server refused the request: check %s (the manager's log names the access key), and that they may read and write bucket %q", credentials, e.Bucket)
+		return fmt.Sprintf("the server refused the request: check %s and %s of %s (the manager's log names the access key), "+
+			"and that they may read and write bucket %q", EnvAccessKeyID, EnvSecretAccessKey, credentials, e.Bucket)
 	case e.Status == http.StatusNotFound && e.Op == "HeadObject":
 		return ""
 	case e.Status == http.StatusNotFound:

@@ -236,7 +236,7 @@ func (s *S3) fail(op, key string, err error) error {
 	case errors.As(err, &resp) && resp.StatusCode != 0:
 		e.Status, e.Code = resp.StatusCode, resp.Code
 		e.Message = strings.Join(strings.Fields(resp.Message), " ")
-		if (e.Status == http.StatusNotFound && op == "HeadObject") || (e.Code != "" && e.Code[0] >= '0' && e.Code[0] <= '9') {
+		if op == "HeadObject" || (e.Code != "" && e.Code[0] >= '0' && e.Code[0] <= '9') {
 			// An answer without an S3 error body (a HEAD answer never has one): minio-go made the
 			// code up from the status, which says nothing more.
 			e.Code, e.Message = "", ""
