@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -109,11 +110,50 @@ func tableMap(name, suite string, uid types.UID, labels map[string]string) *core
 
 // archiveWorld is a fake cluster with a finished suite, two of its table ConfigMaps, its raw
 // outputs, and a ConfigMap that has the suite's labels but another controller. Every write to the
-// cluster fails the test: the archive only reads.
+// cluster but the archive's mark on the suite fails the test: the archive only reads.
 func archiveWorld(t *testing.T, suite *vmbenchv1.BenchmarkSuite) client.Client {
 	t.Helper()
+	return archiveWorldWith(t, suite, interceptor.Funcs{})
+}
+
+// onlyArchiveMark says whether a patch changes nothing but the archive's annotations (and the
+// resourceVersion it is made against).
+func onlyArchiveMark(t *testing.T, obj client.Object, patch client.Patch) bool {
+	t.Helper()
+	data, err := patch.Data(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(data, &body); err != nil || len(body) != 1 || body["metadata"] == nil {
+		return false
+	}
+	for k, v := range body["metadata"] {
+		switch k {
+		case "resourceVersion":
+		case "annotations":
+			var annotations map[string]string
+			if err := json.Unmarshal(v, &annotations); err != nil {
+				return false
+			}
+			for a := range annotations {
+				if a != vmbenchv1.AnnotationArchived && a != vmbenchv1.AnnotationArchiveIncomplete {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	_, isSuite := obj.(*vmbenchv1.BenchmarkSuite)
+	return isSuite
+}
+
+// archiveWorldWith is archiveWorld whose Get of a ConfigMap goes through getConfigMap when set.
+func archiveWorldWith(t *testing.T, suite *vmbenchv1.BenchmarkSuite, extra interceptor.Funcs) client.Client {
+	t.Helper()
 	tables := func(run string) map[string]string {
-		return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run}
+		return map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelTablesOf: run, vmbenchv1.LabelPlatform: strings.Split(run, "-")[1]}
 	}
 	objs := []client.Object{suite,
 		tableMap("demo-vm-1-tables", suite.Name, suite.UID, tables("demo-vm-1")),
@@ -128,6 +168,11 @@ func archiveWorld(t *testing.T, suite *vmbenchv1.BenchmarkSuite) client.Client {
 	return fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		// The API server returns managedFields, which the fake client drops.
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if extra.Get != nil {
+				if err := extra.Get(ctx, c, key, obj, opts...); err != nil {
+					return err
+				}
+			}
 			if err := c.Get(ctx, key, obj, opts...); err != nil {
 				return err
 			}
@@ -140,8 +185,11 @@ func archiveWorld(t *testing.T, suite *vmbenchv1.BenchmarkSuite) client.Client {
 		Update: func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
 			return refuse("update")
 		},
-		Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
-			return refuse("patch")
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if !onlyArchiveMark(t, obj, patch) {
+				return refuse("patch")
+			}
+			return c.Patch(ctx, obj, patch, opts...)
 		},
 		Delete: func(context.Context, client.WithWatch, client.Object, ...client.DeleteOption) error {
 			return refuse("delete")
@@ -220,13 +268,178 @@ func TestArchiveWritesTheSuitesTablesThenTheSuite(t *testing.T) {
 	if store.exists != 1 || len(store.puts) != 3 || len(drain(rec)) != 0 {
 		t.Errorf("a second reconcile asked the store %d times, wrote %d objects; want 1 and 3", store.exists, len(store.puts))
 	}
-	// After a restart, the store says it is there: asked once, nothing written again.
+	marked := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), marked); err != nil {
+		t.Fatal(err)
+	}
+	if marked.Annotations[vmbenchv1.AnnotationArchived] != string(suite.UID) || marked.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != "" {
+		t.Errorf("the suite is not marked archived whole: %v", marked.Annotations)
+	}
+	// After a restart the mark says it is archived: the store is not asked, nothing is written.
 	r2, rec2 := archiveReconciler(c, store)
 	if err := reconcileSuite(t, r2, suite); err != nil {
 		t.Fatal(err)
 	}
-	if store.exists != 2 || len(store.puts) != 3 || len(drain(rec2)) != 0 {
-		t.Errorf("after a restart: asked %d times, wrote %d objects; want 2 and 3", store.exists, len(store.puts))
+	if store.exists != 1 || len(store.puts) != 3 || len(drain(rec2)) != 0 {
+		t.Errorf("after a restart: asked %d times, wrote %d objects; want 1 and 3", store.exists, len(store.puts))
+	}
+}
+
+// A restart between the archive's writes and its mark: the next pass finds suite.json (HEAD),
+// writes nothing again, and marks the suite as suite.json says, whole here.
+func TestArchiveMarksASuiteWrittenBeforeARestart(t *testing.T) {
+	suite := completeSuiteWithManagedFields()
+	store := newMemStore()
+	r, _ := archiveReconciler(archiveWorld(t, suite), store)
+	if err := reconcileSuite(t, r, suite); err != nil {
+		t.Fatal(err)
+	}
+	written := len(store.puts)
+	// The same store, a cluster whose suite never got the mark.
+	c := archiveWorld(t, suite)
+	r2, rec2 := archiveReconciler(c, store)
+	if err := reconcileSuite(t, r2, suite); err != nil {
+		t.Fatal(err)
+	}
+	if len(store.puts) != written {
+		t.Errorf("wrote %v again", store.puts[written:])
+	}
+	got := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Annotations[vmbenchv1.AnnotationArchived] != string(suite.UID) {
+		t.Errorf("not marked archived whole: %v", got.Annotations)
+	}
+	if evs := drain(rec2); len(evs) != 0 {
+		t.Errorf("events %q, want none: nothing was written", evs)
+	}
+}
+
+// S8: a table ConfigMap deleted between the listing and its read leaves an archive that is not
+// whole: suite.json names the missing table, the suite is marked incomplete and never archived
+// whole, and a Warning says what to do. After a restart, the mark follows what suite.json says.
+func TestArchiveWithAVanishedTableIsNeverMarkedWhole(t *testing.T) {
+	suite := completeSuiteWithManagedFields()
+	vanish := interceptor.Funcs{Get: func(_ context.Context, _ client.WithWatch, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+		if _, ok := obj.(*corev1.ConfigMap); ok && key.Name == "demo-vm-1-tables" {
+			return apierrors.NewNotFound(corev1.Resource("configmaps"), key.Name)
+		}
+		return nil
+	}}
+	store := newMemStore()
+	c := archiveWorldWith(t, suite, vanish)
+	r, rec := archiveReconciler(c, store)
+	if err := reconcileSuite(t, r, suite); err != nil {
+		t.Fatal(err)
+	}
+	dir := "vmbench/prod/bench/demo/uid-1"
+	var archivedSuite vmbenchv1.BenchmarkSuite
+	if err := json.Unmarshal(store.objects[dir+"/suite.json"], &archivedSuite); err != nil {
+		t.Fatal(err)
+	}
+	wantNote := "uid-1: result tables were deleted before they could be archived: demo-vm-1-tables"
+	if archivedSuite.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote {
+		t.Errorf("suite.json's annotations %v, want %s=%q", archivedSuite.Annotations, vmbenchv1.AnnotationArchiveIncomplete, wantNote)
+	}
+	got := &vmbenchv1.BenchmarkSuite{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Annotations[vmbenchv1.AnnotationArchived] != "" || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote || archivedWhole(got) {
+		t.Errorf("the suite's annotations %v: want it marked incomplete, never archived whole", got.Annotations)
+	}
+	evs := drain(rec)
+	if len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning ArchiveIncomplete results archived to mem://"+dir+"/: suite.json and 1 result-table ConfigMaps; "+
+		"the archive is incomplete: result tables were deleted before they could be archived (demo-vm-1-tables; suite.json names them") {
+		t.Errorf("events %q, want one ArchiveIncomplete naming the table", evs)
+	}
+
+	// A restart before the mark: what suite.json says is what the suite is marked with.
+	c2 := archiveWorld(t, suite)
+	r2, _ := archiveReconciler(c2, store)
+	if err := reconcileSuite(t, r2, suite); err != nil {
+		t.Fatal(err)
+	}
+	if err := c2.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
+		t.Fatal(err)
+	}
+	if archivedWhole(got) || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote {
+		t.Errorf("after a restart the suite's annotations are %v, want the incomplete mark again", got.Annotations)
+	}
+}
+
+// A table ConfigMap deleted before the listing leaves nothing to miss there: the tables the
+// suite's status counts, per benchmark and platform, are what the archive must hold to be whole.
+func TestArchiveCountsTheTablesStatusCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		container, vm  int32
+		wantIncomplete string
+	}{
+		{name: "every table counted is archived", container: 1, vm: 1},
+		{name: "a ConfigMap of the container run's tables was deleted before the listing", container: 2, vm: 1,
+			wantIncomplete: "uid-1: result tables were deleted before they could be archived: net on container: 1 of the 2 tables in status"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			suite := completeSuiteWithManagedFields()
+			suite.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "net", Platform: "container", Tables: tc.container},
+				{Benchmark: "net", Platform: "vm", Tables: tc.vm}}
+			c := archiveWorld(t, suite)
+			r, _ := archiveReconciler(c, newMemStore())
+			if err := reconcileSuite(t, r, suite); err != nil {
+				t.Fatal(err)
+			}
+			got := &vmbenchv1.BenchmarkSuite{}
+			if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
+				t.Fatal(err)
+			}
+			if archivedWhole(got) != (tc.wantIncomplete == "") || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != tc.wantIncomplete {
+				t.Errorf("annotations %v: want whole %v, incomplete %q", got.Annotations, tc.wantIncomplete == "", tc.wantIncomplete)
+			}
+		})
+	}
+}
+
+// S8: a finished suite deleted before the archive could write it (the store was down) is said to
+// be lost, in the log and in a Warning event on it.
+func TestArchiveWarnsOfASuiteDeletedBeforeItWasArchived(t *testing.T) {
+	suite := completeSuiteWithManagedFields()
+	store := newMemStore()
+	down := errors.New("connection refused")
+	store.putFails = func(string) error { return down }
+	c := archiveWorld(t, suite)
+	r, rec := archiveReconciler(c, store)
+	if err := reconcileSuite(t, r, suite); !errors.Is(err, down) {
+		t.Fatalf("reconcile: %v", err)
+	}
+	drain(rec)
+	// Deleted as the cache sees it (the fake client refuses the archive's deletes).
+	r.Client = fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+	if err := reconcileSuite(t, r, suite); err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(rec)
+	if len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DeletedBeforeArchive suite demo (uid uid-1) was deleted before the archive held it") {
+		t.Errorf("events %q, want one DeletedBeforeArchive", evs)
+	}
+	// Said once.
+	if err := reconcileSuite(t, r, suite); err != nil || len(drain(rec)) != 0 {
+		t.Errorf("a second reconcile of the deleted suite: %v, or a second event", err)
+	}
+
+	// Gone from the API server while the cache still has it: the same.
+	store.putFails = nil
+	r2, rec2 := archiveReconciler(c, store)
+	r2.APIReader = fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+	if err := reconcileSuite(t, r2, suite); err != nil {
+		t.Fatal(err)
+	}
+	if evs := drain(rec2); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DeletedBeforeArchive") {
+		t.Errorf("events %q, want one DeletedBeforeArchive", evs)
+	}
+	if len(store.puts) != 0 {
+		t.Errorf("wrote %v for a suite that is gone", store.puts)
 	}
 }
 

@@ -55,6 +55,10 @@ type ScheduleReconciler struct {
 
 	// newest is each schedule's newest record, against status.analyzedThrough.
 	newest newestRecords
+
+	// Archive is true when the manager archives finished suites (--archive-s3-*): a suite beyond
+	// the history limits is then deleted only once the archive holds it whole.
+	Archive bool
 }
 
 func (r *ScheduleReconciler) minInterval() time.Duration {
@@ -319,18 +323,24 @@ func (r *ScheduleReconciler) recordedSuites(ctx context.Context, sched *vmbenchv
 	}, nil
 }
 
-// prune deletes the oldest finished, recorded suites beyond the history limits.
+// prune deletes the oldest finished, recorded suites beyond the history limits; with an archive,
+// only those the archive holds whole (archive_prune.go).
 func (r *ScheduleReconciler) prune(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, finished []*vmbenchv1.BenchmarkSuite) ([]scheduleEvent, error) {
 	var events []scheduleEvent
+	var kept []*vmbenchv1.BenchmarkSuite
 	for _, name := range pruneFinished(sched.Spec, finished) {
 		s := findSuite(finished, name)
+		if awaitsArchive(r.Archive, s) {
+			kept = append(kept, s)
+			continue
+		}
 		if err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
 			return nil, fmt.Errorf("deleting suite %s beyond the history limit: %w", s.Name, err)
 		}
 		events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonHistoryLimitDeleted, action: "Delete",
 			note: fmt.Sprintf("deleted suite %s beyond the history limit; its record stays in the schedule's history", s.Name)})
 	}
-	return events, nil
+	return append(events, eventList(setAwaitingArchive(sched, r.Archive, kept))...), nil
 }
 
 // pruneFinished names the finished suites to delete: per outcome, all but the newest limit, and

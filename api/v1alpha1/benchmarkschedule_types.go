@@ -569,8 +569,8 @@ type BenchmarkScheduleStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions are Valid, Suspended, StartSkipped, HistoryRecorded, ChangeSuspected, Regressed and
-	// Drifted.
+	// Conditions are Valid, Suspended, StartSkipped, HistoryRecorded, ChangeSuspected, Regressed,
+	// Drifted and, when the manager archives finished suites, AwaitingArchive.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
 	// +listType=map
@@ -745,6 +745,10 @@ const (
 	// ConditionDrifted is True when a series has drifted from the baseline pinned in
 	// spec.baseline by more than the tolerance; the message names the series and what to do.
 	ConditionDrifted = "Drifted"
+	// ConditionAwaitingArchive is set only when the manager archives finished suites: True while
+	// suites beyond the history limits are kept because the archive does not hold them whole yet;
+	// the message names them and what to check.
+	ConditionAwaitingArchive = "AwaitingArchive"
 )
 
 // Condition reasons of a BenchmarkSchedule.
@@ -774,6 +778,10 @@ const (
 	ReasonRegressed           = "Regressed"
 	ReasonNoRegression        = "NoOpenRegression"
 	ReasonFindingsNotAnalyzed = "HistoryNotAnalyzed"
+	// ReasonAwaitingArchive: suites beyond the history limits are kept until the archive holds them
+	// whole; ReasonNothingAwaitsArchive: none is.
+	ReasonAwaitingArchive      = "AwaitingArchive"
+	ReasonNothingAwaitsArchive = "NothingAwaitsArchive"
 )
 
 // Reasons of confirmation runs (events) and of the condition Drifted.

@@ -19,6 +19,17 @@ const (
 	LabelTablesOf = "vmbench.io/tables-of"
 )
 
+// Annotations the archive of finished suites (--archive-s3-*) puts on a suite it has written.
+const (
+	// AnnotationArchived holds the suite's UID once the archive holds the suite whole: suite.json
+	// and every result table. A schedule deletes a suite beyond its history limits only then.
+	AnnotationArchived = "vmbench.io/archived"
+	// AnnotationArchiveIncomplete is "<uid>: <what is missing>" once suite.json is written but some
+	// of the suite's result tables were deleted before they could be archived; suite.json carries
+	// it too. Such an archive is not whole, and a schedule keeps the suite until someone deletes it.
+	AnnotationArchiveIncomplete = "vmbench.io/archive-incomplete"
+)
+
 // Role values of LabelRole.
 const (
 	RoleMaster = "master"

@@ -14,16 +14,20 @@ import (
 // archiveOptions are the flags of the archive of finished suites in S3-compatible object storage
 // (docs/archive.md); without an endpoint and a bucket there is no archive.
 type archiveOptions struct {
-	endpoint, bucket, prefix, region, caFile string
+	endpoint, bucket, prefix, region, caFile, credentialsDir string
 }
 
 func (a *archiveOptions) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&a.endpoint, "archive-s3-endpoint", "",
 		"URL of the S3-compatible server (http:// or https://) that keeps a copy of every finished suite, its status and result tables; "+
-			"with --archive-s3-bucket. Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN). Empty: no archive.")
+			"with --archive-s3-bucket. Credentials come from the files of --archive-s3-credentials-dir, else AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "+
+			"(and AWS_SESSION_TOKEN) in the environment, else a web identity token (IRSA) or EKS Pod Identity. Empty: no archive.")
 	fs.StringVar(&a.bucket, "archive-s3-bucket", "", "Bucket of the archive, addressed path-style; it must exist.")
 	fs.StringVar(&a.prefix, "archive-s3-prefix", "", "Key prefix of the archive in the bucket, e.g. vmbench/prod; empty: the bucket's top.")
 	fs.StringVar(&a.region, "archive-s3-region", archive.DefaultRegion, "Region the archive's requests are signed for.")
+	fs.StringVar(&a.credentialsDir, "archive-s3-credentials-dir", "",
+		"Directory (a mounted Secret) holding the archive's keys in files AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and, optionally, AWS_SESSION_TOKEN; "+
+			"they are read again when they change, so a rotated Secret needs no restart.")
 	fs.StringVar(&a.caFile, "archive-s3-ca-file", "", "PEM file of the CA certificates that the archive's https:// endpoint is verified with, beside the system's.")
 }
 
@@ -33,8 +37,8 @@ func (a archiveOptions) enabled() bool { return a.endpoint != "" || a.bucket != 
 func (a archiveOptions) validate() error {
 	switch {
 	case !a.enabled():
-		if a.prefix != "" || a.caFile != "" {
-			return fmt.Errorf("--archive-s3-prefix or --archive-s3-ca-file is set without --archive-s3-endpoint and --archive-s3-bucket: " +
+		if a.prefix != "" || a.caFile != "" || a.credentialsDir != "" {
+			return fmt.Errorf("--archive-s3-prefix, --archive-s3-ca-file or --archive-s3-credentials-dir is set without --archive-s3-endpoint and --archive-s3-bucket: " +
 				"give both to archive finished suites, or drop the other archive flags")
 		}
 		return nil
@@ -45,20 +49,21 @@ func (a archiveOptions) validate() error {
 	case strings.HasPrefix(a.prefix, "/"):
 		return fmt.Errorf("--archive-s3-prefix=%q: give the prefix without a leading '/'", a.prefix)
 	}
-	_, err := a.config(archive.Credentials{AccessKeyID: "-", SecretAccessKey: "-"})
+	_, err := a.config(archive.Static(archive.Credentials{AccessKeyID: "-", SecretAccessKey: "-"}))
 	return err
 }
 
-func (a archiveOptions) config(cred archive.Credentials) (*archive.S3, error) {
+func (a archiveOptions) config(cred *archive.CredentialSource) (*archive.S3, error) {
 	return archive.New(archive.Config{Endpoint: a.endpoint, Bucket: a.bucket, Region: a.region, CAFile: a.caFile, Credentials: cred})
 }
 
-// setupArchive adds the archive's controller to the manager, if the flags ask for one.
-func (a archiveOptions) setup(mgr ctrl.Manager) error {
+// setup adds the archive's controller to the manager, if the flags ask for one, and tells the
+// schedules to delete a suite only once it is archived whole.
+func (a archiveOptions) setup(mgr ctrl.Manager, schedules *controllers.ScheduleReconciler) error {
 	if !a.enabled() {
 		return nil
 	}
-	cred, err := archive.CredentialsFromEnv()
+	cred, err := archive.FromEnvironment(a.credentialsDir)
 	if err != nil {
 		return err
 	}
@@ -66,7 +71,12 @@ func (a archiveOptions) setup(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
-	ctrl.Log.WithName("setup").Info("archive of finished suites", "location", store.Location(strings.Trim(a.prefix, "/")))
+	logger := ctrl.Log.WithName("setup")
+	logger.Info("archive of finished suites", "location", store.Location(strings.Trim(a.prefix, "/")), "credentials", cred.String())
+	if store.Insecure() {
+		logger.Info("WARNING: the archive's endpoint is plain http://: anyone on the path can read and change what is archived, "+
+			"or answer that a suite is archived when it is not; use an https:// endpoint", "endpoint", a.endpoint)
+	}
 	r := &controllers.ArchiveReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store, Prefix: a.prefix,
 		Recorder: mgr.GetEventRecorder("vmbench"),
@@ -74,5 +84,6 @@ func (a archiveOptions) setup(mgr ctrl.Manager) error {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the archive controller: %w", err)
 	}
+	schedules.Archive = true
 	return nil
 }

@@ -22,7 +22,8 @@ func TestArchiveFlags(t *testing.T) {
 	}{
 		{archiveOptions{endpoint: "https://s3.example.com"}, "--archive-s3-endpoint=\"https://s3.example.com\" is set without --archive-s3-bucket"},
 		{archiveOptions{bucket: "results"}, "--archive-s3-bucket=\"results\" is set without --archive-s3-endpoint"},
-		{archiveOptions{prefix: "vmbench"}, "--archive-s3-prefix or --archive-s3-ca-file is set without"},
+		{archiveOptions{prefix: "vmbench"}, "--archive-s3-prefix, --archive-s3-ca-file or --archive-s3-credentials-dir is set without"},
+		{archiveOptions{credentialsDir: "/etc/vmbench/archive-credentials"}, "--archive-s3-prefix, --archive-s3-ca-file or --archive-s3-credentials-dir is set without"},
 		{archiveOptions{endpoint: "s3.example.com:9000", bucket: "results"}, "is not an http:// or https:// URL"},
 		{archiveOptions{endpoint: "https://s3.example.com", bucket: "Results"}, "is not an S3 bucket name"},
 		{archiveOptions{endpoint: "https://s3.example.com", bucket: "results", prefix: "/vmbench"}, "--archive-s3-prefix=\"/vmbench\": give the prefix without a leading '/'"},

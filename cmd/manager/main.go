@@ -343,7 +343,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	if err := schedules.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("setting up the schedule controller: %w", err)
 	}
-	if err := o.archive.setup(mgr); err != nil {
+	if err := o.archive.setup(mgr, schedules); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -23,8 +23,12 @@ type Error struct {
 	Status int
 	// Code and Message are the server's S3 error, when its answer had one.
 	Code, Message string
-	// AccessKeyID and Region are what the request was signed with, for the advice.
-	AccessKeyID, Region string
+	// Region is what the request was signed for, and Credentials where its keys came from, for
+	// the advice.
+	Region, Credentials string
+	// AccessKeyID is the key the request was signed with, for the manager's log only: Error() does
+	// not say it, as the message goes into events that the suite's namespace reads.
+	AccessKeyID string
 	// Err is why no answer came (or why the answer could not be read).
 	Err error
 }
@@ -36,6 +40,8 @@ func (e *Error) Error() string {
 	}
 	var cause string
 	switch {
+	case e.Status == 0 && errors.As(e.Err, new(*CredentialsError)):
+		cause = oneLine(e.Err)
 	case e.Status == 0:
 		cause = "no answer: " + oneLine(e.Err)
 	case e.Err != nil:
@@ -68,7 +74,10 @@ func (e *Error) Advice() string {
 	if e.Status == 0 {
 		return e.transportAdvice()
 	}
-	credentials := fmt.Sprintf("%s and %s (the chart's archive.s3.credentialsSecret)", EnvAccessKeyID, EnvSecretAccessKey)
+	credentials := e.Credentials
+	if credentials == "" {
+		credentials = "the archive's credentials"
+	}
 	switch e.Code {
 	case "NoSuchBucket":
 		return fmt.Sprintf("bucket %q does not exist at %s: create it (aws s3 mb s3://%s --endpoint-url %s, or mc mb), "+
@@ -76,15 +85,16 @@ func (e *Error) Advice() string {
 	case "NoSuchKey":
 		return ""
 	case "InvalidAccessKeyId":
-		return fmt.Sprintf("the server knows no access key %q: correct %s (the chart's archive.s3.credentialsSecret)", e.AccessKeyID, EnvAccessKeyID)
+		return fmt.Sprintf("the server knows no such access key (the manager's log names it): correct %s in %s", EnvAccessKeyID, credentials)
 	case "SignatureDoesNotMatch":
-		return fmt.Sprintf("the signature does not match: %s is not the secret of access key %q (the chart's archive.s3.credentialsSecret)",
-			EnvSecretAccessKey, e.AccessKeyID)
+		return fmt.Sprintf("the signature does not match: %s is not the secret of the access key (the manager's log names it) in %s",
+			EnvSecretAccessKey, credentials)
 	case "AccessDenied", "AllAccessDisabled":
-		return fmt.Sprintf("access key %q may not do this: grant it s3:PutObject, s3:GetObject and s3:ListBucket on bucket %q, or give other credentials in %s",
-			e.AccessKeyID, e.Bucket, credentials)
+		return fmt.Sprintf("the access key (the manager's log names it) may not do this: grant it s3:PutObject, s3:GetObject and s3:ListBucket on bucket %q, "+
+			"or give other credentials in %s", e.Bucket, credentials)
 	case "ExpiredToken", "InvalidToken", "TokenRefreshRequired":
-		return fmt.Sprintf("the session token is expired or not valid: renew %s, or use long-lived credentials", EnvSessionToken)
+		return fmt.Sprintf("the session token is expired or not valid: renew %s in %s (a mounted Secret is read again when it changes), "+
+			"or use credentials that are refreshed (IRSA, EKS Pod Identity)", EnvSessionToken, credentials)
 	case "RequestTimeTooSkewed":
 		return "the manager's clock and the server's differ by more than 15 minutes: synchronise the nodes' clocks (NTP)"
 	case "AuthorizationHeaderMalformed", "PermanentRedirect", "IncorrectEndpoint":
@@ -97,7 +107,8 @@ func (e *Error) Advice() string {
 	}
 	switch {
 	case e.Status == http.StatusForbidden:
-		return fmt.Sprintf("the server refused the request: check %s (access key %q), and that they may read and write bucket %q", credentials, e.AccessKeyID, e.Bucket)
+		return fmt.Sprintf("the server refused the request: check %s and %s of %s (the manager's log names the access key), "+
+			"and that they may read and write bucket %q", EnvAccessKeyID, EnvSecretAccessKey, credentials, e.Bucket)
 	case e.Status == http.StatusNotFound && e.Op == "HeadObject":
 		return ""
 	case e.Status == http.StatusNotFound:
@@ -116,6 +127,11 @@ func (e *Error) transportAdvice() string {
 	var verify *tls.CertificateVerificationError
 	var dns *net.DNSError
 	var netErr net.Error
+	var credErr *CredentialsError
+	if errors.As(e.Err, &credErr) {
+		return "check that source: the key files exist, or that the web identity token and role (or the Pod Identity agent) answer; " +
+			"the archive tries again with backoff"
+	}
 	endpoint := fmt.Sprintf("check the endpoint %s (--archive-s3-endpoint, the chart's archive.s3.endpoint), that the server runs, "+
 		"and that no NetworkPolicy or firewall stops the manager's connections to it", e.Endpoint)
 	switch {

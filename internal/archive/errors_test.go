@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,13 +23,15 @@ func TestErrorsSayWhatToChange(t *testing.T) {
 		status     int
 		code, want string
 	}{
-		{403, "AccessDenied", `access key "key-1" may not do this: grant it s3:PutObject, s3:GetObject and s3:ListBucket on bucket "results"`},
+		{403, "AccessDenied", `the access key (the manager's log names it) may not do this: grant it s3:PutObject, s3:GetObject and s3:ListBucket on bucket "results", or give other credentials in the static keys given`},
 		{403, "RequestTimeTooSkewed", "synchronise the nodes' clocks"},
 		{400, "AuthorizationHeaderMalformed", `the bucket is not served for region "eu-west-3" at this endpoint: set --archive-s3-region`},
 		{400, "ExpiredToken", "renew AWS_SESSION_TOKEN"},
 		{503, "SlowDown", "tries again with backoff"},
 		{500, "", "HTTP 500 Internal Server Error; the server is failing: the archive tries again with backoff"},
-		{403, "", "HTTP 403 Forbidden; the server refused the request: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+		// minio-go takes a 403 without an S3 error body for AccessDenied.
+		{403, "", "HTTP 403 AccessDenied: Access Denied.; the access key (the manager's log names it) may not do this"},
+		{404, "NoSuchBucket", `bucket "results" does not exist at`},
 	} {
 		t.Run(fmt.Sprintf("%d %s", tc.status, tc.code), func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -38,7 +41,7 @@ func TestErrorsSayWhatToChange(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			c, err := archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Region: "eu-west-3", Credentials: testCred})
+			c, err := archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Region: "eu-west-3", Credentials: archive.Static(testCred)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,6 +58,13 @@ func TestErrorsSayWhatToChange(t *testing.T) {
 			if tc.code != "" && !strings.Contains(msg, tc.code+": it went wrong") {
 				t.Errorf("%q does not carry the server's code and message", msg)
 			}
+			if strings.Contains(msg, testCred.AccessKeyID) {
+				t.Errorf("%q names the access key ID, which goes into events the suite's namespace reads", msg)
+			}
+			var e *archive.Error
+			if !errors.As(err, &e) || e.AccessKeyID != testCred.AccessKeyID {
+				t.Errorf("the error does not keep the access key ID for the log: %#v", err)
+			}
 		})
 	}
 }
@@ -64,7 +74,7 @@ func TestErrorsSayWhatToChange(t *testing.T) {
 func TestCAFile(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	defer srv.Close()
-	c, err := archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Credentials: testCred})
+	c, err := archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Credentials: archive.Static(testCred)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +88,7 @@ func TestCAFile(t *testing.T) {
 	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err = archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Credentials: testCred, CAFile: caFile})
+	c, err = archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Credentials: archive.Static(testCred), CAFile: caFile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +99,7 @@ func TestCAFile(t *testing.T) {
 	if err := os.WriteFile(caFile, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Credentials: testCred, CAFile: caFile}); err == nil ||
+	if _, err := archive.New(archive.Config{Endpoint: srv.URL, Bucket: "results", Credentials: archive.Static(testCred), CAFile: caFile}); err == nil ||
 		!strings.Contains(err.Error(), "holds no PEM certificate") {
 		t.Errorf("a CA file without a certificate: %v", err)
 	}
@@ -100,18 +110,33 @@ func TestConfigIsChecked(t *testing.T) {
 		cfg  archive.Config
 		want string
 	}{
-		{archive.Config{Endpoint: "s3.example.com", Bucket: "results", Credentials: testCred}, "is not an http:// or https:// URL"},
-		{archive.Config{Endpoint: "https://key:secret@s3.example.com", Bucket: "results", Credentials: testCred}, "without a bucket, query or credentials"},
-		{archive.Config{Endpoint: "https://s3.example.com", Bucket: "Results", Credentials: testCred}, "is not an S3 bucket name"},
-		{archive.Config{Endpoint: "https://s3.example.com", Bucket: "results"}, "has no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
+		{archive.Config{Endpoint: "s3.example.com", Bucket: "results", Credentials: archive.Static(testCred)}, "is not an http:// or https:// URL"},
+		{archive.Config{Endpoint: "https://key:secret@s3.example.com", Bucket: "results", Credentials: archive.Static(testCred)}, "without a path, bucket, query or credentials"},
+		{archive.Config{Endpoint: "https://s3.example.com", Bucket: "Results", Credentials: archive.Static(testCred)}, "is not an S3 bucket name"},
+		{archive.Config{Endpoint: "https://s3.example.com/s3", Bucket: "results", Credentials: archive.Static(testCred)}, "without a path, bucket, query or credentials"},
+		{archive.Config{Endpoint: "https://s3.example.com", Bucket: "results"}, "has no credentials: mount a Secret with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"},
 	} {
 		if _, err := archive.New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
+	for _, name := range []string{archive.EnvWebIdentityTokenFile, archive.EnvRoleARN, archive.EnvContainerFullURI} {
+		t.Setenv(name, "")
+	}
 	t.Setenv(archive.EnvAccessKeyID, "k")
 	t.Setenv(archive.EnvSecretAccessKey, "")
-	if _, err := archive.CredentialsFromEnv(); err == nil || !strings.Contains(err.Error(), "set AWS_SECRET_ACCESS_KEY in the manager's environment") {
+	if _, err := archive.FromEnvironment(""); err == nil || !strings.Contains(err.Error(), "set AWS_SECRET_ACCESS_KEY in the manager's environment too") {
 		t.Errorf("no secret in the environment: %v", err)
+	}
+	t.Setenv(archive.EnvAccessKeyID, "")
+	if _, err := archive.FromEnvironment(""); err == nil || !strings.Contains(err.Error(), "the archive has no S3 credentials: mount a Secret") {
+		t.Errorf("no credentials at all: %v", err)
+	}
+	t.Setenv(archive.EnvWebIdentityTokenFile, "/var/run/secrets/eks.amazonaws.com/serviceaccount/token")
+	if _, err := archive.FromEnvironment(""); err == nil || !strings.Contains(err.Error(), "AWS_WEB_IDENTITY_TOKEN_FILE is set without AWS_ROLE_ARN") {
+		t.Errorf("a web identity token without a role: %v", err)
+	}
+	if _, err := archive.FromEnvironment(t.TempDir()); err == nil || !strings.Contains(err.Error(), "the Secret needs the key AWS_ACCESS_KEY_ID") {
+		t.Errorf("an empty credentials directory: %v", err)
 	}
 }

@@ -1,8 +1,8 @@
 // Package archive keeps a copy of every finished suite's full results (the suite with its status,
 // and its result tables) in S3-compatible object storage, where they outlive the suite, its
-// schedule and the cluster. It holds a minimal S3 client of its own (path-style requests signed with
-// AWS Signature Version 4: PutObject, HeadObject, GetObject and ListObjectsV2) and the archive's
-// layout; controllers/archive_controller.go decides when to write.
+// schedule and the cluster. Requests are made and signed by minio-go, with credentials that are
+// refreshed as they change or expire (credentials.go); the package adds the archive's layout and
+// errors that say what to change. controllers/archive_controller.go decides when to write.
 package archive
 
 import (
@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +17,11 @@ import (
 	"net/url"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 // Store is where archived objects go: S3 in the manager, a map in tests.
@@ -46,41 +47,9 @@ const DefaultRegion = "us-east-1"
 // ConfigMap under 1 MiB, so anything much larger is not the archive's.
 const MaxObjectSize = 64 << 20
 
-// Credentials sign the requests.
-type Credentials struct {
-	AccessKeyID, SecretAccessKey string
-	// SessionToken is set for temporary credentials only.
-	SessionToken string
-}
-
-// Environment variables of the credentials, the names every S3 client reads.
-const (
-	EnvAccessKeyID     = "AWS_ACCESS_KEY_ID"
-	EnvSecretAccessKey = "AWS_SECRET_ACCESS_KEY"
-	EnvSessionToken    = "AWS_SESSION_TOKEN"
-)
-
-// CredentialsFromEnv reads the credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and,
-// optionally, AWS_SESSION_TOKEN; a missing key ID or secret is an error naming it.
-func CredentialsFromEnv() (Credentials, error) {
-	c := Credentials{
-		AccessKeyID:     os.Getenv(EnvAccessKeyID),
-		SecretAccessKey: os.Getenv(EnvSecretAccessKey),
-		SessionToken:    os.Getenv(EnvSessionToken),
-	}
-	var missing []string
-	if c.AccessKeyID == "" {
-		missing = append(missing, EnvAccessKeyID)
-	}
-	if c.SecretAccessKey == "" {
-		missing = append(missing, EnvSecretAccessKey)
-	}
-	if len(missing) > 0 {
-		return Credentials{}, fmt.Errorf("the archive's S3 credentials are missing: set %s in the manager's environment "+
-			"(the chart takes them from the Secret named by archive.s3.credentialsSecret)", strings.Join(missing, " and "))
-	}
-	return c, nil
-}
+// maxRetries is how many times minio-go sends a request that failed in a way worth retrying
+// (a 5xx, a reset connection) before it gives up; the archive controller's own backoff does the rest.
+const maxRetries = 3
 
 // Config says where the archive is and how to reach it.
 type Config struct {
@@ -89,8 +58,9 @@ type Config struct {
 	Endpoint string
 	Bucket   string
 	// Region is what requests are signed for; empty: DefaultRegion.
-	Region      string
-	Credentials Credentials
+	Region string
+	// Credentials sign the requests (Static, FromFiles, FromEnvironment).
+	Credentials *CredentialSource
 	// CAFile, when set, is a PEM file of CA certificates trusted for the endpoint, beside the
 	// system's.
 	CAFile string
@@ -100,13 +70,14 @@ type Config struct {
 
 // S3 is a Store in a bucket of an S3-compatible server.
 type S3 struct {
-	endpoint *url.URL
-	bucket   string
-	region   string
-	cred     Credentials
-	http     *http.Client
-	// now and pageSize are replaced in tests.
-	now      func() time.Time
+	endpoint  *url.URL
+	bucket    string
+	region    string
+	cred      *CredentialSource
+	client    *minio.Client
+	transport *swappable
+	timeout   time.Duration
+	// pageSize is replaced in tests.
 	pageSize int
 }
 
@@ -116,25 +87,25 @@ var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 // New checks cfg and returns the client; it sends no request.
 func New(cfg Config) (*S3, error) {
 	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil ||
+		strings.Trim(u.Path, "/") != "" {
 		return nil, fmt.Errorf("archive endpoint %q is not an http:// or https:// URL of a server (such as https://s3.example.com or http://minio.storage:9000, "+
-			"without a bucket, query or credentials)", cfg.Endpoint)
+			"without a path, bucket, query or credentials)", cfg.Endpoint)
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = ""
+	u.Path, u.RawPath = "", ""
 	if !bucketName.MatchString(cfg.Bucket) {
 		return nil, fmt.Errorf("archive bucket %q is not an S3 bucket name: 3 to 63 lower-case letters, digits, '.' and '-', "+
 			"beginning and ending with a letter or digit", cfg.Bucket)
 	}
-	if cfg.Credentials.AccessKeyID == "" || cfg.Credentials.SecretAccessKey == "" {
-		return nil, fmt.Errorf("the archive at %s has no credentials: set %s and %s", cfg.Endpoint, EnvAccessKeyID, EnvSecretAccessKey)
+	if cfg.Credentials == nil {
+		return nil, fmt.Errorf("the archive at %s has no credentials: %s", cfg.Endpoint, credentialsHelp)
 	}
 	region := cfg.Region
 	if region == "" {
 		region = DefaultRegion
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
 		if err != nil {
@@ -147,158 +118,131 @@ func New(cfg Config) (*S3, error) {
 		if !pool.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("the archive's CA file %s holds no PEM certificate: give the CA certificate that signed the endpoint's, PEM-encoded", cfg.CAFile)
 		}
-		transport.TLSClientConfig.RootCAs = pool
+		base.TLSClientConfig.RootCAs = pool
+	}
+	transport := &swappable{next: base}
+	client, err := minio.New(u.Host, &minio.Options{
+		Creds: cfg.Credentials.creds, Secure: u.Scheme == "https", Transport: transport, Region: region,
+		// Path-style: the bucket below the endpoint, so that any server name works with its certificate.
+		BucketLookup: minio.BucketLookupPath, MaxRetries: maxRetries,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive endpoint %q: %w", cfg.Endpoint, err)
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	return &S3{endpoint: u, bucket: cfg.Bucket, region: region, cred: cfg.Credentials,
-		http: &http.Client{Transport: transport, Timeout: timeout}, now: time.Now, pageSize: 1000}, nil
+	return &S3{endpoint: u, bucket: cfg.Bucket, region: region, cred: cfg.Credentials, client: client, transport: transport,
+		timeout: timeout, pageSize: 1000}, nil
 }
+
+// swappable is the client's transport, which tests may wrap after the client was made.
+type swappable struct {
+	mu   sync.RWMutex
+	next http.RoundTripper
+}
+
+func (s *swappable) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.mu.RLock()
+	next := s.next
+	s.mu.RUnlock()
+	return next.RoundTrip(req)
+}
+
+// Insecure says whether requests go in plain HTTP, where anyone on the path can read and change
+// them.
+func (s *S3) Insecure() bool { return s.endpoint.Scheme == "http" }
 
 // Location is s3://<bucket>/<key> at the endpoint.
 func (s *S3) Location(key string) string {
 	return fmt.Sprintf("s3://%s/%s at %s", s.bucket, key, s.endpoint.Redacted())
 }
 
-// Put is PutObject.
+// Put is PutObject, with the body's MD5 for the server to check.
 func (s *S3) Put(ctx context.Context, key string, body []byte) error {
-	resp, err := s.do(ctx, "PutObject", http.MethodPut, key, nil, body)
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	_, err := s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(body), int64(len(body)),
+		minio.PutObjectOptions{ContentType: contentType(key), SendContentMd5: true})
+	return s.fail("PutObject", key, err)
 }
 
 // CreateBucket is CreateBucket, for tests and tools: the archive writes into a bucket that exists.
 func (s *S3) CreateBucket(ctx context.Context) error {
-	resp, err := s.do(ctx, "CreateBucket", http.MethodPut, "", nil, nil)
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.fail("CreateBucket", "", s.client.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{Region: s.region}))
 }
 
 // Exists is HeadObject: 404 is false, any other failure an error.
 func (s *S3) Exists(ctx context.Context, key string) (bool, error) {
-	resp, err := s.do(ctx, "HeadObject", http.MethodHead, key, nil, nil)
-	if IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	_, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+	if err := s.fail("HeadObject", key, err); err != nil {
+		if IsNotFound(err) {
+			return false, nil
+		}
 		return false, err
 	}
-	return true, resp.Body.Close()
+	return true, nil
 }
 
-// Get is GetObject.
+// Get is GetObject, at most MaxObjectSize bytes.
 func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
-	resp, err := s.do(ctx, "GetObject", http.MethodGet, key, nil, nil)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	body, _, _, err := minio.Core{Client: s.client}.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, err
+		return nil, s.fail("GetObject", key, err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxObjectSize+1))
+	defer func() { _ = body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(body, MaxObjectSize+1))
 	if err != nil {
-		return nil, s.fail("GetObject", key, 0, nil, fmt.Errorf("reading the body: %w", err))
+		return nil, s.fail("GetObject", key, fmt.Errorf("reading the body: %w", err))
 	}
-	if len(body) > MaxObjectSize {
-		return nil, s.fail("GetObject", key, resp.StatusCode, nil, fmt.Errorf("the object is larger than %d MiB, more than any archived object", MaxObjectSize>>20))
+	if len(data) > MaxObjectSize {
+		e := s.fail("GetObject", key, fmt.Errorf("the object is larger than %d MiB, more than any archived object", MaxObjectSize>>20))
+		e.(*Error).Status = http.StatusOK
+		return nil, e
 	}
-	return body, nil
-}
-
-// listResult is what ListObjectsV2 answers, of it the parts List reads.
-type listResult struct {
-	IsTruncated           bool
-	NextContinuationToken string
-	Contents              []struct{ Key string }
+	return data, nil
 }
 
 // List is ListObjectsV2, page after page.
 func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var keys []string
-	token := ""
-	for {
-		query := map[string]string{"list-type": "2", "prefix": prefix, "max-keys": strconv.Itoa(s.pageSize)}
-		if token != "" {
-			query["continuation-token"] = token
+	for obj := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true, MaxKeys: s.pageSize}) {
+		if obj.Err != nil {
+			return nil, s.fail("ListObjectsV2", prefix, obj.Err)
 		}
-		resp, err := s.do(ctx, "ListObjectsV2", http.MethodGet, "", query, nil)
-		if err != nil {
-			return nil, err
-		}
-		var page listResult
-		err = xml.NewDecoder(io.LimitReader(resp.Body, MaxObjectSize)).Decode(&page)
-		_ = resp.Body.Close()
-		if err != nil {
-			return nil, s.fail("ListObjectsV2", prefix, resp.StatusCode, nil, fmt.Errorf("the answer is no ListBucketResult: %w", err))
-		}
-		for _, c := range page.Contents {
-			keys = append(keys, c.Key)
-		}
-		if !page.IsTruncated {
-			return keys, nil
-		}
-		if page.NextContinuationToken == "" || page.NextContinuationToken == token {
-			return nil, s.fail("ListObjectsV2", prefix, resp.StatusCode, nil,
-				errors.New("the server says the listing goes on but gives no new continuation token"))
-		}
-		token = page.NextContinuationToken
+		keys = append(keys, obj.Key)
 	}
+	return keys, nil
 }
 
-// s3Error is the XML body of a failed request.
-type s3Error struct {
-	Code, Message string
-}
-
-// do sends one signed request to the bucket (key "") or an object and returns the response of a
-// 2xx status; anything else is an *Error.
-func (s *S3) do(ctx context.Context, op, method, key string, query map[string]string, body []byte) (*http.Response, error) {
-	u := *s.endpoint
-	raw := u.Path + "/" + uriEncode(s.bucket, false)
-	if key != "" {
-		raw += "/" + uriEncode(key, true)
+// fail is err, from minio-go, as an *Error that says what to change; nil stays nil.
+func (s *S3) fail(op, key string, err error) error {
+	if err == nil {
+		return nil
 	}
-	unescaped, err := url.PathUnescape(raw)
-	if err != nil {
-		return nil, s.fail(op, key, 0, nil, err)
-	}
-	u.Path, u.RawPath, u.RawQuery = unescaped, raw, canonicalQuery(query)
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, s.fail(op, key, 0, nil, err)
-	}
-	if body == nil {
-		req.Body, req.ContentLength = http.NoBody, 0
-	}
-	if method == http.MethodPut {
-		req.Header.Set("Content-Type", contentType(key))
-	}
-	sign(req, payloadHash(body), s.cred, s.region, s.now())
-	resp, err := s.http.Do(req)
-	if err != nil {
-		return nil, s.fail(op, key, 0, nil, err)
-	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer func() { _ = resp.Body.Close() }()
-	var body3 s3Error
-	raw3, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if len(raw3) > 0 {
-		_ = xml.Unmarshal(raw3, &body3)
-	}
-	return nil, s.fail(op, key, resp.StatusCode, &body3, nil)
-}
-
-func (s *S3) fail(op, key string, status int, body *s3Error, err error) *Error {
-	e := &Error{Op: op, Endpoint: s.endpoint.Redacted(), Bucket: s.bucket, Key: key, Status: status,
-		AccessKeyID: s.cred.AccessKeyID, Region: s.region, Err: err}
-	if body != nil {
-		e.Code, e.Message = body.Code, strings.Join(strings.Fields(body.Message), " ")
+	e := &Error{Op: op, Endpoint: s.endpoint.Redacted(), Bucket: s.bucket, Key: key, Region: s.region,
+		Credentials: s.cred.source, AccessKeyID: s.cred.AccessKeyID()}
+	var resp minio.ErrorResponse
+	switch {
+	case errors.As(err, &resp) && resp.StatusCode != 0:
+		e.Status, e.Code = resp.StatusCode, resp.Code
+		e.Message = strings.Join(strings.Fields(resp.Message), " ")
+		if op == "HeadObject" || (e.Code != "" && e.Code[0] >= '0' && e.Code[0] <= '9') {
+			// An answer without an S3 error body (a HEAD answer never has one): minio-go made the
+			// code up from the status, which says nothing more.
+			e.Code, e.Message = "", ""
+		}
+	default:
+		e.Err = err
 	}
 	return e
 }

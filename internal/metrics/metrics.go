@@ -44,7 +44,8 @@ type Registerer interface {
 
 // Register adds every collector to reg. Call it once per process.
 func Register(reg Registerer) {
-	reg.MustRegister(suites, seriesDropped, schedules, scheduleSeriesDropped, runsFinished, benchmarkFailures, bootSeconds, startupSeconds)
+	reg.MustRegister(suites, seriesDropped, schedules, scheduleSeriesDropped, runsFinished, benchmarkFailures, bootSeconds, startupSeconds,
+		scheduleAwaitingArchive)
 }
 
 // RecordSuite replaces a suite's series with what its status holds now, within the options of

@@ -249,6 +249,7 @@ func ForgetSchedule(namespace, name string) {
 	schedules.mu.Lock()
 	defer schedules.mu.Unlock()
 	delete(schedules.schedules, suiteKey(namespace, name))
+	ForgetScheduleAwaitingArchive(namespace, name)
 }
 
 // Series for the schedule trend board: each arm's level, the detector's sensitivity per series,

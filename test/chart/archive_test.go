@@ -32,9 +32,10 @@ func archiveArgs(args []string) []string {
 }
 
 // The archive is off by default: no flag, no credentials, no CA. Set, its values become the
-// manager's flags, its credentials come from the Secret through the kubelet (env valueFrom), and
+// manager's flags, its credentials are the Secret mounted where --archive-s3-credentials-dir points
+// (the kubelet updates the files when the Secret changes, and the manager reads them again), and
 // its CA is mounted where --archive-s3-ca-file points.
-func TestArchiveValuesBecomeManagerFlagsAndEnv(t *testing.T) {
+func TestArchiveValuesBecomeManagerFlagsAndMounts(t *testing.T) {
 	d, c := manager(t, render(t))
 	if got := archiveArgs(c.Args); len(got) > 0 {
 		t.Errorf("no archive values, yet flags %v", got)
@@ -45,34 +46,52 @@ func TestArchiveValuesBecomeManagerFlagsAndEnv(t *testing.T) {
 		}
 	}
 	for _, v := range d.Spec.Template.Spec.Volumes {
-		if v.Name == "archive-ca" {
-			t.Error("no archive values, yet the archive-ca volume")
+		if v.Name == "archive-ca" || v.Name == "archive-credentials" {
+			t.Errorf("no archive values, yet the %s volume", v.Name)
 		}
 	}
 
 	d, c = manager(t, render(t, archiveValues...))
 	want := []string{"--archive-s3-endpoint=https://s3.storage.example:9000", "--archive-s3-bucket=bench-results",
-		"--archive-s3-region=us-east-1", "--archive-s3-prefix=vmbench/prod", "--archive-s3-ca-file=/etc/vmbench/archive-ca/ca.crt"}
+		"--archive-s3-region=us-east-1", "--archive-s3-prefix=vmbench/prod", "--archive-s3-ca-file=/etc/vmbench/archive-ca/ca.crt",
+		"--archive-s3-credentials-dir=/etc/vmbench/archive-credentials"}
 	if diff := cmp.Diff(want, archiveArgs(c.Args)); diff != "" {
 		t.Errorf("archive flags (-want +got):\n%s", diff)
 	}
-	env := map[string]corev1.EnvVar{}
 	for _, e := range c.Env {
-		env[e.Name] = e
-	}
-	for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"} {
-		e, ok := env[name]
-		switch {
-		case !ok:
-			t.Errorf("no env %s", name)
-		case e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil:
-			t.Errorf("env %s is not taken from a Secret: %+v", name, e)
-		case e.ValueFrom.SecretKeyRef.Name != "vmbench-archive" || e.ValueFrom.SecretKeyRef.Key != name:
-			t.Errorf("env %s from Secret %s key %s, want vmbench-archive key %s", name, e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key, name)
-		case (e.ValueFrom.SecretKeyRef.Optional != nil && *e.ValueFrom.SecretKeyRef.Optional) != (name == "AWS_SESSION_TOKEN"):
-			t.Errorf("env %s optional %v: only the session token is", name, e.ValueFrom.SecretKeyRef.Optional)
+		if strings.HasPrefix(e.Name, "AWS_") {
+			t.Errorf("env %s: the keys are mounted, so that a rotated Secret needs no restart", e.Name)
 		}
 	}
+	keysAt := ""
+	for _, m := range c.VolumeMounts {
+		if m.Name == "archive-credentials" {
+			keysAt = m.MountPath
+			if !m.ReadOnly || m.SubPath != "" {
+				t.Errorf("the keys' mount %+v: want read-only and without subPath (a subPath mount is never updated)", m)
+			}
+		}
+	}
+	var keys *corev1.Volume
+	for i, v := range d.Spec.Template.Spec.Volumes {
+		if v.Name == "archive-credentials" {
+			keys = &d.Spec.Template.Spec.Volumes[i]
+		}
+	}
+	if keys == nil || keys.Secret == nil || keys.Secret.SecretName != "vmbench-archive" || len(keys.Secret.Items) != 0 ||
+		keysAt != "/etc/vmbench/archive-credentials" {
+		t.Errorf("archive-credentials volume %+v mounted at %q, want all of Secret vmbench-archive at the flag's directory", keys, keysAt)
+	}
+
+	// IRSA or EKS Pod Identity: no Secret, no flag; the manager reads what EKS injects.
+	_, workload := manager(t, render(t, append(slices.Clone(archiveValues[:6]), "--set", "archive.s3.workloadIdentity=true")...))
+	if slices.ContainsFunc(workload.Args, func(a string) bool { return strings.HasPrefix(a, "--archive-s3-credentials-dir") }) {
+		t.Errorf("workloadIdentity, yet %v", workload.Args)
+	}
+	if !slices.Contains(workload.Args, "--archive-s3-bucket=bench-results") {
+		t.Errorf("workloadIdentity: the archive is off: %v", workload.Args)
+	}
+
 	mounted := ""
 	for _, m := range c.VolumeMounts {
 		if m.Name == "archive-ca" {
@@ -101,8 +120,8 @@ func TestArchiveValuesBecomeManagerFlagsAndEnv(t *testing.T) {
 	for _, v := range d.Spec.Template.Spec.Volumes {
 		volumes = append(volumes, v.Name)
 	}
-	if !slices.Equal(volumes, []string{"metrics-tls"}) {
-		t.Errorf("volumes %v, want metrics-tls alone", volumes)
+	if !slices.Equal(volumes, []string{"metrics-tls", "archive-credentials"}) {
+		t.Errorf("volumes %v, want metrics-tls and archive-credentials", volumes)
 	}
 }
 
@@ -115,6 +134,9 @@ func TestArchiveValuesAreCheckedAtRendering(t *testing.T) {
 		{[]string{"archive.s3.endpoint=https://s3.example.com", "archive.s3.credentialsSecret=c"}, "archive.s3 needs both endpoint and bucket"},
 		{[]string{"archive.s3.bucket=results", "archive.s3.credentialsSecret=c"}, "archive.s3 needs both endpoint and bucket"},
 		{[]string{"archive.s3.endpoint=https://s3.example.com", "archive.s3.bucket=results"}, "archive.s3.credentialsSecret is empty"},
+		{[]string{"archive.s3.endpoint=https://s3.example.com", "archive.s3.bucket=results", "archive.s3.credentialsSecret=c", "archive.s3.workloadIdentity=true"},
+			"are both set: keep one"},
+		{[]string{"archive.s3.endpoint=https://s3.example.com/s3", "archive.s3.bucket=results", "archive.s3.credentialsSecret=c"}, "/archive/s3/endpoint"},
 		{[]string{"archive.s3.endpoint=s3.example.com", "archive.s3.bucket=results", "archive.s3.credentialsSecret=c"}, "/archive/s3/endpoint"},
 		{[]string{"archive.s3.endpoint=https://s3.example.com", "archive.s3.bucket=Results_2026", "archive.s3.credentialsSecret=c"}, "/archive/s3/bucket"},
 		{[]string{"archive.s3.endpoint=https://s3.example.com", "archive.s3.bucket=results", "archive.s3.prefix=/vmbench", "archive.s3.credentialsSecret=c"}, "/archive/s3/prefix"},
@@ -145,7 +167,22 @@ func TestManagerAcceptsTheArchiveFlags(t *testing.T) {
 	home := t.TempDir()
 	kubeconfig := filepath.Join(home, "no-kubeconfig")
 	cmd := exec.Command(bin, append(slices.Clone(c.Args), "--kubeconfig="+kubeconfig)...)
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=k", "AWS_SECRET_ACCESS_KEY=s"}
+	// The chart's key files, where --archive-s3-credentials-dir points, are replaced by a directory
+	// of the test's.
+	keys := t.TempDir()
+	for name, value := range map[string]string{"AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"} {
+		if err := os.WriteFile(filepath.Join(keys, name), []byte(value), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := slices.Clone(c.Args)
+	for i, a := range args {
+		if strings.HasPrefix(a, "--archive-s3-credentials-dir=") {
+			args[i] = "--archive-s3-credentials-dir=" + keys
+		}
+	}
+	cmd.Args = append([]string{bin}, append(args, "--kubeconfig="+kubeconfig)...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("the manager ran without a cluster:\n%s", out)

@@ -10,7 +10,9 @@ import (
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -157,4 +159,73 @@ func TestArchiveFailureIsAnEventUntilTheServerIsBack(t *testing.T) {
 	found, err := store.Exists(h.ctx, archive.SuiteKey(archive.SuiteDir(archivePrefix, h.ns, "down", string(suite.UID))))
 	h.g.Expect(err).NotTo(HaveOccurred())
 	h.g.Expect(found).To(BeTrue())
+}
+
+// S8 against a real server: with the store down, a schedule keeps its finished suite beyond the
+// history limit and its condition and a Warning name it; once the store is back, the archive writes
+// the suite whole and marks it, and only then does the schedule delete it.
+func TestScheduleKeepsASuiteUntilItIsArchived(t *testing.T) {
+	server := archivetest.Start(t)
+	store := server.Client(t, archivetest.Archive, archivetest.Bucket)
+	server.Stop()
+	h := newHarness(t)
+	h.addControllers = func(mgr ctrl.Manager) error {
+		if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store,
+			Prefix: archivePrefix, Recorder: mgr.GetEventRecorder("vmbench")}).SetupWithManager(mgr); err != nil {
+			return err
+		}
+		scheme := mgr.GetScheme()
+		schedules := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"),
+			Clock: h.clock, APIReader: mgr.GetAPIReader(), Archive: true,
+			History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme}}
+		return schedules.SetupWithManager(h.ctx, mgr)
+	}
+	h.startManager(allKinds())
+
+	// A suspended schedule that keeps no complete suite; its suite is made by hand, as it would.
+	sched := &vmbenchv1.BenchmarkSchedule{
+		ObjectMeta: metav1.ObjectMeta{Name: "kept", Namespace: h.ns},
+		Spec: vmbenchv1.BenchmarkScheduleSpec{Schedule: "0 3 * * *", Suspend: ptr.To(true), SuccessfulHistoryLimit: ptr.To[int32](0),
+			SuiteTemplate: vmbenchv1.SuiteTemplate{Spec: vmbenchv1.BenchmarkSuiteSpec{Repetitions: 1, Benchmarks: demoBenchmarks()}}},
+	}
+	h.g.Expect(k8s.Create(h.ctx, sched)).To(Succeed())
+	suite := containerOnly(h.suite("kept-1", 1, demoBenchmarks()...))
+	suite.OwnerReferences = []metav1.OwnerReference{{APIVersion: vmbenchv1.GroupVersion.String(), Kind: "BenchmarkSchedule",
+		Name: sched.Name, UID: sched.UID, Controller: ptr.To(true)}}
+	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+	h.finishContainerRun(suite.Name, suite.Name+"-container-1", 1)
+
+	awaiting := func(g Gomega) *metav1.Condition {
+		got := &vmbenchv1.BenchmarkSchedule{}
+		g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(sched), got)).To(Succeed())
+		return meta.FindStatusCondition(got.Status.Conditions, vmbenchv1.ConditionAwaitingArchive)
+	}
+	h.g.Eventually(func(g Gomega) {
+		c := awaiting(g)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Message).To(ContainSubstring("kept until the archive holds them whole: kept-1."))
+	}, timeout, interval).Should(Succeed())
+	h.expectEvent(timeout, corev1.EventTypeWarning, vmbenchv1.ReasonAwaitingArchive, "kept-1")
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(suite), &vmbenchv1.BenchmarkSuite{})).To(Succeed(),
+		"the schedule deleted a suite the archive does not hold")
+	kept := h.get(suite.Name)
+	h.g.Expect(kept.Annotations).To(HaveKeyWithValue(vmbenchv1.AnnotationRecorded, "true"), "recorded, so only the archive holds it back")
+
+	server.Restart()
+	dir := archive.SuiteDir(archivePrefix, h.ns, suite.Name, string(kept.UID))
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKeyFromObject(suite), &vmbenchv1.BenchmarkSuite{})
+	}, 3*time.Minute, interval).Should(Satisfy(apierrors.IsNotFound), "the archived suite is deleted")
+	found, err := store.Exists(h.ctx, archive.SuiteKey(dir))
+	h.g.Expect(err).NotTo(HaveOccurred())
+	h.g.Expect(found).To(BeTrue(), "deleted only after its suite.json was written")
+	keys, err := store.List(h.ctx, dir+"/tables/")
+	h.g.Expect(err).NotTo(HaveOccurred())
+	h.g.Expect(keys).To(HaveLen(1), "and its table")
+	h.g.Eventually(func(g Gomega) {
+		c := awaiting(g)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+	}, timeout, interval).Should(Succeed())
 }

@@ -180,7 +180,7 @@ func (s *Server) Restart() {
 // Client is an S3 client of the server for bucket, with cred.
 func (s *Server) Client(t testing.TB, cred archive.Credentials, bucket string) *archive.S3 {
 	t.Helper()
-	c, err := archive.New(archive.Config{Endpoint: s.Endpoint, Bucket: bucket, Credentials: cred, Timeout: 30 * time.Second})
+	c, err := archive.New(archive.Config{Endpoint: s.Endpoint, Bucket: bucket, Credentials: archive.Static(cred), Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
