@@ -572,7 +572,7 @@ type BenchmarkScheduleStatus struct {
 	// Conditions are Valid, Suspended, StartSkipped, HistoryRecorded, ChangeSuspected, Regressed,
 	// Drifted and, when the manager archives finished suites, AwaitingArchive.
 	// +optional
-	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:MaxItems=12
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
