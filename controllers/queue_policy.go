@@ -38,10 +38,13 @@ import (
 // suites go in creation order. The turns are kept in memory and seeded from the Leases at start.
 //
 // Races: every reconcile first decides from the cache, which may lag. A "wait" from a lagging cache
-// only delays the suite until the watch below brings it back. An "admit" is decided again against
-// the API server (uncached lists of the suites and of the Leases) while admissionMu is held, and the
-// Lease is created before the mutex is released. Only the leader reconciles, so every admission of
-// the cluster passes through that one mutex: two workers can never both take the last slot.
+// only delays the suite until the watch below brings it back. An "admit" is decided again around
+// the cache while admissionMu is held: the Leases are read again, and the suites listed as metadata
+// only (their names, UIDs, creation times and resource versions; whether each ended comes from the
+// cache, see queueSuites), and the Lease is created before the mutex is released. Only the leader
+// reconciles, so every admission of the cluster passes through that one mutex: two workers can
+// never both take the last slot. With no limit at all there is no slot to share and no line, and
+// a suite is admitted without the mutex.
 
 // queueSuite is a suite in line.
 type queueSuite struct {
@@ -270,15 +273,11 @@ type queueDecision struct {
 	Stale bool
 	// Idle is set for a suite without a Lease whose runs all ended: it neither waits nor starts.
 	Idle bool
-	// release lets the next admission go once this reconcile's status write is done.
-	release func()
 }
 
-func (d queueDecision) done() {
-	if d.release != nil {
-		d.release()
-	}
-}
+// unlimited says whether the admin set no limit at all: every suite is admitted at once, and no
+// admission can take a slot another needs.
+func (l queueLimits) unlimited() bool { return l.Slots <= 0 && l.PerNamespace <= 0 }
 
 // admit decides whether a suite may start its runs: its Lease exists, or it takes a free slot now
 // (its Lease is created), or it waits. status.startTime is written from the Lease either way.
@@ -305,6 +304,15 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	}
 	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
 	suite.Status.StartTime = nil
+	if r.limits().unlimited() {
+		// No line and no slot to share: nothing to decide, so no admission waits for another. The
+		// Lease is the record of the admission all the same (its name comes from the UID, so a
+		// retry takes the same one).
+		if l, ok := book.get(suite.UID); ok && l.Requeued {
+			return queueDecision{Wait: requeuedWait(r.limits())}, nil
+		}
+		return r.admitNow(ctx, book, suite, now)
+	}
 	cached := &vmbenchv1.BenchmarkSuiteList{}
 	// Read only: the cache's own objects are not copied.
 	if err := r.List(ctx, cached, client.UnsafeDisableDeepCopy); err != nil {
@@ -314,13 +322,15 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 		return queueDecision{Wait: &a}, nil
 	}
 
+	// Decided again around the cache, one admission at a time, until the Lease exists: the next
+	// admission reads the Leases again and counts this one.
 	r.admissionMu.Lock()
-	fresh, err := r.freshSuites(ctx)
+	defer r.admissionMu.Unlock()
+	fresh, err := r.queueSuites(ctx, cached.Items)
 	if err == nil {
 		err = book.reload(ctx, r.APIReader, r.QueueNamespace)
 	}
 	if err != nil {
-		r.admissionMu.Unlock()
 		return queueDecision{}, err
 	}
 	var current *vmbenchv1.BenchmarkSuite
@@ -330,29 +340,39 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 		}
 	}
 	if current == nil || current.ResourceVersion != suite.ResourceVersion {
-		r.admissionMu.Unlock()
 		return queueDecision{Stale: true}, nil
 	}
 	a := r.decide(ctx, book, fresh, current)
 	if l, ok := book.get(suite.UID); ok && l.Requeued && a.Admit {
 		// Its own Lease from before it was requeued still holds a slot for the pods and VMs of
 		// its stopped run; their deletion brings it back.
-		a = admission{Position: 1, Limits: r.limits(), Taken: max(r.MaxActiveRuns, 1), Draining: 1}
+		return queueDecision{Wait: requeuedWait(r.limits())}, nil
 	} else if ok && !l.Requeued {
 		// An admission that the cache had not seen: the reconcile comes back.
-		r.admissionMu.Unlock()
 		return queueDecision{Stale: true}, nil
 	}
 	if !a.Admit {
-		r.admissionMu.Unlock()
 		return queueDecision{Wait: &a}, nil
 	}
+	return r.admitNow(ctx, book, suite, now)
+}
+
+// admitNow takes the suite's slot: its Lease is created, and its start time is the Lease's.
+func (r *SuiteReconciler) admitNow(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
+	if r.beforeSlot != nil {
+		r.beforeSlot(suite)
+	}
 	if err := r.takeSlot(ctx, book, suite, now); err != nil {
-		r.admissionMu.Unlock()
 		return queueDecision{}, err
 	}
 	suite.Status.StartTime = &metav1.Time{Time: book.mustGet(suite.UID).Admitted}
-	return queueDecision{Admitted: true, release: r.admissionMu.Unlock}, nil
+	return queueDecision{Admitted: true}, nil
+}
+
+// requeuedWait is the wait of a requeued suite whose own Lease still holds a slot for the pods and
+// VMs of its stopped run.
+func requeuedWait(limits queueLimits) *admission {
+	return &admission{Position: 1, Limits: limits, Taken: max(limits.Slots, 1), Draining: 1}
 }
 
 // decide gathers the line and the holders from the suites and the Leases, and decides for self.
@@ -412,22 +432,41 @@ func (r *SuiteReconciler) limits() queueLimits {
 	return queueLimits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace}
 }
 
-// freshSuites lists the suites of the namespaces the manager runs, around the cache.
-func (r *SuiteReconciler) freshSuites(ctx context.Context) ([]vmbenchv1.BenchmarkSuite, error) {
+// queueSuites lists the suites of the namespaces the manager runs around the cache, as metadata
+// only: names, UIDs, creation and deletion times and resource versions, which is all the line needs
+// but whether a suite ended. That comes from the cache (cached), as the status of every suite of
+// the cluster, up to 800 KiB each, is too much to read at each admission. A suite the cache has
+// not seen yet counts as in line, and an ended suite never runs again, so a cache that lags keeps
+// a suite waiting at worst, and the watch brings it back.
+func (r *SuiteReconciler) queueSuites(ctx context.Context, cached []vmbenchv1.BenchmarkSuite) ([]vmbenchv1.BenchmarkSuite, error) {
+	var metas []metav1.PartialObjectMetadata
+	list := func(opts ...client.ListOption) error {
+		l := &metav1.PartialObjectMetadataList{}
+		l.SetGroupVersionKind(vmbenchv1.GroupVersion.WithKind("BenchmarkSuiteList"))
+		if err := r.APIReader.List(ctx, l, opts...); err != nil {
+			return err
+		}
+		metas = append(metas, l.Items...)
+		return nil
+	}
 	if len(r.Namespaces) == 0 {
-		list := &vmbenchv1.BenchmarkSuiteList{}
-		if err := r.APIReader.List(ctx, list); err != nil {
+		if err := list(); err != nil {
 			return nil, fmt.Errorf("listing suites for the run queue: %w", err)
 		}
-		return list.Items, nil
 	}
-	var out []vmbenchv1.BenchmarkSuite
 	for _, ns := range r.Namespaces {
-		list := &vmbenchv1.BenchmarkSuiteList{}
-		if err := r.APIReader.List(ctx, list, client.InNamespace(ns)); err != nil {
+		if err := list(client.InNamespace(ns)); err != nil {
 			return nil, fmt.Errorf("listing the suites of namespace %s for the run queue: %w", ns, err)
 		}
-		out = append(out, list.Items...)
+	}
+	phase := make(map[types.UID]vmbenchv1.SuitePhase, len(cached))
+	for i := range cached {
+		phase[cached[i].UID] = cached[i].Status.Phase
+	}
+	out := make([]vmbenchv1.BenchmarkSuite, len(metas))
+	for i, m := range metas {
+		out[i].ObjectMeta = m.ObjectMeta
+		out[i].Status.Phase = phase[m.UID]
 	}
 	return out, nil
 }
@@ -513,10 +552,14 @@ func queueChanged() predicate.Funcs {
 }
 
 // queueRequests maps a change of one suite (or a released slot) to the suite itself and to every
-// suite in line, whose place or message may have changed.
+// suite in line, whose place or message may have changed (with no limit, to the suite itself).
 func (r *SuiteReconciler) queueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
 	self := client.ObjectKeyFromObject(obj)
 	reqs := []reconcile.Request{{NamespacedName: self}}
+	if r.limits().unlimited() {
+		// Nobody waits for another's slot.
+		return reqs
+	}
 	list := &vmbenchv1.BenchmarkSuiteList{}
 	if err := r.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		// The suites in line come back with the next change of any suite; this one is logged.

@@ -3,8 +3,10 @@ package controllers
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -340,7 +343,6 @@ func admitNow(t *testing.T, r *SuiteReconciler, c client.Client, k types.Namespa
 	t.Helper()
 	s := getSuite(t, c, k)
 	d, err := r.admit(context.Background(), s, queueEpoch.Add(time.Hour))
-	d.done()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +505,6 @@ func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
 
 	suite := getSuite(t, cache, key("a", "x"))
 	d, err := r.admit(ctx, suite, queueEpoch)
-	d.done()
 	if err != nil || d.Admitted || d.Wait == nil || d.Wait.Position != 1 || suite.Status.StartTime != nil {
 		t.Fatalf("admit = %+v, %v (start %v), want a wait at position 1 behind a/old", d, err, suite.Status.StartTime)
 	}
@@ -518,7 +519,6 @@ func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err = r.admit(ctx, suite, queueEpoch)
-	d.done()
 	if err != nil || !d.Stale || d.Admitted {
 		t.Fatalf("admit = %+v, %v, want stale", d, err)
 	}
@@ -544,6 +544,11 @@ func TestQueueRequests(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff([]string{"a/done", "a/w1", "a/w2", "b/w3"}, got); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+	// With no limit nobody waits for another's slot: a change wakes the suite itself only.
+	r.MaxActiveRuns = 0
+	if reqs := r.queueRequests(ctx, &done); len(reqs) != 1 || reqs[0].String() != "a/done" {
+		t.Errorf("requests with no limit: %v, want a/done alone", reqs)
 	}
 }
 
@@ -638,5 +643,166 @@ func TestADrainingSlotIsReleasedAfterTheDrainLimit(t *testing.T) {
 	clock.SetTime(queueEpoch.Add(drainLimit))
 	if d, _ := admitNow(t, restarted, c, key("b", "next")); !d.Admitted {
 		t.Fatalf("next at the drain limit: %+v, want admitted", d)
+	}
+}
+
+// Two workers never both take the last slot (the admission mutex, admissionMu; defect T2 and mutant
+// Q1 of the test review of 97ef9ca). The suite first in line is decided admitted and held just
+// before its Lease is created; meanwhile it is deleted, so that the second suite finds itself alone
+// in line with the slot free. The second admission must not decide before the first one's Lease
+// exists: then it counts that Lease, releases it as its suite is gone, and takes the slot, so that
+// one suite holds it. Decided beside the first, it would take the slot and the first's Lease would
+// follow: two suites in the one slot.
+func TestAdmissionsTakeTheLastSlotOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	first, second := queued("a", "first", 0), queued("b", "second", 5)
+	r, c := queueReconciler(&first, &second)
+	firstSuite, secondSuite := getSuite(t, c, key("a", "first")), getSuite(t, c, key("b", "second"))
+
+	var mu sync.Mutex
+	var reached []string // the suites that reached their Lease, and whether the first was let go by then
+	let, held := make(chan struct{}), make(chan struct{})
+	r.beforeSlot = func(s *vmbenchv1.BenchmarkSuite) {
+		mu.Lock()
+		select {
+		case <-let:
+			reached = append(reached, s.Name+" after the first was let go")
+		default:
+			reached = append(reached, s.Name+" while the first was held")
+		}
+		mu.Unlock()
+		if s.Name == "first" {
+			close(held)
+			<-let
+		}
+	}
+	type outcome struct {
+		d   queueDecision
+		err error
+	}
+	firstDone, secondDone := make(chan outcome, 1), make(chan outcome, 1)
+	go func() {
+		d, err := r.admit(ctx, firstSuite, queueEpoch.Add(time.Hour))
+		firstDone <- outcome{d, err}
+	}()
+	select {
+	case <-held:
+	case o := <-firstDone:
+		t.Fatalf("the first suite's admission ended before its Lease: %+v, %v", o.d, o.err)
+	}
+	if err := c.Delete(ctx, getSuite(t, c, key("a", "first"))); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		d, err := r.admit(ctx, secondSuite, queueEpoch.Add(time.Hour))
+		secondDone <- outcome{d, err}
+	}()
+	// Until the second admission waits for the mutex, or got past it.
+	for deadline := time.Now().Add(time.Minute); !waitingForAdmission(); time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(reached)
+		mu.Unlock()
+		if n > 1 || len(secondDone) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	mu.Lock()
+	if len(reached) != 1 || len(secondDone) > 0 {
+		mu.Unlock()
+		t.Fatalf("the second admission did not wait for the first to create its Lease: reached %v", reached)
+	}
+	mu.Unlock()
+	close(let)
+	one, two := <-firstDone, <-secondDone
+	if one.err != nil || two.err != nil {
+		t.Fatalf("admit: %v; %v", one.err, two.err)
+	}
+	if !one.d.Admitted || !two.d.Admitted {
+		t.Errorf("first %+v, second %+v: want the first admitted (before it was deleted), then the second", one.d, two.d)
+	}
+	if diff := cmp.Diff([]string{"first while the first was held", "second after the first was let go"}, reached); diff != "" {
+		t.Errorf("suites reaching their Lease (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"b/second"}, slotLeases(t, c)); diff != "" {
+		t.Errorf("the suites that hold the one slot (-want +got):\n%s", diff)
+	}
+}
+
+// waitingForAdmission says whether a goroutine waits for admissionMu in admit (its stack says so).
+func waitingForAdmission() bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(header, "[sync.Mutex.Lock") && strings.Contains(g, "controllers.(*SuiteReconciler).admit(") {
+			return true
+		}
+	}
+	return false
+}
+
+// The admission decides again around the cache without reading every suite in full: the suites are
+// listed as metadata only, as their status can be 800 KiB each (S7 of the audit of 97ef9ca: every
+// admission listed every suite of the cluster uncached). A suite that ended, known from the cache,
+// is out of the line; one the cache has not seen yet is in it.
+func TestAdmissionListsSuitesAsMetadataOnly(t *testing.T) {
+	ctx := context.Background()
+	ended := queued("a", "ended", 0, withPhase(vmbenchv1.SuiteFailed))
+	unseen := queued("a", "unseen", 1)
+	self := queued("a", "self", 5)
+	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(ended.DeepCopy(), self.DeepCopy()).Build()
+	full := 0
+	apiServer := interceptor.NewClient(fake.NewClientBuilder().WithScheme(NewScheme()).
+		WithObjects(ended.DeepCopy(), unseen.DeepCopy(), self.DeepCopy()).Build(), interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if _, ok := list.(*vmbenchv1.BenchmarkSuiteList); ok {
+				full++
+			}
+			return c.List(ctx, list, opts...)
+		},
+	})
+	r := &SuiteReconciler{Client: cache, APIReader: apiServer, MaxActiveRuns: 1, Namespaces: []string{"a"}, QueueNamespace: queueNS}
+	suite := getSuite(t, cache, key("a", "self"))
+	d, err := r.admit(ctx, suite, queueEpoch)
+	// Admitted, the unseen suite would be skipped; at position 2, the ended one would take the slot.
+	if err != nil || d.Wait == nil || d.Wait.Position != 1 {
+		t.Fatalf("admit = %+v, %v, want a wait at position 1 behind a/unseen (a/ended is out of the line)", d, err)
+	}
+	if full != 0 {
+		t.Errorf("the admission listed the suites in full %d times, want metadata only", full)
+	}
+}
+
+// With no limit at all there is no slot to share and no line: a suite is admitted (its Lease
+// created) without a list of the suites or the Leases, so that a burst of new suites is not
+// admitted one at a time, each admission reading every suite (docs/performance.md: 500 suites).
+func TestAdmissionWithoutLimitsListsNothing(t *testing.T) {
+	ctx := context.Background()
+	first, second := queued("a", "first", 0), queued("a", "second", 5)
+	lists := 0
+	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(&first, &second).Build(), interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			lists++
+			return c.List(ctx, list, opts...)
+		},
+	})
+	r := &SuiteReconciler{Client: c, APIReader: c, QueueNamespace: queueNS}
+	if _, err := r.slotBook(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lists = 0
+	r.admissionMu.Lock() // held by no admission here: one that took it would never return
+	defer r.admissionMu.Unlock()
+	for _, k := range []types.NamespacedName{key("a", "second"), key("a", "first")} {
+		d, err := r.admit(ctx, getSuite(t, c, k), queueEpoch)
+		if err != nil || !d.Admitted {
+			t.Fatalf("%s: admit = %+v, %v, want admitted", k, d, err)
+		}
+	}
+	if lists != 0 {
+		t.Errorf("%d lists for two admissions without limits, want none", lists)
+	}
+	if diff := cmp.Diff([]string{"a/first", "a/second"}, slotLeases(t, c)); diff != "" {
+		t.Errorf("leases (-want +got):\n%s", diff)
 	}
 }

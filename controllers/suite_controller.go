@@ -88,8 +88,10 @@ type SuiteReconciler struct {
 	// empty for every namespace. The queue's uncached reads stay within them.
 	Namespaces []string
 
-	// admissionMu serializes admissions to the run queue.
+	// admissionMu serializes admissions to the run queue; beforeSlot, when set (tests), is called
+	// just before a suite's Lease is created, with admissionMu held when there are limits.
 	admissionMu sync.Mutex
+	beforeSlot  func(*vmbenchv1.BenchmarkSuite)
 	// book is the run queue's Leases, loaded under bookOnce; wake brings the suites in line back
 	// when a slot is released.
 	book     *slotBook
@@ -182,7 +184,6 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if queue, err = r.admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
 		}
-		defer queue.done()
 		switch {
 		case queue.Stale:
 			return ctrl.Result{RequeueAfter: settle}, nil

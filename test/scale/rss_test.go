@@ -74,8 +74,8 @@ func managerRSS(b *testing.B, n int) {
 	metricsAddr := freeAddr(b)
 	args := []string{"--kubeconfig=" + kubeconfig, "--metrics-bind-address=" + metricsAddr, "--metrics-secure=false",
 		"--health-probe-bind-address=0", "--watch-namespaces=" + ns.Name}
-	profile, pprofAddr := os.Getenv("SCALE_HEAP_PROFILE"), ""
-	if profile != "" {
+	profile, cpuProfile, pprofAddr := os.Getenv("SCALE_HEAP_PROFILE"), os.Getenv("SCALE_CPU_PROFILE"), ""
+	if profile != "" || cpuProfile != "" {
 		pprofAddr = freeAddr(b)
 		args = append(args, "--pprof-bind-address="+pprofAddr)
 	}
@@ -100,6 +100,16 @@ func managerRSS(b *testing.B, n int) {
 	}
 	idle := procRSS(b, cmd.Process.Pid)
 
+	cpuDone := make(chan struct{})
+	if cpuProfile != "" {
+		// The manager's CPU over the burst and what follows (30 s).
+		go func() {
+			defer close(cpuDone)
+			saveURL(b, "http://"+pprofAddr+"/debug/pprof/profile?seconds=30", fmt.Sprintf("%s.manager-%d", cpuProfile, n))
+		}()
+	} else {
+		close(cpuDone)
+	}
 	start := time.Now()
 	for i := range n {
 		s := &vmbenchv1.BenchmarkSuite{
@@ -148,6 +158,7 @@ func managerRSS(b *testing.B, n int) {
 	if profile != "" {
 		saveHeapProfile(b, pprofAddr, fmt.Sprintf("%s.manager-%d", profile, n))
 	}
+	<-cpuDone
 	// Loose bounds, so that a regression fails the benchmark rather than only moving a figure
 	// (docs/performance.md: 42-46 MiB and a p99 of 100-350 ms at 50 suites, on a loaded machine).
 	switch {
