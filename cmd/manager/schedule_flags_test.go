@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -8,7 +10,17 @@ import (
 
 // Protects --min-schedule-interval: 5m by default, as docs/schedules.md says, and refused outside
 // 1m..1h, where the schedule controller's check of a day's start times no longer holds.
+// parseFlags sets the process's logger for good (other tests read the manager's log), so this test
+// runs in a process of its own, as TestPprofIsOffByDefault does.
 func TestMinScheduleIntervalFlag(t *testing.T) {
+	if os.Getenv(ownProcess) != t.Name() {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		return
+	}
 	if o := parseFlagsFrom(t); o.minScheduleInterval != 5*time.Minute {
 		t.Errorf("--min-schedule-interval defaults to %s, want 5m", o.minScheduleInterval)
 	}
