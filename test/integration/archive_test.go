@@ -177,7 +177,7 @@ func TestScheduleKeepsASuiteUntilItIsArchived(t *testing.T) {
 		scheme := mgr.GetScheme()
 		schedules := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"),
 			Clock: h.clock, APIReader: mgr.GetAPIReader(), Archive: true,
-			History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme}}
+			History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey}}
 		return schedules.SetupWithManager(h.ctx, mgr)
 	}
 	h.startManager(allKinds())

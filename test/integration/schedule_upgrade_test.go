@@ -56,7 +56,7 @@ func TestScheduleAnUpgradeIsOneFinding(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme()}
+	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range upgradeRecords("upgrade", 24, 12) {
 		_, err := store.Append(h.ctx, sched, rec)
 		h.g.Expect(err).NotTo(HaveOccurred())
