@@ -116,7 +116,10 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 	var events []scheduleEvent
-	appended, historyErr := r.recordFinished(ctx, sched, seen.Finished)
+	appended, historyErr := false, r.adoptHistory(ctx, sched, now)
+	if historyErr == nil {
+		appended, historyErr = r.recordFinished(ctx, sched, seen.Finished)
+	}
 	var analyzeErr error
 	analyzed := false
 	if historyErr == nil && r.analysisDue(ctx, sched, appended) {
@@ -185,6 +188,24 @@ func (r *ScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		requeue = checkAfter
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// adoptHistory adopts, once, the history an older vmbench wrote before records were signed, before
+// anything reads the history, and sets status.historySignedAt in the status this reconcile writes.
+// Only the manager writes the status, so no one else can have unsigned lines adopted later. A
+// schedule without records (one this version created) has nothing to adopt and gets the field at
+// its first reconcile; so does one whose store cannot adopt.
+func (r *ScheduleReconciler) adoptHistory(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, now time.Time) error {
+	if sched.Status.HistorySignedAt != nil {
+		return nil
+	}
+	if a, ok := r.History.(HistoryAdopter); ok && sched.Status.Records > 0 {
+		if _, err := a.Adopt(ctx, sched); err != nil {
+			return fmt.Errorf("adopting the history written before records were signed: %w", err)
+		}
+	}
+	sched.Status.HistorySignedAt = &metav1.Time{Time: now}
+	return nil
 }
 
 // startDue validates the schedule, says whether it is suspended, and acts on the time due: it

@@ -3,6 +3,7 @@ package controllers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -33,6 +34,14 @@ type HistoryStore interface {
 	Append(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, rec history.Record) (int, error)
 	// List returns the schedule's records, oldest first.
 	List(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]history.Record, error)
+}
+
+// HistoryAdopter is a HistoryStore that can adopt a history written before records were signed.
+type HistoryAdopter interface {
+	// Adopt signs and writes back the unsigned lines of the schedule's history that are records,
+	// and returns how many it adopted. The caller calls it once per schedule, before any other read
+	// of the history, and records that it did (status.historySignedAt).
+	Adopt(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) (int, error)
 }
 
 // Bounds of a schedule's history in etcd and in the manager's memory.
@@ -91,7 +100,10 @@ type ConfigMapHistory struct {
 	told map[types.UID]string
 }
 
-var _ HistoryStore = &ConfigMapHistory{}
+var (
+	_ HistoryStore   = &ConfigMapHistory{}
+	_ HistoryAdopter = &ConfigMapHistory{}
+)
 
 type parsedHistory struct {
 	maps     map[string]*historyChunk
@@ -99,7 +111,8 @@ type parsedHistory struct {
 }
 
 // historyChunk is one history ConfigMap and its verified records: lines are their signed lines.
-// size is the length of the ConfigMap's data as read, bad how many of its lines did not verify.
+// size is the length of the ConfigMap's data as read, bad how many of its lines did not verify,
+// adopted how many unsigned lines an adopting read signed.
 type historyChunk struct {
 	cm      *corev1.ConfigMap
 	index   int
@@ -107,6 +120,7 @@ type historyChunk struct {
 	lines   []string
 	size    int
 	bad     map[error]int
+	adopted int
 }
 
 func (h *ConfigMapHistory) bounds() (records, size int) {
@@ -148,7 +162,9 @@ func historyIndex(schedule, name string) (int, bool) {
 // <schedule>-history-<n> that the schedule controls by UID are read, one at a time, each from the
 // parsed copy while its resourceVersion stays, and no more than the read bound in all. The others
 // carrying the label, and the lines whose signature does not verify, are ignored and told once.
-func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]*historyChunk, error) {
+// An adopting read (see Adopt) reads every ConfigMap afresh and signs its unsigned records, and
+// leaves the parsed copies alone: only what the manager writes back of it is remembered.
+func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, adopt bool) ([]*historyChunk, error) {
 	key, err := h.Key.HistoryKey(schedule.UID)
 	if err != nil {
 		return nil, fmt.Errorf("the history of schedule %s is neither read nor written without the master key (%w): "+
@@ -179,9 +195,12 @@ func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.Bench
 	out := make([]*historyChunk, 0, len(ours))
 	total := 0
 	for _, m := range ours {
-		c := h.cached(schedule.UID, m.Name, m.ResourceVersion)
+		var c *historyChunk
+		if !adopt {
+			c = h.cached(schedule.UID, m.Name, m.ResourceVersion)
+		}
 		if c == nil {
-			if c, err = h.read(ctx, schedule, m.Name, key, readBound-total); err != nil {
+			if c, err = h.read(ctx, schedule, m.Name, key, readBound-total, adopt); err != nil {
 				return nil, err
 			}
 			if c == nil {
@@ -195,14 +214,17 @@ func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.Bench
 		}
 		out = append(out, c)
 	}
-	h.keep(schedule.UID, out)
+	if !adopt {
+		h.keep(schedule.UID, out)
+	}
 	h.tell(schedule, ignored, out)
 	return out, nil
 }
 
 // read gets one history ConfigMap and verifies its lines; nil when it is gone. A ConfigMap larger
-// than room is refused before its lines are parsed.
-func (h *ConfigMapHistory) read(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, name string, key []byte, room int) (*historyChunk, error) {
+// than room is refused before its lines are parsed. With adopt, an unsigned line that is a record
+// is signed and kept as the line the manager writes back; a line with a bad signature never is.
+func (h *ConfigMapHistory) read(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, name string, key []byte, room int, adopt bool) (*historyChunk, error) {
 	cm := &corev1.ConfigMap{}
 	if err := h.Reader.Get(ctx, client.ObjectKey{Namespace: schedule.Namespace, Name: name}, cm); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -226,6 +248,13 @@ func (h *ConfigMapHistory) read(ctx context.Context, schedule *vmbenchv1.Benchma
 			continue
 		}
 		rec, err := history.VerifyLine(key, line)
+		if adopt && errors.Is(err, history.ErrUnsigned) {
+			if signed, rec, ok := adoptLine(key, line); ok {
+				c.records, c.lines = append(c.records, rec), append(c.lines, signed)
+				c.adopted++
+				continue
+			}
+		}
 		switch {
 		case errors.Is(err, history.ErrUnsigned), errors.Is(err, history.ErrBadSignature):
 			c.bad[err]++
@@ -240,6 +269,57 @@ func (h *ConfigMapHistory) read(ctx context.Context, schedule *vmbenchv1.Benchma
 	// The data is kept as its verified lines only, which is what the manager writes back.
 	cm.Data = nil
 	return c, nil
+}
+
+// adoptLine signs an unsigned line that is one history record, as a vmbench older than signed
+// records wrote it: a JSON object, naming its suite and the suite's UID, and nothing else.
+func adoptLine(key []byte, line string) (string, history.Record, bool) {
+	var rec history.Record
+	dec := json.NewDecoder(strings.NewReader(line))
+	if err := dec.Decode(&rec); err != nil || dec.More() || rec.Suite == "" || rec.UID == "" {
+		return "", rec, false
+	}
+	signed, err := history.SignLine(key, rec)
+	if err != nil {
+		return "", rec, false
+	}
+	return signed, rec, true
+}
+
+// Adopt is the one-time adoption of a history written before records were signed: every unsigned
+// line of the schedule's own history ConfigMaps (named <schedule>-history-<n>, controlled by its
+// UID) that is a record is signed, and each ConfigMap holding such lines is written back, its lines
+// in their order. Lines with a bad signature, and unsigned lines that are no record, are not
+// adopted: they are told in the HistoryIgnored event and left out of the write, as any write
+// leaves them out. A Normal HistoryAdopted event counts the records adopted.
+//
+// Trust on first use: the older manager counted these lines already. The caller adopts only while
+// the schedule's status.historySignedAt, which only the manager writes, is unset, and sets it once
+// adopted, so no later unsigned line is ever adopted.
+func (h *ConfigMapHistory) Adopt(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) (int, error) {
+	chunks, err := h.chunks(ctx, schedule, true)
+	if err != nil {
+		return 0, err
+	}
+	adopted := 0
+	var names []string
+	for _, c := range chunks {
+		if c.adopted == 0 {
+			continue
+		}
+		n := c.adopted
+		if err := h.write(ctx, schedule, c); err != nil {
+			return adopted, fmt.Errorf("adopting the unsigned records of %s: %w", c.cm.Name, err)
+		}
+		adopted += n
+		names = append(names, c.cm.Name)
+	}
+	if adopted > 0 && h.Recorder != nil {
+		h.Recorder.Eventf(schedule, nil, corev1.EventTypeNormal, vmbenchv1.ReasonHistoryAdopted, "AdoptHistory",
+			"%s", truncate(fmt.Sprintf("signed %d records written before records were signed, in ConfigMaps %s; from now on "+
+				"only signed lines count (status.historySignedAt)", adopted, strings.Join(truncateNames(names), ", ")), 1024))
+	}
+	return adopted, nil
 }
 
 // tooLarge is the error of a history beyond the read bound.
@@ -273,8 +353,8 @@ func (h *ConfigMapHistory) tell(schedule *vmbenchv1.BenchmarkSchedule, ignored [
 	}
 	for _, c := range chunks {
 		if n := c.bad[history.ErrUnsigned]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d lines of ConfigMap %s carry no signature (written by someone other than the manager, "+
-				"or by a vmbench older than signed records), so they count in no finding, baseline or trigger and are dropped at the "+
+			parts = append(parts, fmt.Sprintf("%d lines of ConfigMap %s carry no signature and were not adopted (written by someone other "+
+				"than the manager after the history was adopted, see status.historySignedAt, or no record), so they count in no finding, baseline or trigger and are dropped at the "+
 				"manager's next write there", n, c.cm.Name))
 		}
 		if n := c.bad[history.ErrBadSignature]; n > 0 {
@@ -374,7 +454,7 @@ func (c *historyChunk) clone() *historyChunk {
 // List returns the schedule's verified records, oldest first by scheduled time (then finishing
 // time), each suite once.
 func (h *ConfigMapHistory) List(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule) ([]history.Record, error) {
-	chunks, err := h.chunks(ctx, schedule)
+	chunks, err := h.chunks(ctx, schedule, false)
 	if err != nil {
 		return nil, err
 	}
@@ -410,7 +490,7 @@ func sortRecords(records []history.Record) {
 func (h *ConfigMapHistory) Append(ctx context.Context, schedule *vmbenchv1.BenchmarkSchedule, rec history.Record) (int, error) {
 	maxRecords, maxBytes := h.bounds()
 	maxKept, _ := h.byteBounds()
-	chunks, err := h.chunks(ctx, schedule)
+	chunks, err := h.chunks(ctx, schedule, false)
 	if err != nil {
 		return 0, err
 	}
@@ -522,7 +602,7 @@ func (h *ConfigMapHistory) write(ctx context.Context, schedule *vmbenchv1.Benchm
 		return fmt.Errorf("writing the history ConfigMap %s: %w", c.cm.Name, err)
 	}
 	c.cm.Data = nil
-	c.size, c.bad = len(data), nil
+	c.size, c.bad, c.adopted = len(data), nil, 0
 	h.remember(schedule.UID, c.cm.Name, c)
 	return nil
 }

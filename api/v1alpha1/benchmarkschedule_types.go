@@ -608,6 +608,14 @@ type BenchmarkScheduleStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	Records int32 `json:"records,omitempty"`
 
+	// HistorySignedAt is when the manager began counting only signed lines of the schedule's
+	// history. Until it is set, the manager's first read adopts the history written before records
+	// were signed: each unsigned line that is a record, in the schedule's own history ConfigMaps,
+	// is signed and written back (event HistoryAdopted). A schedule without records gets it at its
+	// first reconcile and adopts nothing. Once set, unsigned lines are ignored for good.
+	// +optional
+	HistorySignedAt *metav1.Time `json:"historySignedAt,omitempty"`
+
 	// Findings are the changes found in the history, newest last; at most 32, the oldest go first.
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
@@ -771,7 +779,10 @@ const (
 	ReasonHistoryLimitDeleted = "HistoryLimit"
 	// ReasonHistoryIgnored: the history reader ignored ConfigMaps carrying the schedule's history
 	// label that are not its history, or lines of its history that the manager did not sign.
-	ReasonHistoryIgnored      = "HistoryIgnored"
+	ReasonHistoryIgnored = "HistoryIgnored"
+	// ReasonHistoryAdopted: the manager signed, once, the unsigned records of a history written
+	// before records were signed (see status.historySignedAt).
+	ReasonHistoryAdopted      = "HistoryAdopted"
 	ReasonChangeFound         = "ChangeFound"
 	ReasonChangeSuspected     = "ChangeSuspected"
 	ReasonNoSuspect           = "NoSuspect"

@@ -299,6 +299,10 @@ func (in *BenchmarkScheduleStatus) DeepCopyInto(out *BenchmarkScheduleStatus) {
 		in, out := &in.NextScheduleTime, &out.NextScheduleTime
 		*out = (*in).DeepCopy()
 	}
+	if in.HistorySignedAt != nil {
+		in, out := &in.HistorySignedAt, &out.HistorySignedAt
+		*out = (*in).DeepCopy()
+	}
 	if in.Findings != nil {
 		in, out := &in.Findings, &out.Findings
 		*out = make([]Finding, len(*in))
