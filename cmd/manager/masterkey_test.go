@@ -23,16 +23,26 @@ import (
 // ownProcess names the test that runs in the process it is set in.
 const ownProcess = "VMBENCH_TEST_OWN_PROCESS"
 
+// inOwnProcess says whether the test runs in a process of its own; when not, it runs the test again
+// in a new process, fails with its output if that fails, and the caller returns.
+func inOwnProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(ownProcess) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	return false
+}
+
 // The master key Secret is deleted after its first use: the manager starts all the same, makes no
 // new key, and a suite stays in line saying MasterKeyMissing. A process registers the controller's
 // name once, so this test runs newManager in a process of its own.
 func TestManagerStartsWithoutItsDeletedMasterKey(t *testing.T) {
-	if os.Getenv(ownProcess) != t.Name() {
-		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v:\n%s", err, out)
-		}
+	if !inOwnProcess(t) {
 		return
 	}
 	cfg, k8s, _ := startAPIServer(t, []string{"config/crd/bases"}, "vmbench-system", "bench")

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 )
@@ -16,12 +15,7 @@ import (
 // binary. A process registers the controller's name once, so this test runs newManager in a
 // process of its own.
 func TestPprofBindAddressServesTheHeapProfile(t *testing.T) {
-	if os.Getenv(ownProcess) != t.Name() {
-		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v:\n%s", err, out)
-		}
+	if !inOwnProcess(t) {
 		return
 	}
 	cfg, _, _ := startAPIServer(t, []string{"config/crd/bases"}, "vmbench-system")
@@ -69,12 +63,7 @@ func TestPprofBindAddressServesTheHeapProfile(t *testing.T) {
 // parseFlags also sets the process's logger, once for good, so this test runs in a process of its
 // own.
 func TestPprofIsOffByDefault(t *testing.T) {
-	if os.Getenv(ownProcess) != t.Name() {
-		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v:\n%s", err, out)
-		}
+	if !inOwnProcess(t) {
 		return
 	}
 	if o := parseFlagsFrom(t); o.pprofAddr != "0" {

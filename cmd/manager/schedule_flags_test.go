@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +11,7 @@ import (
 // parseFlags sets the process's logger for good (other tests read the manager's log), so this test
 // runs in a process of its own, as TestPprofIsOffByDefault does.
 func TestMinScheduleIntervalFlag(t *testing.T) {
-	if os.Getenv(ownProcess) != t.Name() {
-		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
-		cmd.Env = append(os.Environ(), ownProcess+"="+t.Name())
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v:\n%s", err, out)
-		}
+	if !inOwnProcess(t) {
 		return
 	}
 	if o := parseFlagsFrom(t); o.minScheduleInterval != 5*time.Minute {
