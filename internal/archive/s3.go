@@ -204,7 +204,10 @@ func (s *S3) Get(ctx context.Context, key string) ([]byte, error) {
 	}
 	if len(data) > MaxObjectSize {
 		e := s.fail("GetObject", key, fmt.Errorf("the object is larger than %d MiB, more than any archived object", MaxObjectSize>>20))
-		e.(*Error).Status = http.StatusOK
+		var ae *Error
+		if errors.As(e, &ae) {
+			ae.Status = http.StatusOK
+		}
 		return nil, e
 	}
 	return data, nil
