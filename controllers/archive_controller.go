@@ -153,16 +153,6 @@ func (a *archived) message(location string) string {
 	return msg
 }
 
-// archiveMarked says whether the suite carries the archive's mark for its own UID, whole or not.
-func archiveMarked(s *vmbenchv1.BenchmarkSuite) bool {
-	return archivedWhole(s) || strings.HasPrefix(s.Annotations[vmbenchv1.AnnotationArchiveIncomplete], string(s.UID)+":")
-}
-
-// archivedWhole says whether the archive holds the suite whole, by the mark it put on the suite.
-func archivedWhole(s *vmbenchv1.BenchmarkSuite) bool {
-	return s.UID != "" && s.Annotations[vmbenchv1.AnnotationArchived] == string(s.UID)
-}
-
 // mark puts the archive's annotation on the suite: AnnotationArchived only when the archive holds
 // it whole.
 func (r *ArchiveReconciler) mark(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, done *archived) error {
@@ -244,7 +234,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, cached *vmbenchv1.Bench
 			}
 			return nil, fmt.Errorf("reading ConfigMap %s: %w", name, err)
 		}
-		if !suiteControls(cm, suite) {
+		if !metav1.IsControlledBy(cm, suite) {
 			done.missing = append(done.missing, name)
 			continue
 		}

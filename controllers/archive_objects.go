@@ -13,20 +13,6 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
-// archivable says whether a suite has finished for good, so that it is archived: Complete or
-// Failed. A suite that failed for an invalid spec ran nothing and may still be fixed and run, so it
-// is archived only once it has run.
-func archivable(s *vmbenchv1.BenchmarkSuite) bool {
-	switch s.Status.Phase {
-	case vmbenchv1.SuiteComplete:
-		return true
-	case vmbenchv1.SuiteFailed:
-		failed := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed)
-		return failed == nil || failed.Reason != vmbenchv1.ReasonInvalidSpec
-	}
-	return false
-}
-
 // archiveDocument is obj as the archive keeps it: JSON, as `kubectl get -o json` prints it, with
 // its kind and without managedFields, which say who wrote which field and can be as large as the
 // object. obj is not changed.
@@ -50,7 +36,7 @@ func archiveDocument(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, e
 func ownedNames(items []metav1.PartialObjectMetadata, suite *vmbenchv1.BenchmarkSuite) []string {
 	var names []string
 	for i := range items {
-		if suiteControls(&items[i], suite) {
+		if metav1.IsControlledBy(&items[i], suite) {
 			names = append(names, items[i].Name)
 		}
 	}

@@ -91,3 +91,6 @@ func isMetadataKind(obj client.Object) bool {
 	_, ok := obj.(*metav1.PartialObjectMetadata)
 	return ok
 }
+
+// labelRawOf names the run whose raw outputs a ConfigMap holds.
+const labelRawOf = "vmbench.io/raw-outputs-of"

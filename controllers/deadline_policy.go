@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"time"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
 
 // Every deadline of a suite is computed here, from times the status holds, so that a restarted
@@ -56,4 +58,15 @@ func collectBackoff(since time.Duration) time.Duration {
 		d = time.Minute
 	}
 	return d
+}
+
+// effectiveTimeout is the suite's spec.timeout, capped by the admin's maximum suite duration
+// (0: no maximum). It is computed on every reconcile, so a spec.timeout raised after admission is
+// capped too.
+func effectiveTimeout(spec vmbenchv1.BenchmarkSuiteSpec, maxDuration time.Duration) time.Duration {
+	t := spec.SuiteTimeout()
+	if maxDuration > 0 && t > maxDuration {
+		return maxDuration
+	}
+	return t
 }

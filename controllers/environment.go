@@ -2,9 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,9 +23,6 @@ import (
 
 // maxEnvironments bounds status.environments, as the CRD does.
 const maxEnvironments = 4
-
-// hostModelCPULabel prefixes the label by which KubeVirt's node labeller names a node's host CPU model.
-const hostModelCPULabel = "host-model-cpu.node.kubevirt.io/"
 
 // launcherComputeContainer is the virt-launcher pod's container that runs libvirt and QEMU.
 const launcherComputeContainer = "compute"
@@ -201,34 +195,6 @@ func containerDiskImageOf(vmi *kubevirtv1.VirtualMachineInstance, volume string)
 	return first
 }
 
-// nodeEnvironment is what the node's kubelet reports of it, and its CPU model where KubeVirt's node
-// labeller named it.
-func nodeEnvironment(node *corev1.Node) vmbenchv1.NodeEnvironment {
-	info := node.Status.NodeInfo
-	env := vmbenchv1.NodeEnvironment{Name: node.Name, KernelVersion: truncate(info.KernelVersion, 64), OSImage: truncate(info.OSImage, 128),
-		ContainerRuntimeVersion: truncate(info.ContainerRuntimeVersion, 64), KubeletVersion: truncate(info.KubeletVersion, 32),
-		Architecture: truncate(info.Architecture, 16)}
-	var models []string
-	for k, v := range node.Labels {
-		if model, ok := strings.CutPrefix(k, hostModelCPULabel); ok && v == "true" {
-			models = append(models, model)
-		}
-	}
-	slices.Sort(models)
-	env.CPUModel = truncate(strings.Join(models, ","), 64)
-	return env
-}
-
-// kubeVirtVersion is the version the cluster's KubeVirt CR reports it deployed.
-func kubeVirtVersion(kubevirts []unstructured.Unstructured) string {
-	for _, kv := range kubevirts {
-		if v, _, _ := unstructured.NestedString(kv.Object, "status", "observedKubeVirtVersion"); v != "" {
-			return truncate(v, 64)
-		}
-	}
-	return ""
-}
-
 // keepEnvironment adds env to the suite's environments unless an equal one is there, and returns
 // its ID. The oldest entry goes when the list is full: runs keep the ID of an entry that went.
 func keepEnvironment(st *vmbenchv1.BenchmarkSuiteStatus, env vmbenchv1.RunEnvironment) string {
@@ -279,15 +245,4 @@ func parametersHash(suite *vmbenchv1.BenchmarkSuite) string {
 		Platforms  []vmbenchv1.Platform   `json:"platforms"`
 		Cluster    vmbenchv1.ClusterShape `json:"cluster"`
 	}{DefaultedBenchmarks(suite), suite.Spec.Platforms, suite.Spec.Cluster}, 16)
-}
-
-// shortHash is the first n hex digits of the SHA-256 of v's JSON.
-func shortHash(v any, n int) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// The API's own types always marshal; should one not, its printed form still names it.
-		b = fmt.Appendf(nil, "%+v", v)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])[:n]
 }

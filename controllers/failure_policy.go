@@ -33,22 +33,6 @@ const (
 	ReasonNoKVM               = "NoKVM"
 )
 
-// cause is why a run cannot go on, in the words of the object that says so.
-type cause struct {
-	Reason  string
-	Message string
-	// Terminal causes do not heal by waiting: the run fails at once rather than at its startup
-	// limit. Pod Security's refusals are: the namespace's level is an admin's decision.
-	Terminal bool
-}
-
-func (c *cause) String() string {
-	if c == nil {
-		return ""
-	}
-	return c.Reason + ": " + c.Message
-}
-
 // startObservation is what the reconcile saw of a run that is not up yet.
 type startObservation struct {
 	Pods   []corev1.Pod
@@ -232,8 +216,4 @@ func eventTime(e *corev1.Event) time.Time {
 func belongsToRun(e *corev1.Event, run string) bool {
 	name := e.InvolvedObject.Name
 	return name == run || strings.HasPrefix(name, run+"-")
-}
-
-func oneLineString(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -74,7 +74,7 @@ func (r *SuiteReconciler) keepOutputs(ctx context.Context, suite *vmbenchv1.Benc
 	for _, o := range outs {
 		name := o.cm.Name
 		existing, err := r.readMeta(ctx, o.cm)
-		foreign := existing != nil && !suiteControls(existing, suite)
+		foreign := existing != nil && !metav1.IsControlledBy(existing, suite)
 		if err == nil && !foreign {
 			err = r.apply(ctx, suite, o.cm)
 		}
@@ -107,12 +107,6 @@ func (r *SuiteReconciler) keepOutputs(ctx context.Context, suite *vmbenchv1.Benc
 		}
 	}
 	return res
-}
-
-// suiteControls reports whether the suite is obj's controller, by UID.
-func suiteControls(obj metav1.Object, suite *vmbenchv1.BenchmarkSuite) bool {
-	owner := metav1.GetControllerOf(obj)
-	return owner != nil && owner.UID == suite.UID
 }
 
 // keepAdvice says what to change about a refused ConfigMap.

@@ -56,21 +56,13 @@ func endRuns(st *vmbenchv1.BenchmarkSuiteStatus, now metav1.Time) bool {
 // goes back to Pending. It is idempotent: a suite requeued already, or never admitted, is left as
 // it is.
 func (r *SuiteReconciler) requeue(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) error {
-	book, err := r.slotBook(ctx)
-	if err != nil {
+	if err := r.runQueue().requeue(ctx, suite); err != nil {
 		return err
-	}
-	if l, ok := book.get(suite.UID); ok && !l.Requeued {
-		if err := r.annotateLease(ctx, l, AnnotationSlotRequeued, "true"); err != nil {
-			return fmt.Errorf("requeueing the suite: %w", err)
-		}
-		l.Requeued = true
-		book.put(l)
 	}
 	if err := r.stopActiveRun(ctx, suite); err != nil {
 		return err
 	}
-	if active := activeRun(&suite.Status); active != nil && (active.Phase == vmbenchv1.RunRunning || active.StartTime != nil) {
+	if active := suite.Status.ActiveRun(); active != nil && (active.Phase == vmbenchv1.RunRunning || active.StartTime != nil) {
 		*active = vmbenchv1.RunStatus{Name: active.Name, Platform: active.Platform, Repetition: active.Repetition, Phase: vmbenchv1.RunPending}
 	}
 	return nil
@@ -78,7 +70,7 @@ func (r *SuiteReconciler) requeue(ctx context.Context, suite *vmbenchv1.Benchmar
 
 // stopActiveRun deletes the children of the suite's active run, if it has any.
 func (r *SuiteReconciler) stopActiveRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) error {
-	active := activeRun(&suite.Status)
+	active := suite.Status.ActiveRun()
 	if active == nil {
 		return nil
 	}

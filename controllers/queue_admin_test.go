@@ -66,7 +66,7 @@ func TestRequeueGivesTheSlotBackAndMovesNoOneBack(t *testing.T) {
 	}
 	c := b.Build()
 	r := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}
-	if d, _ := admitNow(t, r, c, key("a", "mine")); !d.Admitted {
+	if d, _ := admitNow(t, r.runQueue(), c, key("a", "mine")); !d.Admitted {
 		t.Fatalf("mine: %+v, want admitted", d)
 	}
 	suite := getSuite(t, c, key("a", "mine"))
@@ -96,21 +96,21 @@ func TestRequeueGivesTheSlotBackAndMovesNoOneBack(t *testing.T) {
 	if err := c.Update(ctx, suite); err != nil {
 		t.Fatal(err)
 	}
-	d, s := admitNow(t, r, c, key("a", "mine"))
+	d, s := admitNow(t, r.runQueue(), c, key("a", "mine"))
 	if d.Wait == nil || s.Status.StartTime != nil {
 		t.Fatalf("mine after the requeue: %+v (start %v), want a wait", d, s.Status.StartTime)
 	}
-	if d, _ := admitNow(t, r, c, key("b", "theirs")); d.Wait == nil || d.Wait.Draining != 1 {
+	if d, _ := admitNow(t, r.runQueue(), c, key("b", "theirs")); d.Wait == nil || d.Wait.Draining != 1 {
 		t.Fatalf("theirs: %+v, want a wait for mine's pods", d)
 	}
 	if err := c.Delete(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
 	// The slot is free: the other namespace's suite goes first, as "a" had the last turn.
-	if d, _ := admitNow(t, r, c, key("a", "mine")); d.Wait == nil || d.Wait.Position != 1 {
+	if d, _ := admitNow(t, r.runQueue(), c, key("a", "mine")); d.Wait == nil || d.Wait.Position != 1 {
 		t.Fatalf("mine: %+v, want a wait behind theirs", d)
 	}
-	if d, _ := admitNow(t, r, c, key("b", "theirs")); !d.Admitted {
+	if d, _ := admitNow(t, r.runQueue(), c, key("b", "theirs")); !d.Admitted {
 		t.Fatalf("theirs: %+v, want admitted ahead of the requeued suite", d)
 	}
 }

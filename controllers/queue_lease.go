@@ -181,26 +181,26 @@ func parseSlotLease(l *coordinationv1.Lease) (slotLease, bool) {
 }
 
 // slotBook loads the Leases once, at the first reconcile after the manager started.
-func (r *SuiteReconciler) slotBook(ctx context.Context) (*slotBook, error) {
-	r.bookOnce.Lock()
-	defer r.bookOnce.Unlock()
-	if r.book == nil {
-		r.book = &slotBook{leases: map[types.UID]slotLease{}, lastTurn: map[string]time.Time{}}
+func (q *Queue) slotBook(ctx context.Context) (*slotBook, error) {
+	q.bookOnce.Lock()
+	defer q.bookOnce.Unlock()
+	if q.book == nil {
+		q.book = &slotBook{leases: map[types.UID]slotLease{}, lastTurn: map[string]time.Time{}}
 	}
-	if !r.book.loaded {
-		if err := r.book.reload(ctx, r.APIReader, r.QueueNamespace); err != nil {
+	if !q.book.loaded {
+		if err := q.book.reload(ctx, q.APIReader, q.Namespace); err != nil {
 			return nil, err
 		}
 	}
-	return r.book, nil
+	return q.book, nil
 }
 
 // takeSlot creates the suite's Lease. A Lease of that name that exists already is the suite's own
 // (its name comes from the UID): it is read back.
-func (r *SuiteReconciler) takeSlot(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) error {
+func (q *Queue) takeSlot(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) error {
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: slotLeaseName(suite.UID), Namespace: r.QueueNamespace,
+			Name: slotLeaseName(suite.UID), Namespace: q.Namespace,
 			Labels: map[string]string{LabelQueueSlot: "true", "app.kubernetes.io/managed-by": "vmbench"},
 			Annotations: map[string]string{
 				AnnotationSlotNamespace: suite.Namespace, AnnotationSlotName: suite.Name, AnnotationSlotUID: string(suite.UID),
@@ -211,16 +211,16 @@ func (r *SuiteReconciler) takeSlot(ctx context.Context, book *slotBook, suite *v
 			AcquireTime:    &metav1.MicroTime{Time: now},
 		},
 	}
-	err := r.Create(ctx, lease)
+	err := q.Client.Create(ctx, lease)
 	if apierrors.IsAlreadyExists(err) {
-		err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(lease), lease)
+		err = q.APIReader.Get(ctx, client.ObjectKeyFromObject(lease), lease)
 	}
 	if err != nil {
-		return fmt.Errorf("creating the run queue's Lease %s/%s that admits the suite: %w", r.QueueNamespace, lease.Name, err)
+		return fmt.Errorf("creating the run queue's Lease %s/%s that admits the suite: %w", q.Namespace, lease.Name, err)
 	}
 	l, ok := parseSlotLease(lease)
 	if !ok {
-		return fmt.Errorf("the run queue's Lease %s/%s does not name the suite it admits: delete it", r.QueueNamespace, lease.Name)
+		return fmt.Errorf("the run queue's Lease %s/%s does not name the suite it admits: delete it", q.Namespace, lease.Name)
 	}
 	book.put(l)
 	return nil
@@ -230,16 +230,16 @@ func (r *SuiteReconciler) takeSlot(ctx context.Context, book *slotBook, suite *v
 // label): the launcher and the workers of its MPIJobs, its VMIs and their virt-launcher pods, and
 // its MPIJobs, which make pods (a run whose MPIJob exists and whose pods do not yet is not over). A
 // pod being deleted still occupies its node.
-func (r *SuiteReconciler) occupied(ctx context.Context, key types.NamespacedName) (bool, error) {
+func (q *Queue) occupied(ctx context.Context, key types.NamespacedName) (bool, error) {
 	lists := []client.ObjectList{&corev1.PodList{}}
-	if r.Available[kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")] {
+	if q.Available[kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance")] {
 		lists = append(lists, &kubevirtv1.VirtualMachineInstanceList{})
 	}
-	if r.Available[mpiv2.SchemeGroupVersion.WithKind("MPIJob")] {
+	if q.Available[mpiv2.SchemeGroupVersion.WithKind("MPIJob")] {
 		lists = append(lists, &mpiv2.MPIJobList{})
 	}
 	for _, list := range lists {
-		if err := r.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{vmbenchv1.LabelSuite: key.Name},
+		if err := q.Client.List(ctx, list, client.InNamespace(key.Namespace), client.MatchingLabels{vmbenchv1.LabelSuite: key.Name},
 			client.Limit(1), client.UnsafeDisableDeepCopy); err != nil {
 			return false, fmt.Errorf("listing the pods and VMs of suite %s: %w", key.Name, err)
 		}
@@ -257,15 +257,15 @@ const drainLimit = 15 * time.Minute
 
 // releaseIfGone deletes a draining Lease once its suite's pods and VMs are gone, or drainLimit
 // after the manager first saw it draining (recorded in the Lease, so that a restart keeps it).
-func (r *SuiteReconciler) releaseIfGone(ctx context.Context, book *slotBook, l slotLease) (bool, error) {
-	busy, err := r.occupied(ctx, l.Key)
+func (q *Queue) releaseIfGone(ctx context.Context, book *slotBook, l slotLease) (bool, error) {
+	busy, err := q.occupied(ctx, l.Key)
 	if err != nil {
 		return false, err
 	}
 	if busy {
-		now := r.now()
+		now := q.now()
 		if l.DrainingSince.IsZero() {
-			return false, r.markDraining(ctx, book, l, now)
+			return false, q.markDraining(ctx, book, l, now)
 		}
 		if now.Sub(l.DrainingSince) < drainLimit {
 			return false, nil
@@ -273,9 +273,9 @@ func (r *SuiteReconciler) releaseIfGone(ctx context.Context, book *slotBook, l s
 		log.FromContext(ctx).Info("releasing a run slot whose suite's pods or VMs are still there after the drain limit: "+
 			"delete them, or remove their finalizers", "suite", l.Key, "drainingSince", l.DrainingSince, "limit", drainLimit)
 	}
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.Name, Namespace: r.QueueNamespace}}
-	if err := r.Delete(ctx, lease); client.IgnoreNotFound(err) != nil {
-		return false, fmt.Errorf("releasing the run slot of Lease %s/%s: %w", r.QueueNamespace, l.Name, err)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: l.Name, Namespace: q.Namespace}}
+	if err := q.Client.Delete(ctx, lease); client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("releasing the run slot of Lease %s/%s: %w", q.Namespace, l.Name, err)
 	}
 	book.remove(l.UID)
 	return true, nil
@@ -284,8 +284,8 @@ func (r *SuiteReconciler) releaseIfGone(ctx context.Context, book *slotBook, l s
 // releaseSlots releases the Leases of a suite that ended, is being deleted or is gone (suite nil),
 // once its pods and VMs are gone, and wakes the suites in line. It says whether a Lease is still
 // held by pods or VMs that are being removed: their deletion brings the suite back.
-func (r *SuiteReconciler) releaseSlots(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (bool, error) {
-	book, err := r.slotBook(ctx)
+func (q *Queue) releaseSlots(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (bool, error) {
+	book, err := q.slotBook(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -294,16 +294,16 @@ func (r *SuiteReconciler) releaseSlots(ctx context.Context, key types.Namespaced
 		if suite != nil && l.UID == suite.UID && inLine(suite) && !l.Requeued {
 			continue
 		}
-		ok, err := r.releaseIfGone(ctx, book, l)
+		ok, err := q.releaseIfGone(ctx, book, l)
 		if err != nil {
 			return false, err
 		}
 		held, released = held || !ok, released || ok
 	}
-	if released && r.wake != nil {
+	if released && q.Wake != nil {
 		obj := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 		select {
-		case r.wake <- event.GenericEvent{Object: obj}:
+		case q.Wake <- event.GenericEvent{Object: obj}:
 		case <-ctx.Done():
 		}
 	}
@@ -311,8 +311,8 @@ func (r *SuiteReconciler) releaseSlots(ctx context.Context, key types.Namespaced
 }
 
 // markDraining records in the Lease when its suite's pods and VMs were first seen outliving it.
-func (r *SuiteReconciler) markDraining(ctx context.Context, book *slotBook, l slotLease, now time.Time) error {
-	if err := r.annotateLease(ctx, l, AnnotationSlotDraining, now.UTC().Format(time.RFC3339)); err != nil {
+func (q *Queue) markDraining(ctx context.Context, book *slotBook, l slotLease, now time.Time) error {
+	if err := q.annotateLease(ctx, l, AnnotationSlotDraining, now.UTC().Format(time.RFC3339)); err != nil {
 		return err
 	}
 	l.DrainingSince = now.UTC().Truncate(time.Second)
@@ -321,26 +321,43 @@ func (r *SuiteReconciler) markDraining(ctx context.Context, book *slotBook, l sl
 }
 
 // annotateLease sets one annotation of a queue Lease.
-func (r *SuiteReconciler) annotateLease(ctx context.Context, l slotLease, key, value string) error {
+func (q *Queue) annotateLease(ctx context.Context, l slotLease, key, value string) error {
 	lease := &coordinationv1.Lease{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: r.QueueNamespace, Name: l.Name}, lease); err != nil {
-		return fmt.Errorf("reading the run queue's Lease %s/%s: %w", r.QueueNamespace, l.Name, err)
+	if err := q.APIReader.Get(ctx, client.ObjectKey{Namespace: q.Namespace, Name: l.Name}, lease); err != nil {
+		return fmt.Errorf("reading the run queue's Lease %s/%s: %w", q.Namespace, l.Name, err)
 	}
 	patch := client.MergeFrom(lease.DeepCopy())
 	if lease.Annotations == nil {
 		lease.Annotations = map[string]string{}
 	}
 	lease.Annotations[key] = value
-	if err := r.Patch(ctx, lease, patch); err != nil {
-		return fmt.Errorf("annotating the run queue's Lease %s/%s with %s: %w", r.QueueNamespace, l.Name, key, err)
+	if err := q.Client.Patch(ctx, lease, patch); err != nil {
+		return fmt.Errorf("annotating the run queue's Lease %s/%s with %s: %w", q.Namespace, l.Name, key, err)
 	}
 	return nil
 }
 
 // now is the reconciler's clock, or the wall clock where it has none.
-func (r *SuiteReconciler) now() time.Time {
-	if r.Clock == nil {
+func (q *Queue) now() time.Time {
+	if q.Clock == nil {
 		return time.Now()
 	}
-	return r.Clock.Now()
+	return q.Clock.Now()
+}
+
+// requeue marks the suite's Lease requeued: it holds the slot until the suite's pods and VMs are
+// gone, and admits the suite no more. A suite requeued already, or never admitted, is left as it is.
+func (q *Queue) requeue(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) error {
+	book, err := q.slotBook(ctx)
+	if err != nil {
+		return err
+	}
+	if l, ok := book.get(suite.UID); ok && !l.Requeued {
+		if err := q.annotateLease(ctx, l, AnnotationSlotRequeued, "true"); err != nil {
+			return fmt.Errorf("requeueing the suite: %w", err)
+		}
+		l.Requeued = true
+		book.put(l)
+	}
+	return nil
 }

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -252,17 +250,6 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// effectiveTimeout is the suite's spec.timeout, capped by the admin's maximum suite duration
-// (0: no maximum). It is computed on every reconcile, so a spec.timeout raised after admission is
-// capped too.
-func effectiveTimeout(spec vmbenchv1.BenchmarkSuiteSpec, maxDuration time.Duration) time.Duration {
-	t := spec.SuiteTimeout()
-	if maxDuration > 0 && t > maxDuration {
-		return maxDuration
-	}
-	return t
-}
-
 // queueDecision is what the queue decided for one reconcile.
 type queueDecision struct {
 	// Wait is set while the suite waits for a slot.
@@ -281,8 +268,8 @@ func (l queueLimits) unlimited() bool { return l.Slots <= 0 && l.PerNamespace <=
 
 // admit decides whether a suite may start its runs: its Lease exists, or it takes a free slot now
 // (its Lease is created), or it waits. status.startTime is written from the Lease either way.
-func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
-	book, err := r.slotBook(ctx)
+func (q *Queue) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
+	book, err := q.slotBook(ctx)
 	if err != nil {
 		return queueDecision{}, err
 	}
@@ -293,42 +280,42 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	}
 	if held {
 		// Requeued: its Lease goes once the stopped run's pods and VMs are gone.
-		if _, err := r.releaseIfGone(ctx, book, l); err != nil {
+		if _, err := q.releaseIfGone(ctx, book, l); err != nil {
 			return queueDecision{}, err
 		}
 	}
-	if len(suite.Status.Runs) > 0 && activeRun(&suite.Status) == nil {
+	if len(suite.Status.Runs) > 0 && suite.Status.ActiveRun() == nil {
 		// Every run ended (the suite's slot is released, or goes with its pods): there is nothing
 		// to start, and the start time stays as the record of its admission.
 		return queueDecision{Idle: true}, nil
 	}
 	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
 	suite.Status.StartTime = nil
-	if r.limits().unlimited() {
+	if q.limits().unlimited() {
 		// No line and no slot to share: nothing to decide, so no admission waits for another. The
 		// Lease is the record of the admission all the same (its name comes from the UID, so a
 		// retry takes the same one).
 		if l, ok := book.get(suite.UID); ok && l.Requeued {
-			return queueDecision{Wait: requeuedWait(r.limits())}, nil
+			return queueDecision{Wait: requeuedWait(q.limits())}, nil
 		}
-		return r.admitNow(ctx, book, suite, now)
+		return q.admitNow(ctx, book, suite, now)
 	}
 	cached := &vmbenchv1.BenchmarkSuiteList{}
 	// Read only: the cache's own objects are not copied.
-	if err := r.List(ctx, cached, client.UnsafeDisableDeepCopy); err != nil {
+	if err := q.Client.List(ctx, cached, client.UnsafeDisableDeepCopy); err != nil {
 		return queueDecision{}, fmt.Errorf("listing suites for the run queue: %w", err)
 	}
-	if a := r.decide(ctx, book, cached.Items, suite); !a.Admit {
+	if a := q.decide(ctx, book, cached.Items, suite); !a.Admit {
 		return queueDecision{Wait: &a}, nil
 	}
 
 	// Decided again around the cache, one admission at a time, until the Lease exists: the next
 	// admission reads the Leases again and counts this one.
-	r.admissionMu.Lock()
-	defer r.admissionMu.Unlock()
-	fresh, err := r.queueSuites(ctx, cached.Items)
+	q.admissionMu.Lock()
+	defer q.admissionMu.Unlock()
+	fresh, err := q.queueSuites(ctx, cached.Items)
 	if err == nil {
-		err = book.reload(ctx, r.APIReader, r.QueueNamespace)
+		err = book.reload(ctx, q.APIReader, q.Namespace)
 	}
 	if err != nil {
 		return queueDecision{}, err
@@ -342,11 +329,11 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	if current == nil || current.ResourceVersion != suite.ResourceVersion {
 		return queueDecision{Stale: true}, nil
 	}
-	a := r.decide(ctx, book, fresh, current)
+	a := q.decide(ctx, book, fresh, current)
 	if l, ok := book.get(suite.UID); ok && l.Requeued && a.Admit {
 		// Its own Lease from before it was requeued still holds a slot for the pods and VMs of
 		// its stopped run; their deletion brings it back.
-		return queueDecision{Wait: requeuedWait(r.limits())}, nil
+		return queueDecision{Wait: requeuedWait(q.limits())}, nil
 	} else if ok && !l.Requeued {
 		// An admission that the cache had not seen: the reconcile comes back.
 		return queueDecision{Stale: true}, nil
@@ -354,15 +341,15 @@ func (r *SuiteReconciler) admit(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	if !a.Admit {
 		return queueDecision{Wait: &a}, nil
 	}
-	return r.admitNow(ctx, book, suite, now)
+	return q.admitNow(ctx, book, suite, now)
 }
 
 // admitNow takes the suite's slot: its Lease is created, and its start time is the Lease's.
-func (r *SuiteReconciler) admitNow(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
-	if r.beforeSlot != nil {
-		r.beforeSlot(suite)
+func (q *Queue) admitNow(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
+	if q.BeforeSlot != nil {
+		q.BeforeSlot(suite)
 	}
-	if err := r.takeSlot(ctx, book, suite, now); err != nil {
+	if err := q.takeSlot(ctx, book, suite, now); err != nil {
 		return queueDecision{}, err
 	}
 	suite.Status.StartTime = &metav1.Time{Time: book.mustGet(suite.UID).Admitted}
@@ -377,7 +364,7 @@ func requeuedWait(limits queueLimits) *admission {
 
 // decide gathers the line and the holders from the suites and the Leases, and decides for self.
 // A draining holder whose pods and VMs are gone is released on the way.
-func (r *SuiteReconciler) decide(ctx context.Context, book *slotBook, suites []vmbenchv1.BenchmarkSuite,
+func (q *Queue) decide(ctx context.Context, book *slotBook, suites []vmbenchv1.BenchmarkSuite,
 	self *vmbenchv1.BenchmarkSuite) admission {
 	byUID := make(map[types.UID]*vmbenchv1.BenchmarkSuite, len(suites))
 	var waiting []queueSuite
@@ -393,11 +380,11 @@ func (r *SuiteReconciler) decide(ctx context.Context, book *slotBook, suites []v
 		s := byUID[l.UID]
 		if s == nil {
 			// Gone, or a cache that has not seen it yet: the API server says which.
-			s = r.suiteOfLease(ctx, l)
+			s = q.suiteOfLease(ctx, l)
 		}
 		draining := l.Requeued || s == nil || !inLine(s)
 		if draining {
-			released, err := r.releaseIfGone(ctx, book, l)
+			released, err := q.releaseIfGone(ctx, book, l)
 			if err != nil {
 				log.FromContext(ctx).Error(err, "releasing a run slot", "lease", l.Name)
 			}
@@ -408,14 +395,14 @@ func (r *SuiteReconciler) decide(ctx context.Context, book *slotBook, suites []v
 		holders = append(holders, slotHolder{Key: l.Key, Draining: draining})
 	}
 	me := queueSuite{Key: client.ObjectKeyFromObject(self), Created: self.CreationTimestamp}
-	return decideAdmission(waiting, holders, book.turns(), me, r.limits())
+	return decideAdmission(waiting, holders, book.turns(), me, q.limits())
 }
 
 // suiteOfLease reads the suite a Lease admits around the cache; nil when it is gone. On an error it
 // is taken as present, so that no slot is released on a guess.
-func (r *SuiteReconciler) suiteOfLease(ctx context.Context, l slotLease) *vmbenchv1.BenchmarkSuite {
+func (q *Queue) suiteOfLease(ctx context.Context, l slotLease) *vmbenchv1.BenchmarkSuite {
 	s := &vmbenchv1.BenchmarkSuite{}
-	err := r.APIReader.Get(ctx, l.Key, s)
+	err := q.APIReader.Get(ctx, l.Key, s)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -428,8 +415,8 @@ func (r *SuiteReconciler) suiteOfLease(ctx context.Context, l slotLease) *vmbenc
 	return s
 }
 
-func (r *SuiteReconciler) limits() queueLimits {
-	return queueLimits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace}
+func (q *Queue) limits() queueLimits {
+	return q.Limits
 }
 
 // queueSuites lists the suites of the namespaces the manager runs around the cache, as metadata
@@ -438,23 +425,23 @@ func (r *SuiteReconciler) limits() queueLimits {
 // the cluster, up to 800 KiB each, is too much to read at each admission. A suite the cache has
 // not seen yet counts as in line, and an ended suite never runs again, so a cache that lags keeps
 // a suite waiting at worst, and the watch brings it back.
-func (r *SuiteReconciler) queueSuites(ctx context.Context, cached []vmbenchv1.BenchmarkSuite) ([]vmbenchv1.BenchmarkSuite, error) {
+func (q *Queue) queueSuites(ctx context.Context, cached []vmbenchv1.BenchmarkSuite) ([]vmbenchv1.BenchmarkSuite, error) {
 	var metas []metav1.PartialObjectMetadata
 	list := func(opts ...client.ListOption) error {
 		l := &metav1.PartialObjectMetadataList{}
 		l.SetGroupVersionKind(vmbenchv1.GroupVersion.WithKind("BenchmarkSuiteList"))
-		if err := r.APIReader.List(ctx, l, opts...); err != nil {
+		if err := q.APIReader.List(ctx, l, opts...); err != nil {
 			return err
 		}
 		metas = append(metas, l.Items...)
 		return nil
 	}
-	if len(r.Namespaces) == 0 {
+	if len(q.Namespaces) == 0 {
 		if err := list(); err != nil {
 			return nil, fmt.Errorf("listing suites for the run queue: %w", err)
 		}
 	}
-	for _, ns := range r.Namespaces {
+	for _, ns := range q.Namespaces {
 		if err := list(client.InNamespace(ns)); err != nil {
 			return nil, fmt.Errorf("listing the suites of namespace %s for the run queue: %w", ns, err)
 		}
@@ -471,61 +458,11 @@ func (r *SuiteReconciler) queueSuites(ctx context.Context, cached []vmbenchv1.Be
 	return out, nil
 }
 
-// setQueued sets the Queued condition and the queue position, on every reconcile.
-func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec error, generation int64, spec vmbenchv1.BenchmarkSuiteSpec,
-	maxDuration time.Duration) {
-	c := metav1.Condition{Type: vmbenchv1.ConditionQueued, Status: metav1.ConditionFalse, ObservedGeneration: generation}
-	st.QueuePosition = 0
-	switch {
-	case wait != nil:
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, vmbenchv1.ReasonWaitingForRun, truncate(wait.message(), 1024)
-		st.QueuePosition = int32(wait.Position)
-	case st.StartTime != nil:
-		c.Reason = vmbenchv1.ReasonAdmitted
-		c.Message = fmt.Sprintf("admitted at %s; spec.timeout counts from then", st.StartTime.UTC().Format(time.RFC3339))
-		if timeout := effectiveTimeout(spec, maxDuration); timeout < spec.SuiteTimeout() {
-			c.Message = fmt.Sprintf("admitted at %s; the suite ends at %s at the latest: spec.timeout %s is above the cluster's maximum suite duration %s "+
-				"(the manager's --max-suite-duration, Helm value maxSuiteDuration), so the maximum applies; set spec.timeout to %s or less, "+
-				"or split the suite, or ask the cluster's admin",
-				st.StartTime.UTC().Format(time.RFC3339), after(st.StartTime.Time, timeout).UTC().Format(time.RFC3339),
-				spec.SuiteTimeout(), maxDuration, maxDuration)
-		}
-	case invalidSpec != nil:
-		c.Reason, c.Message = vmbenchv1.ReasonInvalidSpec, "the spec is invalid, so the suite does not wait for a run slot"
-	case endedByAnnotation(st):
-		c.Reason, c.Message = ReasonEndedByAdmin, "the suite was ended by the annotation "+AnnotationQueue+"="+QueueEnd+" before it was admitted"
-	default:
-		// Not reached: a valid suite is either waiting or admitted.
-		c.Reason, c.Message = vmbenchv1.ReasonPending, "not admitted yet"
-	}
-	meta.SetStatusCondition(&st.Conditions, c)
-}
-
-// emitQueueTransitions records an event when a suite starts to wait and when it is admitted, after
-// the status write succeeded. The messages are the Queued condition's, which name no other
-// namespace's suites.
-func (r *SuiteReconciler) emitQueueTransitions(orig, suite *vmbenchv1.BenchmarkSuite) {
-	if r.Recorder == nil {
-		return
-	}
-	now := meta.FindStatusCondition(suite.Status.Conditions, vmbenchv1.ConditionQueued)
-	before := meta.FindStatusCondition(orig.Status.Conditions, vmbenchv1.ConditionQueued)
-	if now == nil || (before != nil && before.Reason == now.Reason) {
-		return
-	}
-	switch now.Reason {
-	case vmbenchv1.ReasonWaitingForRun:
-		r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, vmbenchv1.ConditionQueued, "Queue", "%s", now.Message)
-	case vmbenchv1.ReasonAdmitted:
-		r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, vmbenchv1.ReasonAdmitted, "Queue", "%s", now.Message)
-	}
-}
-
 // queueState sums up what of a suite matters to the others' places in line.
 func queueState(s *vmbenchv1.BenchmarkSuite) string {
 	switch {
 	case looksAdmitted(s):
-		if run := activeRun(&s.Status); run != nil {
+		if run := s.Status.ActiveRun(); run != nil {
 			return "running " + run.Name
 		}
 		return "running"
@@ -553,15 +490,15 @@ func queueChanged() predicate.Funcs {
 
 // queueRequests maps a change of one suite (or a released slot) to the suite itself and to every
 // suite in line, whose place or message may have changed (with no limit, to the suite itself).
-func (r *SuiteReconciler) queueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
+func (q *Queue) queueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
 	self := client.ObjectKeyFromObject(obj)
 	reqs := []reconcile.Request{{NamespacedName: self}}
-	if r.limits().unlimited() {
+	if q.limits().unlimited() {
 		// Nobody waits for another's slot.
 		return reqs
 	}
 	list := &vmbenchv1.BenchmarkSuiteList{}
-	if err := r.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+	if err := q.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		// The suites in line come back with the next change of any suite; this one is logged.
 		log.FromContext(ctx).Error(err, "listing the suites in line")
 		return reqs

@@ -325,9 +325,9 @@ func TestSetQueued(t *testing.T) {
 const queueNS = "vmbench-system"
 
 // queueReconciler is a reconciler on a fake cluster with one slot and one per namespace.
-func queueReconciler(objs ...client.Object) (*SuiteReconciler, client.Client) {
+func queueReconciler(objs ...client.Object) (*Queue, client.Client) {
 	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
-	return &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}, c
+	return &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS}, c
 }
 
 func getSuite(t *testing.T, c client.Client, k types.NamespacedName) *vmbenchv1.BenchmarkSuite {
@@ -339,7 +339,7 @@ func getSuite(t *testing.T, c client.Client, k types.NamespacedName) *vmbenchv1.
 	return s
 }
 
-func admitNow(t *testing.T, r *SuiteReconciler, c client.Client, k types.NamespacedName) (queueDecision, *vmbenchv1.BenchmarkSuite) {
+func admitNow(t *testing.T, r *Queue, c client.Client, k types.NamespacedName) (queueDecision, *vmbenchv1.BenchmarkSuite) {
 	t.Helper()
 	s := getSuite(t, c, k)
 	d, err := r.admit(context.Background(), s, queueEpoch.Add(time.Hour))
@@ -389,7 +389,7 @@ func TestAdmissionsSurviveARestart(t *testing.T) {
 	if d, _ := admitNow(t, r, c, key("a", "first")); !d.Admitted {
 		t.Fatalf("first: %+v, want admitted", d)
 	}
-	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}
+	restarted := &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS}
 	d, s := admitNow(t, restarted, c, key("a", "first"))
 	if d.Admitted || d.Wait != nil || s.Status.StartTime == nil || !s.Status.StartTime.Time.Equal(queueEpoch.Add(time.Hour)) {
 		t.Fatalf("first after the restart: %+v (start %v), want admitted before, at %s", d, s.Status.StartTime, queueEpoch.Add(time.Hour))
@@ -487,7 +487,7 @@ func TestADeletedSuiteReleasesItsSlot(t *testing.T) {
 	if err := c.Delete(ctx, getSuite(t, c, key("a", "again"))); err != nil {
 		t.Fatal(err)
 	}
-	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS}
+	restarted := &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS}
 	if d, _ := admitNow(t, restarted, c, key("b", "later")); !d.Admitted {
 		t.Fatalf("later: %+v, want admitted past the Lease of a deleted suite", d.Wait)
 	}
@@ -501,7 +501,7 @@ func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
 	self := queued("a", "x", 5)
 	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(self.DeepCopy()).Build()
 	apiServer := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(old.DeepCopy(), self.DeepCopy()).Build()
-	r := &SuiteReconciler{Client: cache, APIReader: apiServer, MaxActiveRuns: 1, Namespaces: []string{"a"}, QueueNamespace: queueNS}
+	r := &Queue{Client: cache, APIReader: apiServer, Limits: queueLimits{Slots: 1}, Namespaces: []string{"a"}, Namespace: queueNS}
 
 	suite := getSuite(t, cache, key("a", "x"))
 	d, err := r.admit(ctx, suite, queueEpoch)
@@ -536,7 +536,7 @@ func TestQueueRequests(t *testing.T) {
 		objs = append(objs, line[i].DeepCopy())
 	}
 	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
-	r := &SuiteReconciler{Client: c, MaxActiveRuns: 1}
+	r := &Queue{Client: c, Limits: queueLimits{Slots: 1}}
 	got := []string{}
 	for _, req := range r.queueRequests(ctx, &done) {
 		got = append(got, req.String())
@@ -546,7 +546,7 @@ func TestQueueRequests(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	// With no limit nobody waits for another's slot: a change wakes the suite itself only.
-	r.MaxActiveRuns = 0
+	r.Limits.Slots = 0
 	if reqs := r.queueRequests(ctx, &done); len(reqs) != 1 || reqs[0].String() != "a/done" {
 		t.Errorf("requests with no limit: %v, want a/done alone", reqs)
 	}
@@ -636,7 +636,7 @@ func TestADrainingSlotIsReleasedAfterTheDrainLimit(t *testing.T) {
 		t.Fatalf("releaseSlots = %v, %v, want held", held, err)
 	}
 	clock.SetTime(queueEpoch.Add(drainLimit - time.Second))
-	restarted := &SuiteReconciler{Client: c, APIReader: c, MaxActiveRuns: 1, MaxActiveRunsPerNamespace: 1, QueueNamespace: queueNS, Clock: clock}
+	restarted := &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS, Clock: clock}
 	if d, _ := admitNow(t, restarted, c, key("b", "next")); d.Wait == nil {
 		t.Fatalf("next before the drain limit: %+v, want a wait", d)
 	}
@@ -662,7 +662,7 @@ func TestAdmissionsTakeTheLastSlotOneAtATime(t *testing.T) {
 	var mu sync.Mutex
 	var reached []string // the suites that reached their Lease, and whether the first was let go by then
 	let, held := make(chan struct{}), make(chan struct{})
-	r.beforeSlot = func(s *vmbenchv1.BenchmarkSuite) {
+	r.BeforeSlot = func(s *vmbenchv1.BenchmarkSuite) {
 		mu.Lock()
 		select {
 		case <-let:
@@ -734,7 +734,7 @@ func waitingForAdmission() bool {
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		header, _, _ := strings.Cut(g, "\n")
-		if strings.Contains(header, "[sync.Mutex.Lock") && strings.Contains(g, "controllers.(*SuiteReconciler).admit(") {
+		if strings.Contains(header, "[sync.Mutex.Lock") && strings.Contains(g, "controllers.(*Queue).admit(") {
 			return true
 		}
 	}
@@ -761,7 +761,7 @@ func TestAdmissionListsSuitesAsMetadataOnly(t *testing.T) {
 			return c.List(ctx, list, opts...)
 		},
 	})
-	r := &SuiteReconciler{Client: cache, APIReader: apiServer, MaxActiveRuns: 1, Namespaces: []string{"a"}, QueueNamespace: queueNS}
+	r := &Queue{Client: cache, APIReader: apiServer, Limits: queueLimits{Slots: 1}, Namespaces: []string{"a"}, Namespace: queueNS}
 	suite := getSuite(t, cache, key("a", "self"))
 	d, err := r.admit(ctx, suite, queueEpoch)
 	// Admitted, the unseen suite would be skipped; at position 2, the ended one would take the slot.
@@ -786,7 +786,7 @@ func TestAdmissionWithoutLimitsListsNothing(t *testing.T) {
 			return c.List(ctx, list, opts...)
 		},
 	})
-	r := &SuiteReconciler{Client: c, APIReader: c, QueueNamespace: queueNS}
+	r := &Queue{Client: c, APIReader: c, Namespace: queueNS}
 	if _, err := r.slotBook(ctx); err != nil {
 		t.Fatal(err)
 	}

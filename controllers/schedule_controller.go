@@ -555,9 +555,13 @@ func (r *ScheduleReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Mana
 			predicate.AnnotationChangedPredicate{}))).
 		Owns(&vmbenchv1.BenchmarkSuite{}).
 		Named("benchmarkschedule").
-		WithOptions(controller.Options{MaxConcurrentReconciles: 4, ReconciliationTimeout: reconcileTimeout}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4, ReconciliationTimeout: scheduleReconcileTimeout}).
 		Complete(r)
 }
+
+// scheduleReconcileTimeout bounds one reconcile of a schedule, so that a stalled API call or the
+// analysis of a large history cannot hold a worker for ever.
+const scheduleReconcileTimeout = 5 * time.Minute
 
 func indexScheduleOwner(obj client.Object) []string {
 	owner := metav1.GetControllerOf(obj)

@@ -74,7 +74,7 @@ func (r *SuiteReconciler) advance(ctx context.Context, suite *vmbenchv1.Benchmar
 		}
 	}
 
-	active := activeRun(st)
+	active := st.ActiveRun()
 	if active == nil {
 		return step{timedOut: timedOut}, nil
 	}
@@ -117,15 +117,6 @@ func (r *SuiteReconciler) staleCache(ctx context.Context, suite *vmbenchv1.Bench
 		return false, err
 	}
 	return fresh.ResourceVersion != suite.ResourceVersion, nil
-}
-
-func activeRun(st *vmbenchv1.BenchmarkSuiteStatus) *vmbenchv1.RunStatus {
-	for i := range st.Runs {
-		if p := st.Runs[i].Phase; p == vmbenchv1.RunPending || p == vmbenchv1.RunRunning {
-			return &st.Runs[i]
-		}
-	}
-	return nil
 }
 
 // markNotRun fails every run that never started when the suite timed out after timeout.

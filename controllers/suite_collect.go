@@ -245,9 +245,6 @@ func rawOutputs(suite *vmbenchv1.BenchmarkSuite, run string, report runReport) *
 	}
 }
 
-// labelRawOf names the run whose raw outputs a ConfigMap holds.
-const labelRawOf = "vmbench.io/raw-outputs-of"
-
 // rawKey is a ConfigMap key for one execution: only [-._a-zA-Z0-9] are allowed.
 func rawKey(benchmark, node string) string {
 	key := []byte(benchmark + "." + node + ".txt")

@@ -88,15 +88,19 @@ type SuiteReconciler struct {
 	// empty for every namespace. The queue's uncached reads stay within them.
 	Namespaces []string
 
-	// admissionMu serializes admissions to the run queue; beforeSlot, when set (tests), is called
-	// just before a suite's Lease is created, with admissionMu held when there are limits.
-	admissionMu sync.Mutex
-	beforeSlot  func(*vmbenchv1.BenchmarkSuite)
-	// book is the run queue's Leases, loaded under bookOnce; wake brings the suites in line back
-	// when a slot is released.
-	book     *slotBook
-	bookOnce sync.Mutex
-	wake     chan event.GenericEvent
+	// queue is the run queue (queue.go), made from the fields above at its first use.
+	queue     *Queue
+	queueOnce sync.Once
+}
+
+// runQueue is the suites' run queue, made once from the reconciler's settings.
+func (r *SuiteReconciler) runQueue() *Queue {
+	r.queueOnce.Do(func() {
+		r.queue = &Queue{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
+			Limits:    queueLimits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace},
+			Namespace: r.QueueNamespace, Namespaces: r.Namespaces, Available: r.Available}
+	})
+	return r.queue
 }
 
 // childKinds are the kinds of objects a suite may own; each is listed through the owner index.
@@ -181,7 +185,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	if state.InvalidSpec == nil && keyHold == nil && !endNow {
 		var err error
-		if queue, err = r.admit(ctx, suite, now); err != nil {
+		if queue, err = r.runQueue().admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
 		}
 		switch {
@@ -262,7 +266,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // pods and VMs are gone; until then their deletion events bring it back, and a poll in case one
 // was missed.
 func (r *SuiteReconciler) releaseAfter(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (ctrl.Result, error) {
-	held, err := r.releaseSlots(ctx, key, suite)
+	held, err := r.runQueue().releaseSlots(ctx, key, suite)
 	if err != nil || !held {
 		return ctrl.Result{}, err
 	}
@@ -308,13 +312,14 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 		}
 	}
 	// A suite that is admitted, moves on, ends or is deleted moves the suites in line.
-	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.queueRequests), builder.WithPredicates(queueChanged()))
+	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.runQueue().queueRequests), builder.WithPredicates(queueChanged()))
 	// A slot released once the last pods and VMs of a suite are gone moves the suites in line too.
 	if r.QueueNamespace == "" {
 		return fmt.Errorf("the run queue needs the manager's namespace for its Leases (QueueNamespace)")
 	}
-	r.wake = make(chan event.GenericEvent, 64)
-	b = b.WatchesRawSource(source.Channel(r.wake, handler.EnqueueRequestsFromMapFunc(r.queueRequests)))
+	queue := r.runQueue()
+	queue.Wake = make(chan event.GenericEvent, 64)
+	b = b.WatchesRawSource(source.Channel(queue.Wake, handler.EnqueueRequestsFromMapFunc(queue.queueRequests)))
 	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
 	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
 	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))

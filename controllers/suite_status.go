@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -185,25 +184,6 @@ func samplesTrimmed(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 		}
 	}
 	return false
-}
-
-func oneLine(err error) string {
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		parts := make([]string, 0, len(joined.Unwrap()))
-		for _, e := range joined.Unwrap() {
-			parts = append(parts, e.Error())
-		}
-		return strings.Join(parts, "; ")
-	}
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }
 
 // round rounds x to digits decimals; a number too large for that is left as it is, rather than

@@ -217,3 +217,14 @@ func (s BenchmarkSuiteSpec) SuiteTimeout() time.Duration {
 	}
 	return s.Timeout.Duration()
 }
+
+// ActiveRun is the run the suite is on: the first that is Pending or Running; nil when every run
+// ended.
+func (st *BenchmarkSuiteStatus) ActiveRun() *RunStatus {
+	for i := range st.Runs {
+		if p := st.Runs[i].Phase; p == RunPending || p == RunRunning {
+			return &st.Runs[i]
+		}
+	}
+	return nil
+}

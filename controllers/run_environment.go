@@ -1,0 +1,60 @@
+package controllers
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+)
+
+// What the run environment is made of, as the suite records it for each run and a schedule
+// compares between records: the nodes' kernel, runtime and kubelet, and the KubeVirt version.
+
+// hostModelCPULabel prefixes the label by which KubeVirt's node labeller names a node's host CPU model.
+const hostModelCPULabel = "host-model-cpu.node.kubevirt.io/"
+
+// nodeEnvironment is what the node's kubelet reports of it, and its CPU model where KubeVirt's node
+// labeller named it.
+func nodeEnvironment(node *corev1.Node) vmbenchv1.NodeEnvironment {
+	info := node.Status.NodeInfo
+	env := vmbenchv1.NodeEnvironment{Name: node.Name, KernelVersion: truncate(info.KernelVersion, 64), OSImage: truncate(info.OSImage, 128),
+		ContainerRuntimeVersion: truncate(info.ContainerRuntimeVersion, 64), KubeletVersion: truncate(info.KubeletVersion, 32),
+		Architecture: truncate(info.Architecture, 16)}
+	var models []string
+	for k, v := range node.Labels {
+		if model, ok := strings.CutPrefix(k, hostModelCPULabel); ok && v == "true" {
+			models = append(models, model)
+		}
+	}
+	slices.Sort(models)
+	env.CPUModel = truncate(strings.Join(models, ","), 64)
+	return env
+}
+
+// kubeVirtVersion is the version the cluster's KubeVirt CR reports it deployed.
+func kubeVirtVersion(kubevirts []unstructured.Unstructured) string {
+	for _, kv := range kubevirts {
+		if v, _, _ := unstructured.NestedString(kv.Object, "status", "observedKubeVirtVersion"); v != "" {
+			return truncate(v, 64)
+		}
+	}
+	return ""
+}
+
+// shortHash is the first n hex digits of the SHA-256 of v's JSON.
+func shortHash(v any, n int) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// The API's own types always marshal; should one not, its printed form still names it.
+		b = fmt.Appendf(nil, "%+v", v)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:n]
+}
