@@ -214,6 +214,8 @@ func reconcileSuite(t *testing.T, r *ArchiveReconciler, s *vmbenchv1.BenchmarkSu
 	return err
 }
 
+var _ archive.Store = (*memStore)(nil)
+
 func drain(rec *events.FakeRecorder) []string {
 	var out []string
 	for {

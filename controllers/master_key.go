@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -132,7 +133,7 @@ func mintMasterKey(ctx context.Context, c client.Client, ref types.NamespacedNam
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{MasterKeyData: fresh},
 	}
-	err = c.Create(ctx, secret, client.FieldOwner(FieldManager))
+	err = c.Create(ctx, secret, client.FieldOwner(vmbenchv1.FieldManager))
 	if apierrors.IsAlreadyExists(err) {
 		secret = &corev1.Secret{}
 		return secret, false, c.Get(ctx, ref, secret)
@@ -151,7 +152,7 @@ func recordMasterKey(ctx context.Context, c client.Client, ref types.NamespacedN
 		ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace, Labels: masterKeyLabels()},
 		Data:       map[string]string{MasterKeyIDData: id, when: time.Now().UTC().Format(time.RFC3339)},
 	}
-	err := c.Create(ctx, record, client.FieldOwner(FieldManager))
+	err := c.Create(ctx, record, client.FieldOwner(vmbenchv1.FieldManager))
 	if apierrors.IsAlreadyExists(err) {
 		record = &corev1.ConfigMap{}
 		err = c.Get(ctx, ref, record)

@@ -108,7 +108,7 @@ func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbench
 	if err := ctrl.SetControllerReference(suite, owner, r.Scheme); err != nil {
 		return "", nil, err
 	}
-	err = r.Create(ctx, owner, client.FieldOwner(FieldManager))
+	err = r.Create(ctx, owner, client.FieldOwner(vmbenchv1.FieldManager))
 	if err != nil && refusedForGood(err) {
 		return "", &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, oneLineString(err.Error()))}, nil
 	}
@@ -138,7 +138,7 @@ func (r *SuiteReconciler) createSecret(ctx context.Context, secret *corev1.Secre
 	if len(secret.OwnerReferences) == 0 {
 		return nil, fmt.Errorf("secret %s has no owner: the garbage collector could never delete it", secret.Name)
 	}
-	err := r.Create(ctx, secret, client.FieldOwner(FieldManager))
+	err := r.Create(ctx, secret, client.FieldOwner(vmbenchv1.FieldManager))
 	if err == nil || apierrors.IsAlreadyExists(err) || !refusedForGood(err) {
 		return nil, client.IgnoreAlreadyExists(err)
 	}

@@ -137,7 +137,7 @@ func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkS
 	// Only fields vmbench owns: never status, never server-set metadata.
 	delete(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	return r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+	return r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(vmbenchv1.FieldManager), client.ForceOwnership)
 }
 
 // applyChildren applies the children of a run in order, unless an object of one of their names

@@ -34,9 +34,6 @@ import (
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
-// FieldManager is the one server-side apply field manager of vmbench.
-const FieldManager = "vmbench"
-
 // settle is how soon a suite is looked at again when no watch event will say that it can go on: after
 // a run that never started, or while the cache has not yet caught up with the suite's last write.
 const settle = time.Second

@@ -116,3 +116,6 @@ const (
 // platforms of type Host and the RuntimeClasses the admin allowed. The chart's
 // ValidatingAdmissionPolicy refuses them elsewhere.
 const LabelPrivilegedPlatforms = "vmbench.io/privileged-platforms"
+
+// FieldManager is the one server-side apply field manager of vmbench.
+const FieldManager = "vmbench"

@@ -527,7 +527,7 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 		delete(u.Object, "status")
 		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 		return writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-			append([]client.ApplyOption{client.FieldOwner(controllers.FieldManager), client.ForceOwnership}, opts...)...)
+			append([]client.ApplyOption{client.FieldOwner(vmbenchv1.FieldManager), client.ForceOwnership}, opts...)...)
 	}
 	dryRun := func(obj client.Object) error { return apply(obj, client.DryRunAll) }
 
