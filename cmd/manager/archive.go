@@ -7,7 +7,8 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/vmbench/vmbench/controllers"
+	archivecontroller "github.com/vmbench/vmbench/controllers/archive"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 	"github.com/vmbench/vmbench/internal/archive"
 )
 
@@ -59,7 +60,7 @@ func (a archiveOptions) config(cred *archive.CredentialSource) (*archive.S3, err
 
 // setup adds the archive's controller to the manager, if the flags ask for one, and tells the
 // schedules to delete a suite only once it is archived whole.
-func (a archiveOptions) setup(mgr ctrl.Manager, schedules *controllers.ScheduleReconciler) error {
+func (a archiveOptions) setup(mgr ctrl.Manager, schedules *schedulecontroller.ScheduleReconciler) error {
 	if !a.enabled() {
 		return nil
 	}
@@ -77,7 +78,7 @@ func (a archiveOptions) setup(mgr ctrl.Manager, schedules *controllers.ScheduleR
 		logger.Info("WARNING: the archive's endpoint is plain http://: anyone on the path can read and change what is archived, "+
 			"or answer that a suite is archived when it is not; use an https:// endpoint", "endpoint", a.endpoint)
 	}
-	r := &controllers.ArchiveReconciler{
+	r := &archivecontroller.ArchiveReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store, Prefix: a.prefix,
 		Recorder: mgr.GetEventRecorder("vmbench"),
 	}

@@ -33,7 +33,11 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
+	"github.com/vmbench/vmbench/controllers/masterkey"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
+	"github.com/vmbench/vmbench/controllers/scheme"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/metrics"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -65,7 +69,7 @@ type options struct {
 	// pprofAddr serves net/http/pprof for profiling; "0" (the default) serves nothing.
 	pprofAddr string
 	// logs replaces the pods/log API in tests, as envtest serves no logs; nil in the binary.
-	logs controllers.LogReader
+	logs suitecontroller.LogReader
 }
 
 func parseFlags() options {
@@ -94,7 +98,7 @@ func parseFlags() options {
 	flag.StringVar(&o.pullPolicy, "image-pull-policy", string(corev1.PullIfNotPresent), "Pull policy of runner and VM disk images: Always, IfNotPresent or Never.")
 	flag.StringVar(&o.vmNetwork, "vm-network", string(platform.VMNetworkAuto),
 		"VM interface binding: auto (passt where the cluster's KubeVirt registered it, else bridge), bridge, passt or masquerade.")
-	flag.StringVar(&o.emulation, "emulation", string(controllers.EmulationAllow),
+	flag.StringVar(&o.emulation, "emulation", string(suitecontroller.EmulationAllow),
 		"VM runs under software emulation: allow (figures are marked emulated) or forbid (VM runs fail on such a cluster).")
 	flag.DurationVar(&o.containerStart, "container-startup", 10*time.Minute, "Time a container run's pods may take to start.")
 	flag.DurationVar(&o.vmStart, "vm-startup", 20*time.Minute, "Time a VM run's VMs may take to boot.")
@@ -115,9 +119,9 @@ func parseFlags() options {
 	flag.DurationVar(&o.maxSuiteDuration, "max-suite-duration", 24*time.Hour,
 		"The longest a suite may hold a run slot, from its admission: a suite whose spec.timeout is longer ends at this limit, "+
 			"and its Queued condition says so. 0 removes the limit.")
-	flag.DurationVar(&o.minScheduleInterval, "min-schedule-interval", controllers.DefaultMinScheduleInterval,
+	flag.DurationVar(&o.minScheduleInterval, "min-schedule-interval", schedulecontroller.DefaultMinScheduleInterval,
 		fmt.Sprintf("The shortest time a BenchmarkSchedule may leave between two starts, from %s to %s: a schedule that starts more often "+
-			"is refused with its condition Valid False.", controllers.LowestMinScheduleInterval, controllers.HighestMinScheduleInterval))
+			"is refused with its condition Valid False.", schedulecontroller.LowestMinScheduleInterval, schedulecontroller.HighestMinScheduleInterval))
 	o.archive.bindFlags(flag.CommandLine)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
@@ -137,8 +141,8 @@ func (o options) validate() error {
 	default:
 		return fmt.Errorf("--vm-network=%q: use auto, bridge, passt or masquerade", o.vmNetwork)
 	}
-	switch controllers.EmulationPolicy(o.emulation) {
-	case controllers.EmulationAllow, controllers.EmulationForbid:
+	switch suitecontroller.EmulationPolicy(o.emulation) {
+	case suitecontroller.EmulationAllow, suitecontroller.EmulationForbid:
 	default:
 		return fmt.Errorf("--emulation=%q: use allow or forbid", o.emulation)
 	}
@@ -151,9 +155,9 @@ func (o options) validate() error {
 	if o.maxSuiteDuration < 0 {
 		return fmt.Errorf("--max-suite-duration=%s: use a duration such as 24h, or 0 for no limit", o.maxSuiteDuration)
 	}
-	if o.minScheduleInterval < controllers.LowestMinScheduleInterval || o.minScheduleInterval > controllers.HighestMinScheduleInterval {
+	if o.minScheduleInterval < schedulecontroller.LowestMinScheduleInterval || o.minScheduleInterval > schedulecontroller.HighestMinScheduleInterval {
 		return fmt.Errorf("--min-schedule-interval=%s: use a duration from %s to %s, such as %s", o.minScheduleInterval,
-			controllers.LowestMinScheduleInterval, controllers.HighestMinScheduleInterval, controllers.DefaultMinScheduleInterval)
+			schedulecontroller.LowestMinScheduleInterval, schedulecontroller.HighestMinScheduleInterval, schedulecontroller.DefaultMinScheduleInterval)
 	}
 	if _, err := o.masterKey(); err != nil {
 		return err
@@ -222,7 +226,7 @@ func run() error {
 func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager, error) {
 	masterKeyRef, _ := o.masterKey()
 	namespaces, _ := o.namespaces()
-	scheme := controllers.NewScheme()
+	scheme := scheme.New()
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
@@ -231,12 +235,12 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	if err != nil {
 		return nil, fmt.Errorf("discovering the cluster's APIs: %w", err)
 	}
-	available, err := controllers.AvailableKinds(mapper)
+	available, err := suitecontroller.AvailableKinds(mapper)
 	if err != nil {
 		return nil, err
 	}
 	log := ctrl.Log.WithName("setup")
-	for _, reason := range controllers.UnavailablePlatforms(available) {
+	for _, reason := range suitecontroller.UnavailablePlatforms(available) {
 		log.Info("platform types unavailable", "reason", reason)
 	}
 	direct, err := client.New(cfg, client.Options{Scheme: scheme, HTTPClient: httpClient, Mapper: mapper})
@@ -244,11 +248,11 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		return nil, err
 	}
 	loadCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	masterKey, err := controllers.LoadMasterKey(loadCtx, direct, masterKeyRef)
+	masterKey, err := masterkey.LoadMasterKey(loadCtx, direct, masterKeyRef)
 	cancel()
 	// A missing, replaced or unusable key is no reason to crash: the manager starts, and every suite
 	// that needs the key says why it cannot go on.
-	var keyFault *controllers.MasterKeyFault
+	var keyFault *masterkey.MasterKeyFault
 	if errors.As(err, &keyFault) {
 		log.Error(err, "no usable master key: suites not admitted stay in line, runs that need the key fail with the cause")
 		err = nil
@@ -262,9 +266,9 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	// ConfigMaps, Services and NetworkPolicies are cached as metadata only, and the suites' result
 	// ConfigMaps not at all (controllers/cache_policy.go).
-	metadataOnly := cache.ByObject{Label: owned.Label, Transform: controllers.StripToOwnership()}
+	metadataOnly := cache.ByObject{Label: owned.Label, Transform: cachepolicy.StripToOwnership()}
 	byObject := map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}: {Label: controllers.ChildConfigMapSelector(), Transform: controllers.StripToOwnership()},
+		&corev1.ConfigMap{}: {Label: cachepolicy.ChildConfigMapSelector(), Transform: cachepolicy.StripToOwnership()},
 		&corev1.Service{}:   metadataOnly, &corev1.PersistentVolumeClaim{}: owned,
 		&networkingv1.NetworkPolicy{}: metadataOnly, &corev1.Pod{}: owned,
 	}
@@ -290,7 +294,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		// a replaced pod's successor does not wait for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
 		Cache: cache.Options{DefaultNamespaces: namespaces, ByObject: byObject,
-			DefaultTransform: controllers.StripManagedFields()},
+			DefaultTransform: cachepolicy.StripManagedFields()},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
@@ -300,7 +304,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		return nil, err
 	}
 	log.Info("child kinds", "available", fmt.Sprint(available), "watchNamespaces", o.watchNamespaces)
-	r := &controllers.SuiteReconciler{
+	r := &suitecontroller.SuiteReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    scheme,
@@ -311,7 +315,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 			Runner: o.runnerImage, VMDisk: o.vmDisk, PullPolicy: corev1.PullPolicy(o.pullPolicy),
 		},
 		VMNetwork:        platform.VMNetwork(o.vmNetwork),
-		Emulation:        controllers.EmulationPolicy(o.emulation),
+		Emulation:        suitecontroller.EmulationPolicy(o.emulation),
 		ContainerStartup: o.containerStart,
 		VMStartup:        o.vmStart,
 		Available:        available,
@@ -330,9 +334,9 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 		return nil, fmt.Errorf("setting up the controller: %w", err)
 	}
 	// BenchmarkSchedules start suites on a cron schedule and keep their records (schedule_controller.go).
-	schedules := &controllers.ScheduleReconciler{
+	schedules := &schedulecontroller.ScheduleReconciler{
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: clock.RealClock{},
-		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme,
+		History: &schedulecontroller.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme,
 			Key: masterKey, Recorder: mgr.GetEventRecorder("vmbench")},
 		MinInterval: o.minScheduleInterval,
 	}
@@ -356,9 +360,9 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 }
 
 // logReader reads the runners' logs through the pods/log API, unless a test replaced it.
-func (o options) logReader(clientset kubernetes.Interface) controllers.LogReader {
+func (o options) logReader(clientset kubernetes.Interface) suitecontroller.LogReader {
 	if o.logs != nil {
 		return o.logs
 	}
-	return controllers.PodLogReader{Clientset: clientset}
+	return suitecontroller.PodLogReader{Clientset: clientset}
 }

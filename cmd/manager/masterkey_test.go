@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/masterkey"
 )
 
 // ownProcess names the test that runs in the process it is set in.
@@ -51,7 +51,7 @@ func TestManagerStartsWithoutItsDeletedMasterKey(t *testing.T) {
 	o.metricsAddr, o.probeAddr, o.containerStart, o.vmStart = "0", "0", time.Minute, time.Minute
 	ref, _ := o.masterKey()
 	// The first start: the key is minted and recorded. Then the Secret goes.
-	if _, err := controllers.LoadMasterKey(ctx, k8s, ref); err != nil {
+	if _, err := masterkey.LoadMasterKey(ctx, k8s, ref); err != nil {
 		t.Fatal(err)
 	}
 	if err := k8s.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}}); err != nil {
@@ -97,8 +97,8 @@ func TestManagerStartsWithoutItsDeletedMasterKey(t *testing.T) {
 		}
 	}
 	want := "the suite stays in line until the manager has its master key: the master key Secret vmbench-system/vmbench-master-key is missing"
-	if queued == nil || queued.Reason != controllers.ReasonMasterKeyMissing || !strings.HasPrefix(queued.Message, want) {
-		t.Errorf("Queued = %+v, want reason %s and a message starting %q", queued, controllers.ReasonMasterKeyMissing, want)
+	if queued == nil || queued.Reason != masterkey.ReasonMasterKeyMissing || !strings.HasPrefix(queued.Message, want) {
+		t.Errorf("Queued = %+v, want reason %s and a message starting %q", queued, masterkey.ReasonMasterKeyMissing, want)
 	}
 	if suite.Status.StartTime != nil {
 		t.Error("the suite was admitted without a master key")

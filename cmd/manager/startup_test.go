@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // syncBuffer is a log sink that the manager's goroutines and the test share.
@@ -138,7 +138,7 @@ func startAPIServer(t *testing.T, crdDirs []string, namespaces ...string) (*rest
 		t.Fatalf("starting envtest: %v", err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
-	k8s, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	k8s, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"text/tabwriter"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/report"
 	"github.com/vmbench/vmbench/internal/runner"
@@ -137,7 +137,7 @@ func runHost(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runOnHost runs every benchmark of suite repetitions times on this machine and returns the samples
 // and the failed executions.
 func runOnHost(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, repetitions int32, scratch string, progress io.Writer) ([]hostSample, []string, error) {
-	benchmarks := controllers.DefaultedBenchmarks(suite)
+	benchmarks := suitecontroller.DefaultedBenchmarks(suite)
 	names := platform.NodeNames(suite.Spec.Cluster.NodeCount())
 	nodes := make([]runplan.Node, len(names))
 	for i, n := range names {

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/cli"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/tables"
@@ -136,7 +136,7 @@ func TestReportReadsTablesFromTheCluster(t *testing.T) {
 	for i := range cms {
 		objs = append(objs, &cms[i])
 	}
-	c := fake.NewClientBuilder().WithScheme(controllers.NewScheme()).WithObjects(objs...).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
 	saved := cli.NewClusterReader
 	cli.NewClusterReader = func(_, _, namespace string) (*cli.ClusterReader, error) {
 		return &cli.ClusterReader{Client: c, Namespace: namespace}, nil

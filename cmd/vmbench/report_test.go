@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/cli"
 )
 
@@ -67,7 +67,7 @@ func slower(t *testing.T, factor float64) *vmbenchv1.BenchmarkSuite {
 // fakeCluster serves suites to the report command instead of an API server.
 func fakeCluster(t *testing.T, suites ...*vmbenchv1.BenchmarkSuite) {
 	t.Helper()
-	builder := fake.NewClientBuilder().WithScheme(controllers.NewScheme())
+	builder := fake.NewClientBuilder().WithScheme(scheme.New())
 	for _, s := range suites {
 		builder = builder.WithObjects(s)
 	}

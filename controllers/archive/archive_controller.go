@@ -1,4 +1,4 @@
-package controllers
+package archive
 
 import (
 	"context"
@@ -22,6 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/archivemark"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/archive"
 	"github.com/vmbench/vmbench/internal/tables"
 )
@@ -81,10 +84,10 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		}
 		return ctrl.Result{}, err
 	}
-	if !archivable(suite) || r.isArchived(req.NamespacedName, suite.UID) {
+	if !archivemark.Archivable(suite) || r.isArchived(req.NamespacedName, suite.UID) {
 		return ctrl.Result{}, nil
 	}
-	if archiveMarked(suite) {
+	if archivemark.Marked(suite) {
 		r.remember(req.NamespacedName, suite.UID)
 		return ctrl.Result{}, nil
 	}
@@ -94,7 +97,7 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err != nil {
 		logArchiveError(ctx, err)
 		r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonArchiveFailed, "Archive", "%s",
-			truncate(fmt.Sprintf("the suite's results are not archived yet (tried again with backoff; a schedule keeps the suite until they are): %v", err), 1024))
+			conditions.Truncate(fmt.Sprintf("the suite's results are not archived yet (tried again with backoff; a schedule keeps the suite until they are): %v", err), 1024))
 		// The workqueue's backoff brings the suite back.
 		return ctrl.Result{}, err
 	}
@@ -111,9 +114,9 @@ func (r *ArchiveReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	log.FromContext(ctx).Info("suite archived", "location", location, "tables", done.tables, "missing", done.missing, "written", done.written)
 	switch {
 	case len(done.missing) > 0:
-		r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonArchiveIncomplete, "Archive", "%s", truncate(done.message(location), 1024))
+		r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonArchiveIncomplete, "Archive", "%s", conditions.Truncate(done.message(location), 1024))
 	case done.written:
-		r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, ReasonArchived, "Archive", "%s", truncate(done.message(location), 1024))
+		r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, ReasonArchived, "Archive", "%s", conditions.Truncate(done.message(location), 1024))
 	}
 	return ctrl.Result{}, nil
 }
@@ -178,7 +181,7 @@ func (r *ArchiveReconciler) mark(ctx context.Context, suite *vmbenchv1.Benchmark
 }
 
 func incompleteNote(uid types.UID, missing []string) string {
-	return truncate(fmt.Sprintf("%s: result tables were deleted before they could be archived: %s", uid, strings.Join(missing, "; ")), 1024)
+	return conditions.Truncate(fmt.Sprintf("%s: result tables were deleted before they could be archived: %s", uid, strings.Join(missing, "; ")), 1024)
 }
 
 // deletedUnarchived says, in the log and in an event on the suite that is gone, that a finished
@@ -187,7 +190,7 @@ func (r *ArchiveReconciler) deletedUnarchived(ctx context.Context, key types.Nam
 	log.FromContext(ctx).Info("WARNING: a finished suite was deleted before it was archived; its results are not in the archive",
 		"suite", key.String(), "uid", uid)
 	gone := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, UID: uid}}
-	r.Recorder.Eventf(gone, nil, corev1.EventTypeWarning, ReasonDeletedUnarchived, "Archive", "%s", truncate(fmt.Sprintf(
+	r.Recorder.Eventf(gone, nil, corev1.EventTypeWarning, ReasonDeletedUnarchived, "Archive", "%s", conditions.Truncate(fmt.Sprintf(
 		"suite %s (uid %s) was deleted before the archive held it: its results are not in the archive. A schedule waits for the archive "+
 			"before it deletes a suite; someone or something else deleted this one", key.Name, uid), 1024))
 }
@@ -216,7 +219,7 @@ func (r *ArchiveReconciler) archive(ctx context.Context, cached *vmbenchv1.Bench
 	if suite.UID != cached.UID {
 		return &archived{gone: true}, nil
 	}
-	if !archivable(suite) {
+	if !archivemark.Archivable(suite) {
 		return nil, fmt.Errorf("suite %s is no longer finished as the API server has it; it is archived once it is", suite.Name)
 	}
 	names, err := r.tableMaps(ctx, suite)
@@ -311,7 +314,7 @@ func (r *ArchiveReconciler) archivedBefore(ctx context.Context, dir string) (*ar
 // tableMaps names the suite's result-table ConfigMaps, listed as metadata only: their data is read
 // one at a time, as a suite's tables may take hundreds of MiB.
 func (r *ArchiveReconciler) tableMaps(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) ([]string, error) {
-	list := metadataList(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	list := cachepolicy.MetadataList(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	if err := r.APIReader.List(ctx, list, client.InNamespace(suite.Namespace),
 		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name}, client.HasLabels{vmbenchv1.LabelTablesOf}); err != nil {
 		return nil, fmt.Errorf("listing the suite's result-table ConfigMaps: %w", err)
@@ -362,7 +365,7 @@ func (r *ArchiveReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&vmbenchv1.BenchmarkSuite{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
 			s, ok := obj.(*vmbenchv1.BenchmarkSuite)
-			return ok && archivable(s)
+			return ok && archivemark.Archivable(s)
 		}))).
 		Named("archive").
 		WithOptions(controller.Options{ReconciliationTimeout: archiveTimeout + time.Minute}).

@@ -1,4 +1,4 @@
-package controllers
+package archive
 
 import (
 	"context"
@@ -23,6 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/archivemark"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/archive"
 )
 
@@ -86,7 +89,14 @@ func (m *memStore) Location(key string) string { return "mem://" + key }
 
 // completeSuiteWithManagedFields is a Complete suite with managedFields, as the API server returns it.
 func completeSuiteWithManagedFields() *vmbenchv1.BenchmarkSuite {
-	s := testSuite()
+	s := &vmbenchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "bench"},
+		Spec: vmbenchv1.BenchmarkSuiteSpec{
+			Platforms:  []vmbenchv1.Platform{{Name: "container", Type: vmbenchv1.PlatformContainer}},
+			Baseline:   "container",
+			Benchmarks: []vmbenchv1.Benchmark{{Name: "hpcc", Type: vmbenchv1.BenchmarkHPCC}},
+		},
+	}
 	s.UID = "uid-1"
 	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "vmbench", Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: vmbenchv1.GroupVersion.String(), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
@@ -158,14 +168,14 @@ func archiveWorldWith(t *testing.T, suite *vmbenchv1.BenchmarkSuite, extra inter
 	objs := []client.Object{suite,
 		tableMap("demo-vm-1-tables", suite.Name, suite.UID, tables("demo-vm-1")),
 		tableMap("demo-container-1-tables", suite.Name, suite.UID, tables("demo-container-1")),
-		tableMap("demo-container-1-raw", suite.Name, suite.UID, map[string]string{vmbenchv1.LabelSuite: suite.Name, labelRawOf: "demo-container-1"}),
+		tableMap("demo-container-1-raw", suite.Name, suite.UID, map[string]string{vmbenchv1.LabelSuite: suite.Name, cachepolicy.LabelRawOf: "demo-container-1"}),
 		tableMap("forged-tables", suite.Name, "someone-else", tables("demo-container-2")),
 	}
 	refuse := func(what string) error {
 		t.Errorf("the archive wrote to the cluster: %s", what)
 		return errors.New("the archive must not write")
 	}
-	return fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		// The API server returns managedFields, which the fake client drops.
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			if extra.Get != nil {
@@ -348,7 +358,7 @@ func TestArchiveWithAVanishedTableIsNeverMarkedWhole(t *testing.T) {
 	if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Annotations[vmbenchv1.AnnotationArchived] != "" || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote || archivedWhole(got) {
+	if got.Annotations[vmbenchv1.AnnotationArchived] != "" || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote || archivemark.Whole(got) {
 		t.Errorf("the suite's annotations %v: want it marked incomplete, never archived whole", got.Annotations)
 	}
 	evs := drain(rec)
@@ -366,7 +376,7 @@ func TestArchiveWithAVanishedTableIsNeverMarkedWhole(t *testing.T) {
 	if err := c2.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
 		t.Fatal(err)
 	}
-	if archivedWhole(got) || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote {
+	if archivemark.Whole(got) || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != wantNote {
 		t.Errorf("after a restart the suite's annotations are %v, want the incomplete mark again", got.Annotations)
 	}
 }
@@ -396,7 +406,7 @@ func TestArchiveCountsTheTablesStatusCounts(t *testing.T) {
 			if err := c.Get(t.Context(), client.ObjectKeyFromObject(suite), got); err != nil {
 				t.Fatal(err)
 			}
-			if archivedWhole(got) != (tc.wantIncomplete == "") || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != tc.wantIncomplete {
+			if archivemark.Whole(got) != (tc.wantIncomplete == "") || got.Annotations[vmbenchv1.AnnotationArchiveIncomplete] != tc.wantIncomplete {
 				t.Errorf("annotations %v: want whole %v, incomplete %q", got.Annotations, tc.wantIncomplete == "", tc.wantIncomplete)
 			}
 		})
@@ -417,7 +427,7 @@ func TestArchiveWarnsOfASuiteDeletedBeforeItWasArchived(t *testing.T) {
 	}
 	drain(rec)
 	// Deleted as the cache sees it (the fake client refuses the archive's deletes).
-	r.Client = fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+	r.Client = fake.NewClientBuilder().WithScheme(scheme.New()).Build()
 	if err := reconcileSuite(t, r, suite); err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +443,7 @@ func TestArchiveWarnsOfASuiteDeletedBeforeItWasArchived(t *testing.T) {
 	// Gone from the API server while the cache still has it: the same.
 	store.putFails = nil
 	r2, rec2 := archiveReconciler(c, store)
-	r2.APIReader = fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+	r2.APIReader = fake.NewClientBuilder().WithScheme(scheme.New()).Build()
 	if err := reconcileSuite(t, r2, suite); err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +513,7 @@ func TestArchiveWaitsForTheSuiteToFinish(t *testing.T) {
 			if tc.cond != nil {
 				suite.Status.Conditions = []metav1.Condition{*tc.cond}
 			}
-			if got := archivable(suite); got != tc.want {
+			if got := archivemark.Archivable(suite); got != tc.want {
 				t.Errorf("archivable = %v, want %v", got, tc.want)
 			}
 			store := newMemStore()

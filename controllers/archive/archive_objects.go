@@ -1,4 +1,4 @@
-package controllers
+package archive
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package controllers
+package archivemark
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 // archivable says whether a suite has finished for good, so that it is archived: Complete or
 // Failed. A suite that failed for an invalid spec ran nothing and may still be fixed and run, so it
 // is archived only once it has run.
-func archivable(s *vmbenchv1.BenchmarkSuite) bool {
+func Archivable(s *vmbenchv1.BenchmarkSuite) bool {
 	switch s.Status.Phase {
 	case vmbenchv1.SuiteComplete:
 		return true
@@ -26,11 +26,11 @@ func archivable(s *vmbenchv1.BenchmarkSuite) bool {
 }
 
 // archiveMarked says whether the suite carries the archive's mark for its own UID, whole or not.
-func archiveMarked(s *vmbenchv1.BenchmarkSuite) bool {
-	return archivedWhole(s) || strings.HasPrefix(s.Annotations[vmbenchv1.AnnotationArchiveIncomplete], string(s.UID)+":")
+func Marked(s *vmbenchv1.BenchmarkSuite) bool {
+	return Whole(s) || strings.HasPrefix(s.Annotations[vmbenchv1.AnnotationArchiveIncomplete], string(s.UID)+":")
 }
 
 // archivedWhole says whether the archive holds the suite whole, by the mark it put on the suite.
-func archivedWhole(s *vmbenchv1.BenchmarkSuite) bool {
+func Whole(s *vmbenchv1.BenchmarkSuite) bool {
 	return s.UID != "" && s.Annotations[vmbenchv1.AnnotationArchived] == string(s.UID)
 }

@@ -1,4 +1,4 @@
-package controllers
+package cachepolicy
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ import (
 //     controller never reads and which can be as large as the object.
 
 // metadataKinds are the child kinds cached as metadata only.
-func metadataKinds() []schema.GroupVersionKind {
+func MetadataKinds() []schema.GroupVersionKind {
 	return []schema.GroupVersionKind{
 		corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 		corev1.SchemeGroupVersion.WithKind("Service"),
@@ -35,14 +35,14 @@ func metadataKinds() []schema.GroupVersionKind {
 }
 
 // metadataObject is the cache's form of a child kind cached as metadata only.
-func metadataObject(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+func MetadataObject(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
 	obj := &metav1.PartialObjectMetadata{}
 	obj.SetGroupVersionKind(gvk)
 	return obj
 }
 
 // metadataList lists a child kind cached as metadata only.
-func metadataList(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadataList {
+func MetadataList(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadataList {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	return list
@@ -52,7 +52,7 @@ func metadataList(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadataList
 // (LabelSuite) but not their result ConfigMaps, the raw outputs (labelRawOf) and tables
 // (LabelTablesOf) that each finished run leaves.
 func ChildConfigMapSelector() labels.Selector {
-	return mustParse(fmt.Sprintf("%s,!%s,!%s", vmbenchv1.LabelSuite, vmbenchv1.LabelTablesOf, labelRawOf))
+	return mustParse(fmt.Sprintf("%s,!%s,!%s", vmbenchv1.LabelSuite, vmbenchv1.LabelTablesOf, LabelRawOf))
 }
 
 func mustParse(s string) labels.Selector {
@@ -87,10 +87,10 @@ func StripToOwnership() toolscache.TransformFunc {
 }
 
 // isMetadataKind says whether the controller sees obj's kind as metadata only.
-func isMetadataKind(obj client.Object) bool {
+func IsMetadataKind(obj client.Object) bool {
 	_, ok := obj.(*metav1.PartialObjectMetadata)
 	return ok
 }
 
 // labelRawOf names the run whose raw outputs a ConfigMap holds.
-const labelRawOf = "vmbench.io/raw-outputs-of"
+const LabelRawOf = "vmbench.io/raw-outputs-of"

@@ -1,4 +1,4 @@
-package controllers
+package conditions
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 // of bounded length.
 
 // cause is why a run cannot go on, in the words of the object that says so.
-type cause struct {
+type Cause struct {
 	Reason  string
 	Message string
 	// Terminal causes do not heal by waiting: the run fails at once rather than at its startup
@@ -17,18 +17,18 @@ type cause struct {
 	Terminal bool
 }
 
-func (c *cause) String() string {
+func (c *Cause) String() string {
 	if c == nil {
 		return ""
 	}
 	return c.Reason + ": " + c.Message
 }
 
-func oneLineString(s string) string {
+func OneLineString(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func oneLine(err error) string {
+func OneLine(err error) string {
 	var joined interface{ Unwrap() []error }
 	if errors.As(err, &joined) {
 		parts := make([]string, 0, len(joined.Unwrap()))
@@ -40,7 +40,7 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
-func truncate(s string, n int) string {
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -1,4 +1,4 @@
-package controllers
+package masterkey
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -23,7 +24,10 @@ var (
 	recordRef = types.NamespacedName{Namespace: "vmbench-system", Name: "vmbench-master-key-id"}
 )
 
-func newKeyClient() client.Client { return fake.NewClientBuilder().WithScheme(NewScheme()).Build() }
+// testMasterKey is a valid master key.
+var testMasterKey = platform.MasterKey(bytes.Repeat([]byte("m"), platform.MasterKeySize))
+
+func newKeyClient() client.Client { return fake.NewClientBuilder().WithScheme(scheme.New()).Build() }
 
 // loadFault loads the master key and wants the named fault.
 func loadFault(t *testing.T, c client.Client, reason string) *MasterKeyFault {

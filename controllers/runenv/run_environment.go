@@ -1,4 +1,4 @@
-package controllers
+package runenv
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 // What the run environment is made of, as the suite records it for each run and a schedule
@@ -22,11 +23,11 @@ const hostModelCPULabel = "host-model-cpu.node.kubevirt.io/"
 
 // nodeEnvironment is what the node's kubelet reports of it, and its CPU model where KubeVirt's node
 // labeller named it.
-func nodeEnvironment(node *corev1.Node) vmbenchv1.NodeEnvironment {
+func NodeEnvironment(node *corev1.Node) vmbenchv1.NodeEnvironment {
 	info := node.Status.NodeInfo
-	env := vmbenchv1.NodeEnvironment{Name: node.Name, KernelVersion: truncate(info.KernelVersion, 64), OSImage: truncate(info.OSImage, 128),
-		ContainerRuntimeVersion: truncate(info.ContainerRuntimeVersion, 64), KubeletVersion: truncate(info.KubeletVersion, 32),
-		Architecture: truncate(info.Architecture, 16)}
+	env := vmbenchv1.NodeEnvironment{Name: node.Name, KernelVersion: conditions.Truncate(info.KernelVersion, 64), OSImage: conditions.Truncate(info.OSImage, 128),
+		ContainerRuntimeVersion: conditions.Truncate(info.ContainerRuntimeVersion, 64), KubeletVersion: conditions.Truncate(info.KubeletVersion, 32),
+		Architecture: conditions.Truncate(info.Architecture, 16)}
 	var models []string
 	for k, v := range node.Labels {
 		if model, ok := strings.CutPrefix(k, hostModelCPULabel); ok && v == "true" {
@@ -34,22 +35,22 @@ func nodeEnvironment(node *corev1.Node) vmbenchv1.NodeEnvironment {
 		}
 	}
 	slices.Sort(models)
-	env.CPUModel = truncate(strings.Join(models, ","), 64)
+	env.CPUModel = conditions.Truncate(strings.Join(models, ","), 64)
 	return env
 }
 
 // kubeVirtVersion is the version the cluster's KubeVirt CR reports it deployed.
-func kubeVirtVersion(kubevirts []unstructured.Unstructured) string {
+func KubeVirtVersion(kubevirts []unstructured.Unstructured) string {
 	for _, kv := range kubevirts {
 		if v, _, _ := unstructured.NestedString(kv.Object, "status", "observedKubeVirtVersion"); v != "" {
-			return truncate(v, 64)
+			return conditions.Truncate(v, 64)
 		}
 	}
 	return ""
 }
 
 // shortHash is the first n hex digits of the SHA-256 of v's JSON.
-func shortHash(v any, n int) string {
+func ShortHash(v any, n int) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// The API's own types always marshal; should one not, its printed form still names it.

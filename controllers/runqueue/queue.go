@@ -1,4 +1,4 @@
-package controllers
+package runqueue
 
 import (
 	"sync"
@@ -22,7 +22,7 @@ type Queue struct {
 	APIReader client.Reader
 	Clock     clock.PassiveClock
 	// Limits are the admin's limits on the queue.
-	Limits queueLimits
+	Limits Limits
 	// Namespace is the manager's own namespace, where the Leases are.
 	Namespace string
 	// Namespaces are the namespaces the manager runs suites in, as its cache is restricted to them;

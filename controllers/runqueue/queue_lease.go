@@ -1,4 +1,4 @@
-package controllers
+package runqueue
 
 import (
 	"context"
@@ -48,7 +48,7 @@ const (
 )
 
 // slotLeaseName is the name of the Lease that admits the suite with that UID.
-func slotLeaseName(uid types.UID) string {
+func SlotLeaseName(uid types.UID) string {
 	return "vmbench-slot-" + string(uid)
 }
 
@@ -165,7 +165,7 @@ func parseSlotLease(l *coordinationv1.Lease) (slotLease, bool) {
 		Name: l.Name, Key: types.NamespacedName{Namespace: a[AnnotationSlotNamespace], Name: a[AnnotationSlotName]},
 		UID: types.UID(a[AnnotationSlotUID]), Requeued: a[AnnotationSlotRequeued] == "true",
 	}
-	if s.Key.Namespace == "" || s.Key.Name == "" || s.UID == "" || l.Name != slotLeaseName(s.UID) {
+	if s.Key.Namespace == "" || s.Key.Name == "" || s.UID == "" || l.Name != SlotLeaseName(s.UID) {
 		return slotLease{}, false
 	}
 	if t, err := time.Parse(time.RFC3339, a[AnnotationSlotDraining]); err == nil {
@@ -200,7 +200,7 @@ func (q *Queue) slotBook(ctx context.Context) (*slotBook, error) {
 func (q *Queue) takeSlot(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) error {
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: slotLeaseName(suite.UID), Namespace: q.Namespace,
+			Name: SlotLeaseName(suite.UID), Namespace: q.Namespace,
 			Labels: map[string]string{LabelQueueSlot: "true", "app.kubernetes.io/managed-by": "vmbench"},
 			Annotations: map[string]string{
 				AnnotationSlotNamespace: suite.Namespace, AnnotationSlotName: suite.Name, AnnotationSlotUID: string(suite.UID),
@@ -284,7 +284,7 @@ func (q *Queue) releaseIfGone(ctx context.Context, book *slotBook, l slotLease) 
 // releaseSlots releases the Leases of a suite that ended, is being deleted or is gone (suite nil),
 // once its pods and VMs are gone, and wakes the suites in line. It says whether a Lease is still
 // held by pods or VMs that are being removed: their deletion brings the suite back.
-func (q *Queue) releaseSlots(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (bool, error) {
+func (q *Queue) ReleaseSlots(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (bool, error) {
 	book, err := q.slotBook(ctx)
 	if err != nil {
 		return false, err
@@ -347,7 +347,7 @@ func (q *Queue) now() time.Time {
 
 // requeue marks the suite's Lease requeued: it holds the slot until the suite's pods and VMs are
 // gone, and admits the suite no more. A suite requeued already, or never admitted, is left as it is.
-func (q *Queue) requeue(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) error {
+func (q *Queue) Requeue(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) error {
 	book, err := q.slotBook(ctx)
 	if err != nil {
 		return err

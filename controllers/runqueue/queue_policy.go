@@ -1,4 +1,4 @@
-package controllers
+package runqueue
 
 import (
 	"context"
@@ -59,24 +59,24 @@ type slotHolder struct {
 }
 
 // suiteEnded says whether a suite is Complete or Failed.
-func suiteEnded(s *vmbenchv1.BenchmarkSuite) bool {
+func SuiteEnded(s *vmbenchv1.BenchmarkSuite) bool {
 	return s.Status.Phase == vmbenchv1.SuiteComplete || s.Status.Phase == vmbenchv1.SuiteFailed
 }
 
 // looksAdmitted says whether a suite's status says it holds a slot. Status is no truth of the queue
 // (the Leases are); this only decides which changes of a suite wake the others in line.
 func looksAdmitted(s *vmbenchv1.BenchmarkSuite) bool {
-	return s.DeletionTimestamp.IsZero() && s.Status.StartTime != nil && !suiteEnded(s)
+	return s.DeletionTimestamp.IsZero() && s.Status.StartTime != nil && !SuiteEnded(s)
 }
 
 // inLine says whether a suite may wait for a slot: not ended (a suite whose spec is invalid is
 // Failed and waits for nothing), not being deleted.
 func inLine(s *vmbenchv1.BenchmarkSuite) bool {
-	return s.DeletionTimestamp.IsZero() && !suiteEnded(s)
+	return s.DeletionTimestamp.IsZero() && !SuiteEnded(s)
 }
 
 // queueLimits are the admin's limits on the queue.
-type queueLimits struct {
+type Limits struct {
 	// Slots is how many suites may hold a slot at once; 0 or less: no limit.
 	Slots int
 	// PerNamespace is how many of them one namespace may hold; 0 or less: no limit.
@@ -84,11 +84,11 @@ type queueLimits struct {
 }
 
 // admission is the queue's verdict on one waiting suite.
-type admission struct {
+type Admission struct {
 	Admit bool
 	// Position is the suite's place among those that must wait, from 1; 0 when admitted.
 	Position int
-	Limits   queueLimits
+	Limits   Limits
 	// Taken is the number of slots held; Draining how many of them are held by suites that ended
 	// and whose pods or VMs are still being removed.
 	Taken, Draining int
@@ -140,8 +140,8 @@ func lineOrder(waiting []queueSuite, lastTurn map[string]time.Time) []queueSuite
 // its share already. self counts as waiting whether the list has it or not (a cache that has not
 // seen it yet).
 func decideAdmission(waiting []queueSuite, holders []slotHolder, lastTurn map[string]time.Time, self queueSuite,
-	limits queueLimits) admission {
-	a := admission{Limits: limits, Taken: len(holders)}
+	limits Limits) Admission {
+	a := Admission{Limits: limits, Taken: len(holders)}
 	held := map[string]int{}
 	for _, h := range holders {
 		held[h.Key.Namespace]++
@@ -165,7 +165,7 @@ func decideAdmission(waiting []queueSuite, holders []slotHolder, lastTurn map[st
 		admit := !nsFull && (limits.Slots <= 0 || free > 0)
 		if q.Key == self.Key {
 			if admit {
-				return admission{Admit: true, Limits: limits}
+				return Admission{Admit: true, Limits: limits}
 			}
 			a.NamespaceFull = nsFull
 			a.Position = a.Ahead + 1
@@ -196,7 +196,7 @@ func queuedBefore(a, b queueSuite) bool {
 
 // message says where a waiting suite stands and what to do if it must go first. It names suites of
 // the waiting suite's own namespace only: other tenants' namespaces and suites are counted.
-func (a admission) message() string {
+func (a Admission) Message() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s in line for a run slot", ordinal(a.Position))
 	if a.NamespaceFull {
@@ -251,9 +251,9 @@ func ordinal(n int) string {
 }
 
 // queueDecision is what the queue decided for one reconcile.
-type queueDecision struct {
+type Decision struct {
 	// Wait is set while the suite waits for a slot.
-	Wait *admission
+	Wait *Admission
 	// Admitted is set when this reconcile admitted the suite (its Lease was created).
 	Admitted bool
 	// Stale is set when the API server holds a newer suite than the cache gave this reconcile.
@@ -264,30 +264,30 @@ type queueDecision struct {
 
 // unlimited says whether the admin set no limit at all: every suite is admitted at once, and no
 // admission can take a slot another needs.
-func (l queueLimits) unlimited() bool { return l.Slots <= 0 && l.PerNamespace <= 0 }
+func (l Limits) unlimited() bool { return l.Slots <= 0 && l.PerNamespace <= 0 }
 
 // admit decides whether a suite may start its runs: its Lease exists, or it takes a free slot now
 // (its Lease is created), or it waits. status.startTime is written from the Lease either way.
-func (q *Queue) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
+func (q *Queue) Admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now time.Time) (Decision, error) {
 	book, err := q.slotBook(ctx)
 	if err != nil {
-		return queueDecision{}, err
+		return Decision{}, err
 	}
 	l, held := book.get(suite.UID)
 	if held && !l.Requeued {
 		suite.Status.StartTime = &metav1.Time{Time: l.Admitted}
-		return queueDecision{}, nil
+		return Decision{}, nil
 	}
 	if held {
 		// Requeued: its Lease goes once the stopped run's pods and VMs are gone.
 		if _, err := q.releaseIfGone(ctx, book, l); err != nil {
-			return queueDecision{}, err
+			return Decision{}, err
 		}
 	}
 	if len(suite.Status.Runs) > 0 && suite.Status.ActiveRun() == nil {
 		// Every run ended (the suite's slot is released, or goes with its pods): there is nothing
 		// to start, and the start time stays as the record of its admission.
-		return queueDecision{Idle: true}, nil
+		return Decision{Idle: true}, nil
 	}
 	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
 	suite.Status.StartTime = nil
@@ -296,17 +296,17 @@ func (q *Queue) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now 
 		// Lease is the record of the admission all the same (its name comes from the UID, so a
 		// retry takes the same one).
 		if l, ok := book.get(suite.UID); ok && l.Requeued {
-			return queueDecision{Wait: requeuedWait(q.limits())}, nil
+			return Decision{Wait: requeuedWait(q.limits())}, nil
 		}
 		return q.admitNow(ctx, book, suite, now)
 	}
 	cached := &vmbenchv1.BenchmarkSuiteList{}
 	// Read only: the cache's own objects are not copied.
 	if err := q.Client.List(ctx, cached, client.UnsafeDisableDeepCopy); err != nil {
-		return queueDecision{}, fmt.Errorf("listing suites for the run queue: %w", err)
+		return Decision{}, fmt.Errorf("listing suites for the run queue: %w", err)
 	}
 	if a := q.decide(ctx, book, cached.Items, suite); !a.Admit {
-		return queueDecision{Wait: &a}, nil
+		return Decision{Wait: &a}, nil
 	}
 
 	// Decided again around the cache, one admission at a time, until the Lease exists: the next
@@ -318,7 +318,7 @@ func (q *Queue) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now 
 		err = book.reload(ctx, q.APIReader, q.Namespace)
 	}
 	if err != nil {
-		return queueDecision{}, err
+		return Decision{}, err
 	}
 	var current *vmbenchv1.BenchmarkSuite
 	for i := range fresh {
@@ -327,45 +327,45 @@ func (q *Queue) admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now 
 		}
 	}
 	if current == nil || current.ResourceVersion != suite.ResourceVersion {
-		return queueDecision{Stale: true}, nil
+		return Decision{Stale: true}, nil
 	}
 	a := q.decide(ctx, book, fresh, current)
 	if l, ok := book.get(suite.UID); ok && l.Requeued && a.Admit {
 		// Its own Lease from before it was requeued still holds a slot for the pods and VMs of
 		// its stopped run; their deletion brings it back.
-		return queueDecision{Wait: requeuedWait(q.limits())}, nil
+		return Decision{Wait: requeuedWait(q.limits())}, nil
 	} else if ok && !l.Requeued {
 		// An admission that the cache had not seen: the reconcile comes back.
-		return queueDecision{Stale: true}, nil
+		return Decision{Stale: true}, nil
 	}
 	if !a.Admit {
-		return queueDecision{Wait: &a}, nil
+		return Decision{Wait: &a}, nil
 	}
 	return q.admitNow(ctx, book, suite, now)
 }
 
 // admitNow takes the suite's slot: its Lease is created, and its start time is the Lease's.
-func (q *Queue) admitNow(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) (queueDecision, error) {
+func (q *Queue) admitNow(ctx context.Context, book *slotBook, suite *vmbenchv1.BenchmarkSuite, now time.Time) (Decision, error) {
 	if q.BeforeSlot != nil {
 		q.BeforeSlot(suite)
 	}
 	if err := q.takeSlot(ctx, book, suite, now); err != nil {
-		return queueDecision{}, err
+		return Decision{}, err
 	}
 	suite.Status.StartTime = &metav1.Time{Time: book.mustGet(suite.UID).Admitted}
-	return queueDecision{Admitted: true}, nil
+	return Decision{Admitted: true}, nil
 }
 
 // requeuedWait is the wait of a requeued suite whose own Lease still holds a slot for the pods and
 // VMs of its stopped run.
-func requeuedWait(limits queueLimits) *admission {
-	return &admission{Position: 1, Limits: limits, Taken: max(limits.Slots, 1), Draining: 1}
+func requeuedWait(limits Limits) *Admission {
+	return &Admission{Position: 1, Limits: limits, Taken: max(limits.Slots, 1), Draining: 1}
 }
 
 // decide gathers the line and the holders from the suites and the Leases, and decides for self.
 // A draining holder whose pods and VMs are gone is released on the way.
 func (q *Queue) decide(ctx context.Context, book *slotBook, suites []vmbenchv1.BenchmarkSuite,
-	self *vmbenchv1.BenchmarkSuite) admission {
+	self *vmbenchv1.BenchmarkSuite) Admission {
 	byUID := make(map[types.UID]*vmbenchv1.BenchmarkSuite, len(suites))
 	var waiting []queueSuite
 	for i := range suites {
@@ -415,7 +415,7 @@ func (q *Queue) suiteOfLease(ctx context.Context, l slotLease) *vmbenchv1.Benchm
 	return s
 }
 
-func (q *Queue) limits() queueLimits {
+func (q *Queue) limits() Limits {
 	return q.Limits
 }
 
@@ -475,7 +475,7 @@ func queueState(s *vmbenchv1.BenchmarkSuite) string {
 // queueChanged passes the changes of a suite that move the others in line: it is admitted, moves to
 // its next run, ends, is deleted or stops waiting. A new suite goes to the back of its namespace's
 // line, behind everyone of its namespace already in it.
-func queueChanged() predicate.Funcs {
+func Changed() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return false },
 		DeleteFunc:  func(event.DeleteEvent) bool { return true },
@@ -490,7 +490,7 @@ func queueChanged() predicate.Funcs {
 
 // queueRequests maps a change of one suite (or a released slot) to the suite itself and to every
 // suite in line, whose place or message may have changed (with no limit, to the suite itself).
-func (q *Queue) queueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
+func (q *Queue) QueueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
 	self := client.ObjectKeyFromObject(obj)
 	reqs := []reconcile.Request{{NamespacedName: self}}
 	if q.limits().unlimited() {

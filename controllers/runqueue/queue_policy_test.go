@@ -1,4 +1,4 @@
-package controllers
+package runqueue
 
 import (
 	"context"
@@ -24,26 +24,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/runqueue/runqueuetest"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
-
-var queueEpoch = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-
-// queued builds a suite of namespace ns created at second sec after queueEpoch; opts set its status.
-func queued(ns, name string, sec int, opts ...func(*vmbenchv1.BenchmarkSuite)) vmbenchv1.BenchmarkSuite {
-	s := vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{
-		Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(queueEpoch.Add(time.Duration(sec) * time.Second)),
-		UID: types.UID("uid-" + ns + "-" + name),
-	}}
-	for _, o := range opts {
-		o(&s)
-	}
-	return s
-}
 
 // admitted gives a suite a start time and a phase, with its first run in the given phase.
 func admitted(phase vmbenchv1.SuitePhase, run vmbenchv1.RunPhase) func(*vmbenchv1.BenchmarkSuite) {
 	return func(s *vmbenchv1.BenchmarkSuite) {
-		s.Status.StartTime = &metav1.Time{Time: queueEpoch}
+		s.Status.StartTime = &metav1.Time{Time: runqueuetest.Epoch}
 		s.Status.Phase = phase
 		s.Status.Runs = []vmbenchv1.RunStatus{{Name: s.Name + "-container-1", Phase: run}}
 	}
@@ -54,12 +42,8 @@ func withPhase(phase vmbenchv1.SuitePhase) func(*vmbenchv1.BenchmarkSuite) {
 }
 
 func deleting(s *vmbenchv1.BenchmarkSuite) {
-	s.DeletionTimestamp = &metav1.Time{Time: queueEpoch}
+	s.DeletionTimestamp = &metav1.Time{Time: runqueuetest.Epoch}
 	s.Finalizers = []string{"example.com/keep"}
-}
-
-func key(ns, name string) types.NamespacedName {
-	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 func keys(qs []queueSuite) []string {
@@ -71,7 +55,7 @@ func keys(qs []queueSuite) []string {
 }
 
 func waitingAt(ns, name string, sec int) queueSuite {
-	return queueSuite{Key: key(ns, name), Created: metav1.NewTime(queueEpoch.Add(time.Duration(sec) * time.Second))}
+	return queueSuite{Key: runqueuetest.Key(ns, name), Created: metav1.NewTime(runqueuetest.Epoch.Add(time.Duration(sec) * time.Second))}
 }
 
 // The namespaces take turns: one team's twenty suites do not starve the others, and a namespace that
@@ -98,13 +82,13 @@ func TestLineOrderTakesTurnsByNamespace(t *testing.T) {
 		{
 			name:     "the namespace whose suite was admitted last goes behind the others",
 			waiting:  []queueSuite{waitingAt("big", "s2", 1), waitingAt("small", "t1", 10)},
-			lastTurn: map[string]time.Time{"big": queueEpoch.Add(time.Hour)},
+			lastTurn: map[string]time.Time{"big": runqueuetest.Epoch.Add(time.Hour)},
 			want:     []string{"small/t1", "big/s2"},
 		},
 		{
 			name:     "the oldest last turn first; a namespace that never had one before both",
 			waiting:  []queueSuite{waitingAt("a", "x", 0), waitingAt("b", "y", 0), waitingAt("c", "z", 50)},
-			lastTurn: map[string]time.Time{"a": queueEpoch.Add(2 * time.Hour), "b": queueEpoch.Add(time.Hour)},
+			lastTurn: map[string]time.Time{"a": runqueuetest.Epoch.Add(2 * time.Hour), "b": runqueuetest.Epoch.Add(time.Hour)},
 			want:     []string{"c/z", "b/y", "a/x"},
 		},
 	}
@@ -118,14 +102,14 @@ func TestLineOrderTakesTurnsByNamespace(t *testing.T) {
 }
 
 func TestDecideAdmission(t *testing.T) {
-	holder := func(ns, name string) slotHolder { return slotHolder{Key: key(ns, name)} }
+	holder := func(ns, name string) slotHolder { return slotHolder{Key: runqueuetest.Key(ns, name)} }
 	tests := []struct {
 		name          string
 		waiting       []queueSuite
 		holders       []slotHolder
 		lastTurn      map[string]time.Time
 		self          queueSuite
-		limits        queueLimits
+		limits        Limits
 		wantAdmit     bool
 		wantPosition  int
 		wantNSFull    bool
@@ -134,50 +118,50 @@ func TestDecideAdmission(t *testing.T) {
 		wantOwnHolder []string
 	}{
 		{
-			name: "alone on an idle cluster", self: waitingAt("a", "x", 0), limits: queueLimits{Slots: 1, PerNamespace: 1},
+			name: "alone on an idle cluster", self: waitingAt("a", "x", 0), limits: Limits{Slots: 1, PerNamespace: 1},
 			wantAdmit: true,
 		},
 		{
 			name: "not yet in the list it decides on (a lagging cache): decided as if it were",
-			self: waitingAt("a", "x", 0), holders: []slotHolder{holder("b", "y")}, limits: queueLimits{Slots: 1},
+			self: waitingAt("a", "x", 0), holders: []slotHolder{holder("b", "y")}, limits: Limits{Slots: 1},
 			wantPosition: 1,
 		},
 		{
 			name:    "a free slot goes to the first in line, not to a younger suite of the same namespace",
 			waiting: []queueSuite{waitingAt("a", "older", 0), waitingAt("a", "x", 1)}, self: waitingAt("a", "x", 1),
-			limits: queueLimits{Slots: 1}, wantPosition: 1,
+			limits: Limits{Slots: 1}, wantPosition: 1,
 		},
 		{
 			name:    "two slots: the second in line is admitted beside the first",
 			waiting: []queueSuite{waitingAt("a", "older", 0), waitingAt("b", "x", 1), waitingAt("a", "young", 2)},
-			self:    waitingAt("b", "x", 1), limits: queueLimits{Slots: 2}, wantAdmit: true,
+			self:    waitingAt("b", "x", 1), limits: Limits{Slots: 2}, wantAdmit: true,
 		},
 		{
 			name:    "per-namespace share: a free slot goes past a namespace that holds its share",
 			waiting: []queueSuite{waitingAt("a", "second", 0), waitingAt("b", "x", 1)}, holders: []slotHolder{holder("a", "first")},
-			self: waitingAt("b", "x", 1), limits: queueLimits{Slots: 2, PerNamespace: 1}, wantAdmit: true,
+			self: waitingAt("b", "x", 1), limits: Limits{Slots: 2, PerNamespace: 1}, wantAdmit: true,
 		},
 		{
 			name:    "per-namespace share: the namespace's next suite waits though a slot is free",
 			waiting: []queueSuite{waitingAt("a", "x", 0)}, holders: []slotHolder{holder("a", "first")},
-			self: waitingAt("a", "x", 0), limits: queueLimits{Slots: 2, PerNamespace: 1},
+			self: waitingAt("a", "x", 0), limits: Limits{Slots: 2, PerNamespace: 1},
 			wantPosition: 1, wantNSFull: true, wantOwnHolder: []string{"first"},
 		},
 		{
 			name:    "no global limit, but a namespace share",
 			holders: []slotHolder{holder("a", "p"), holder("a", "q")},
-			self:    waitingAt("a", "x", 0), limits: queueLimits{PerNamespace: 2},
+			self:    waitingAt("a", "x", 0), limits: Limits{PerNamespace: 2},
 			wantPosition: 1, wantNSFull: true, wantOwnHolder: []string{"p", "q"},
 		},
 		{
 			name:    "a suite that ended holds its slot while its pods or VMs are being removed",
-			holders: []slotHolder{{Key: key("b", "done"), Draining: true}}, self: waitingAt("a", "x", 0),
-			limits: queueLimits{Slots: 1}, wantPosition: 1, wantDraining: 1,
+			holders: []slotHolder{{Key: runqueuetest.Key("b", "done"), Draining: true}}, self: waitingAt("a", "x", 0),
+			limits: Limits{Slots: 1}, wantPosition: 1, wantDraining: 1,
 		},
 		{
 			name:    "round-robin: the namespace that had the last turn waits behind a younger suite of another",
 			waiting: []queueSuite{waitingAt("a", "x", 0), waitingAt("b", "y", 100)}, self: waitingAt("a", "x", 0),
-			lastTurn: map[string]time.Time{"a": queueEpoch}, limits: queueLimits{Slots: 1}, wantPosition: 1,
+			lastTurn: map[string]time.Time{"a": runqueuetest.Epoch}, limits: Limits{Slots: 1}, wantPosition: 1,
 		},
 		{
 			name: "no limit", holders: []slotHolder{holder("a", "p")}, self: waitingAt("a", "x", 0), wantAdmit: true,
@@ -211,7 +195,7 @@ func TestEveryOrderAdmitsTheSameSuite(t *testing.T) {
 		list := append(append([]queueSuite{}, line[shift:]...), line[:shift]...)
 		var admittedKeys []string
 		for _, s := range list {
-			if decideAdmission(list, nil, nil, s, queueLimits{Slots: 1, PerNamespace: 1}).Admit {
+			if decideAdmission(list, nil, nil, s, Limits{Slots: 1, PerNamespace: 1}).Admit {
 				admittedKeys = append(admittedKeys, s.Key.String())
 			}
 		}
@@ -226,9 +210,9 @@ func TestEveryOrderAdmitsTheSameSuite(t *testing.T) {
 func TestQueueMessageNamesNoOtherTenant(t *testing.T) {
 	line := []queueSuite{waitingAt("other", "secret-a", 0), waitingAt("team", "w1", 1), waitingAt("team", "w2", 2),
 		waitingAt("team", "w3", 3), waitingAt("team", "w4", 4), waitingAt("other", "secret-b", 5), waitingAt("team", "x", 6)}
-	holders := []slotHolder{{Key: key("other", "secret-holder")}, {Key: key("team", "mine")}, {Key: key("gone", "secret-done"), Draining: true}}
-	a := decideAdmission(line, holders, nil, waitingAt("team", "x", 6), queueLimits{Slots: 3, PerNamespace: 2})
-	msg := a.message()
+	holders := []slotHolder{{Key: runqueuetest.Key("other", "secret-holder")}, {Key: runqueuetest.Key("team", "mine")}, {Key: runqueuetest.Key("gone", "secret-done"), Draining: true}}
+	a := decideAdmission(line, holders, nil, waitingAt("team", "x", 6), Limits{Slots: 3, PerNamespace: 2})
+	msg := a.Message()
 	for _, want := range []string{
 		"7th in line", "3 of 3 slots of the cluster are taken (by this namespace: mine)",
 		"1 of them held by suites that ended and whose pods or VMs are still being removed",
@@ -244,8 +228,8 @@ func TestQueueMessageNamesNoOtherTenant(t *testing.T) {
 			t.Errorf("message %q names another namespace's %q", msg, secret)
 		}
 	}
-	full := decideAdmission(nil, []slotHolder{{Key: key("team", "mine")}}, nil, waitingAt("team", "x", 6), queueLimits{Slots: 3, PerNamespace: 1})
-	if msg := full.message(); !strings.Contains(msg, "this namespace holds 1 of the 1 slots one namespace may hold") {
+	full := decideAdmission(nil, []slotHolder{{Key: runqueuetest.Key("team", "mine")}}, nil, waitingAt("team", "x", 6), Limits{Slots: 3, PerNamespace: 1})
+	if msg := full.Message(); !strings.Contains(msg, "this namespace holds 1 of the 1 slots one namespace may hold") {
 		t.Errorf("message %q does not say that the namespace holds its share", msg)
 	}
 }
@@ -259,27 +243,16 @@ func TestOrdinal(t *testing.T) {
 	}
 }
 
-const queueNS = "vmbench-system"
-
 // queueReconciler is a reconciler on a fake cluster with one slot and one per namespace.
 func queueReconciler(objs ...client.Object) (*Queue, client.Client) {
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
-	return &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS}, c
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+	return &Queue{Client: c, APIReader: c, Limits: Limits{Slots: 1, PerNamespace: 1}, Namespace: runqueuetest.Namespace}, c
 }
 
-func getSuite(t *testing.T, c client.Client, k types.NamespacedName) *vmbenchv1.BenchmarkSuite {
+func admitNow(t *testing.T, r *Queue, c client.Client, k types.NamespacedName) (Decision, *vmbenchv1.BenchmarkSuite) {
 	t.Helper()
-	s := &vmbenchv1.BenchmarkSuite{}
-	if err := c.Get(context.Background(), k, s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func admitNow(t *testing.T, r *Queue, c client.Client, k types.NamespacedName) (queueDecision, *vmbenchv1.BenchmarkSuite) {
-	t.Helper()
-	s := getSuite(t, c, k)
-	d, err := r.admit(context.Background(), s, queueEpoch.Add(time.Hour))
+	s := runqueuetest.GetSuite(t, c, k)
+	d, err := r.Admit(context.Background(), s, runqueuetest.Epoch.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +262,7 @@ func admitNow(t *testing.T, r *Queue, c client.Client, k types.NamespacedName) (
 func slotLeases(t *testing.T, c client.Client) []string {
 	t.Helper()
 	list := &coordinationv1.LeaseList{}
-	if err := c.List(context.Background(), list, client.InNamespace(queueNS)); err != nil {
+	if err := c.List(context.Background(), list, client.InNamespace(runqueuetest.Namespace)); err != nil {
 		t.Fatal(err)
 	}
 	out := []string{}
@@ -302,14 +275,14 @@ func slotLeases(t *testing.T, c client.Client) []string {
 // The Lease is the truth of admission: a start time written into status by a tenant admits nothing,
 // and is taken out again.
 func TestAStartTimeInStatusAdmitsNothing(t *testing.T) {
-	holder := queued("a", "holder", 0)
-	forged := queued("b", "forged", 5)
-	forged.Status.StartTime = &metav1.Time{Time: queueEpoch}
+	holder := runqueuetest.Queued("a", "holder", 0)
+	forged := runqueuetest.Queued("b", "forged", 5)
+	forged.Status.StartTime = &metav1.Time{Time: runqueuetest.Epoch}
 	r, c := queueReconciler(&holder, &forged)
-	if d, _ := admitNow(t, r, c, key("a", "holder")); !d.Admitted {
+	if d, _ := admitNow(t, r, c, runqueuetest.Key("a", "holder")); !d.Admitted {
 		t.Fatalf("holder: %+v, want admitted", d)
 	}
-	d, s := admitNow(t, r, c, key("b", "forged"))
+	d, s := admitNow(t, r, c, runqueuetest.Key("b", "forged"))
 	if d.Admitted || d.Wait == nil || d.Wait.Position != 1 || s.Status.StartTime != nil {
 		t.Fatalf("forged: %+v (start %v), want a wait at position 1 and no start time", d, s.Status.StartTime)
 	}
@@ -321,17 +294,17 @@ func TestAStartTimeInStatusAdmitsNothing(t *testing.T) {
 // A restarted manager reads the Leases again: the admitted suite stays admitted with its admission
 // time, and the next one still waits.
 func TestAdmissionsSurviveARestart(t *testing.T) {
-	first, second := queued("a", "first", 0), queued("b", "second", 5)
+	first, second := runqueuetest.Queued("a", "first", 0), runqueuetest.Queued("b", "second", 5)
 	r, c := queueReconciler(&first, &second)
-	if d, _ := admitNow(t, r, c, key("a", "first")); !d.Admitted {
+	if d, _ := admitNow(t, r, c, runqueuetest.Key("a", "first")); !d.Admitted {
 		t.Fatalf("first: %+v, want admitted", d)
 	}
-	restarted := &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS}
-	d, s := admitNow(t, restarted, c, key("a", "first"))
-	if d.Admitted || d.Wait != nil || s.Status.StartTime == nil || !s.Status.StartTime.Time.Equal(queueEpoch.Add(time.Hour)) {
-		t.Fatalf("first after the restart: %+v (start %v), want admitted before, at %s", d, s.Status.StartTime, queueEpoch.Add(time.Hour))
+	restarted := &Queue{Client: c, APIReader: c, Limits: Limits{Slots: 1, PerNamespace: 1}, Namespace: runqueuetest.Namespace}
+	d, s := admitNow(t, restarted, c, runqueuetest.Key("a", "first"))
+	if d.Admitted || d.Wait != nil || s.Status.StartTime == nil || !s.Status.StartTime.Time.Equal(runqueuetest.Epoch.Add(time.Hour)) {
+		t.Fatalf("first after the restart: %+v (start %v), want admitted before, at %s", d, s.Status.StartTime, runqueuetest.Epoch.Add(time.Hour))
 	}
-	if d, _ := admitNow(t, restarted, c, key("b", "second")); d.Wait == nil {
+	if d, _ := admitNow(t, restarted, c, runqueuetest.Key("b", "second")); d.Wait == nil {
 		t.Fatalf("second after the restart: %+v, want a wait", d)
 	}
 }
@@ -347,33 +320,33 @@ func TestASlotIsFreeOnlyWhenTheRunsPodsAndVMsAreGone(t *testing.T) {
 	}{
 		{"a launcher pod", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-launcher", Labels: labels}}},
 		{"a terminating worker pod", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-worker-0", Labels: labels,
-			DeletionTimestamp: &metav1.Time{Time: queueEpoch}, Finalizers: []string{"example.com/keep"}}}},
+			DeletionTimestamp: &metav1.Time{Time: runqueuetest.Epoch}, Finalizers: []string{"example.com/keep"}}}},
 		{"a VMI", &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-vm-1-node01", Labels: labels}}},
 		{"an MPIJob whose pods are not made yet", &mpiv2.MPIJob{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "done-container-1", Labels: labels}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			done, next := queued("a", "done", 0), queued("b", "next", 5)
+			done, next := runqueuetest.Queued("a", "done", 0), runqueuetest.Queued("b", "next", 5)
 			// Created with the fake cluster, as it refuses to create an object being deleted.
 			r, c := queueReconciler(&done, &next, tt.obj)
 			r.Available = map[schema.GroupVersionKind]bool{vmiKind: true, mpiv2.SchemeGroupVersion.WithKind("MPIJob"): true}
-			if d, _ := admitNow(t, r, c, key("a", "done")); !d.Admitted {
+			if d, _ := admitNow(t, r, c, runqueuetest.Key("a", "done")); !d.Admitted {
 				t.Fatalf("done: %+v, want admitted", d)
 			}
-			s := getSuite(t, c, key("a", "done"))
+			s := runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "done"))
 			s.Status.Phase = vmbenchv1.SuiteComplete
 			if err := c.Update(ctx, s); err != nil {
 				t.Fatal(err)
 			}
-			if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || !held {
+			if held, err := r.ReleaseSlots(ctx, runqueuetest.Key("a", "done"), s); err != nil || !held {
 				t.Fatalf("releaseSlots = %v, %v, want the slot held", held, err)
 			}
-			d, _ := admitNow(t, r, c, key("b", "next"))
-			if d.Wait == nil || d.Wait.Draining != 1 || !strings.Contains(d.Wait.message(), "still being removed") {
+			d, _ := admitNow(t, r, c, runqueuetest.Key("b", "next"))
+			if d.Wait == nil || d.Wait.Draining != 1 || !strings.Contains(d.Wait.Message(), "still being removed") {
 				t.Fatalf("next: %+v, want a wait for the pods and VMs being removed", d)
 			}
-			if strings.Contains(d.Wait.message(), "done") {
-				t.Errorf("the message %q names the other namespace's suite", d.Wait.message())
+			if strings.Contains(d.Wait.Message(), "done") {
+				t.Errorf("the message %q names the other namespace's suite", d.Wait.Message())
 			}
 			if tt.obj.GetDeletionTimestamp() != nil {
 				tt.obj.SetFinalizers(nil)
@@ -383,10 +356,10 @@ func TestASlotIsFreeOnlyWhenTheRunsPodsAndVMsAreGone(t *testing.T) {
 			} else if err := c.Delete(ctx, tt.obj); err != nil {
 				t.Fatal(err)
 			}
-			if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || held {
+			if held, err := r.ReleaseSlots(ctx, runqueuetest.Key("a", "done"), s); err != nil || held {
 				t.Fatalf("releaseSlots = %v, %v, want the slot released", held, err)
 			}
-			if d, _ := admitNow(t, r, c, key("b", "next")); !d.Admitted {
+			if d, _ := admitNow(t, r, c, runqueuetest.Key("b", "next")); !d.Admitted {
 				t.Fatalf("next: %+v, want admitted once the pods and VMs are gone", d)
 			}
 			if diff := cmp.Diff([]string{"b/next"}, slotLeases(t, c)); diff != "" {
@@ -400,15 +373,15 @@ func TestASlotIsFreeOnlyWhenTheRunsPodsAndVMsAreGone(t *testing.T) {
 // been missed (a manager that was down), when the next suite looks at the line.
 func TestADeletedSuiteReleasesItsSlot(t *testing.T) {
 	ctx := context.Background()
-	gone, next := queued("a", "gone", 0), queued("b", "next", 5)
+	gone, next := runqueuetest.Queued("a", "gone", 0), runqueuetest.Queued("b", "next", 5)
 	r, c := queueReconciler(&gone, &next)
-	if d, _ := admitNow(t, r, c, key("a", "gone")); !d.Admitted {
+	if d, _ := admitNow(t, r, c, runqueuetest.Key("a", "gone")); !d.Admitted {
 		t.Fatalf("gone: %+v, want admitted", d)
 	}
-	if err := c.Delete(ctx, getSuite(t, c, key("a", "gone"))); err != nil {
+	if err := c.Delete(ctx, runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "gone"))); err != nil {
 		t.Fatal(err)
 	}
-	if held, err := r.releaseSlots(ctx, key("a", "gone"), nil); err != nil || held {
+	if held, err := r.ReleaseSlots(ctx, runqueuetest.Key("a", "gone"), nil); err != nil || held {
 		t.Fatalf("releaseSlots = %v, %v, want released", held, err)
 	}
 	if diff := cmp.Diff([]string{}, slotLeases(t, c)); diff != "" {
@@ -416,16 +389,16 @@ func TestADeletedSuiteReleasesItsSlot(t *testing.T) {
 	}
 
 	// Missed: a restarted manager finds the Lease of a suite that no longer exists.
-	again, later := queued("a", "again", 6), queued("b", "later", 9)
+	again, later := runqueuetest.Queued("a", "again", 6), runqueuetest.Queued("b", "later", 9)
 	r, c = queueReconciler(&again, &later)
-	if d, _ := admitNow(t, r, c, key("a", "again")); !d.Admitted {
+	if d, _ := admitNow(t, r, c, runqueuetest.Key("a", "again")); !d.Admitted {
 		t.Fatalf("again: %+v, want admitted", d)
 	}
-	if err := c.Delete(ctx, getSuite(t, c, key("a", "again"))); err != nil {
+	if err := c.Delete(ctx, runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "again"))); err != nil {
 		t.Fatal(err)
 	}
-	restarted := &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS}
-	if d, _ := admitNow(t, restarted, c, key("b", "later")); !d.Admitted {
+	restarted := &Queue{Client: c, APIReader: c, Limits: Limits{Slots: 1, PerNamespace: 1}, Namespace: runqueuetest.Namespace}
+	if d, _ := admitNow(t, restarted, c, runqueuetest.Key("b", "later")); !d.Admitted {
 		t.Fatalf("later: %+v, want admitted past the Lease of a deleted suite", d.Wait)
 	}
 }
@@ -434,14 +407,14 @@ func TestADeletedSuiteReleasesItsSlot(t *testing.T) {
 // admission, where the uncached list keeps it waiting.
 func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
 	ctx := context.Background()
-	old := queued("a", "old", 0)
-	self := queued("a", "x", 5)
-	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(self.DeepCopy()).Build()
-	apiServer := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(old.DeepCopy(), self.DeepCopy()).Build()
-	r := &Queue{Client: cache, APIReader: apiServer, Limits: queueLimits{Slots: 1}, Namespaces: []string{"a"}, Namespace: queueNS}
+	old := runqueuetest.Queued("a", "old", 0)
+	self := runqueuetest.Queued("a", "x", 5)
+	cache := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(self.DeepCopy()).Build()
+	apiServer := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(old.DeepCopy(), self.DeepCopy()).Build()
+	r := &Queue{Client: cache, APIReader: apiServer, Limits: Limits{Slots: 1}, Namespaces: []string{"a"}, Namespace: runqueuetest.Namespace}
 
-	suite := getSuite(t, cache, key("a", "x"))
-	d, err := r.admit(ctx, suite, queueEpoch)
+	suite := runqueuetest.GetSuite(t, cache, runqueuetest.Key("a", "x"))
+	d, err := r.Admit(ctx, suite, runqueuetest.Epoch)
 	if err != nil || d.Admitted || d.Wait == nil || d.Wait.Position != 1 || suite.Status.StartTime != nil {
 		t.Fatalf("admit = %+v, %v (start %v), want a wait at position 1 behind a/old", d, err, suite.Status.StartTime)
 	}
@@ -455,7 +428,7 @@ func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
 	if err := apiServer.Update(ctx, newer); err != nil {
 		t.Fatal(err)
 	}
-	d, err = r.admit(ctx, suite, queueEpoch)
+	d, err = r.Admit(ctx, suite, runqueuetest.Epoch)
 	if err != nil || !d.Stale || d.Admitted {
 		t.Fatalf("admit = %+v, %v, want stale", d, err)
 	}
@@ -464,18 +437,18 @@ func TestAdmissionIsDecidedAgainAroundTheCache(t *testing.T) {
 // Any change that moves the line brings back the suite itself and every suite in line.
 func TestQueueRequests(t *testing.T) {
 	ctx := context.Background()
-	line := []vmbenchv1.BenchmarkSuite{queued("a", "w2", 2), queued("a", "w1", 1), queued("b", "w3", 3)}
-	done := queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
-	holder := queued("a", "holder", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
-	invalid := queued("a", "invalid", 0, withPhase(vmbenchv1.SuiteFailed))
+	line := []vmbenchv1.BenchmarkSuite{runqueuetest.Queued("a", "w2", 2), runqueuetest.Queued("a", "w1", 1), runqueuetest.Queued("b", "w3", 3)}
+	done := runqueuetest.Queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
+	holder := runqueuetest.Queued("a", "holder", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
+	invalid := runqueuetest.Queued("a", "invalid", 0, withPhase(vmbenchv1.SuiteFailed))
 	objs := []client.Object{done.DeepCopy(), holder.DeepCopy(), invalid.DeepCopy()}
 	for i := range line {
 		objs = append(objs, line[i].DeepCopy())
 	}
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).Build()
-	r := &Queue{Client: c, Limits: queueLimits{Slots: 1}}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).Build()
+	r := &Queue{Client: c, Limits: Limits{Slots: 1}}
 	got := []string{}
-	for _, req := range r.queueRequests(ctx, &done) {
+	for _, req := range r.QueueRequests(ctx, &done) {
 		got = append(got, req.String())
 	}
 	slices.Sort(got)
@@ -484,23 +457,23 @@ func TestQueueRequests(t *testing.T) {
 	}
 	// With no limit nobody waits for another's slot: a change wakes the suite itself only.
 	r.Limits.Slots = 0
-	if reqs := r.queueRequests(ctx, &done); len(reqs) != 1 || reqs[0].String() != "a/done" {
+	if reqs := r.QueueRequests(ctx, &done); len(reqs) != 1 || reqs[0].String() != "a/done" {
 		t.Errorf("requests with no limit: %v, want a/done alone", reqs)
 	}
 }
 
 // The watch passes exactly the changes that move the suites in line.
 func TestQueueChangedPassesWhatMovesTheLine(t *testing.T) {
-	waiting := queued("a", "x", 0)
-	pending := queued("a", "x", 0, admitted(vmbenchv1.SuitePending, vmbenchv1.RunPending))
-	running := queued("a", "x", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
+	waiting := runqueuetest.Queued("a", "x", 0)
+	pending := runqueuetest.Queued("a", "x", 0, admitted(vmbenchv1.SuitePending, vmbenchv1.RunPending))
+	running := runqueuetest.Queued("a", "x", 0, admitted(vmbenchv1.SuiteRunning, vmbenchv1.RunRunning))
 	nextRun := running.DeepCopy()
 	nextRun.Status.Runs = []vmbenchv1.RunStatus{{Name: "x-container-1", Phase: vmbenchv1.RunSucceeded}, {Name: "x-vm-1", Phase: vmbenchv1.RunPending}}
 	samples := running.DeepCopy()
 	samples.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "cpu", Platform: "container"}}
 	moved := waiting.DeepCopy()
 	moved.Status.QueuePosition = 3
-	done := queued("a", "x", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
+	done := runqueuetest.Queued("a", "x", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
 	gone := running.DeepCopy()
 	deleting(gone)
 	tests := []struct {
@@ -516,7 +489,7 @@ func TestQueueChangedPassesWhatMovesTheLine(t *testing.T) {
 		{"ended", &running, &done, true},
 		{"being deleted", &running, gone, true},
 	}
-	p := queueChanged()
+	p := Changed()
 	for _, tt := range tests {
 		if got := p.Update(event.UpdateEvent{ObjectOld: tt.old, ObjectNew: tt.new}); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
@@ -534,18 +507,18 @@ func TestQueueChangedPassesWhatMovesTheLine(t *testing.T) {
 // admission as a record, and is not put in line. A suite with a run to start gets no such pass from
 // its status: its phase says nothing to the queue.
 func TestAnEndedSuiteKeepsItsStartTimeAndWaitsForNothing(t *testing.T) {
-	done := queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
-	forged := queued("a", "forged", 1, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunPending))
-	holder := queued("b", "holder", 0)
+	done := runqueuetest.Queued("a", "done", 0, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunSucceeded))
+	forged := runqueuetest.Queued("a", "forged", 1, admitted(vmbenchv1.SuiteComplete, vmbenchv1.RunPending))
+	holder := runqueuetest.Queued("b", "holder", 0)
 	r, c := queueReconciler(&done, &forged, &holder)
-	if d, _ := admitNow(t, r, c, key("b", "holder")); !d.Admitted {
+	if d, _ := admitNow(t, r, c, runqueuetest.Key("b", "holder")); !d.Admitted {
 		t.Fatalf("holder: %+v, want admitted", d)
 	}
-	d, s := admitNow(t, r, c, key("a", "done"))
+	d, s := admitNow(t, r, c, runqueuetest.Key("a", "done"))
 	if !d.Idle || d.Wait != nil || s.Status.StartTime == nil {
 		t.Errorf("done: %+v (start %v), want idle with its start time", d, s.Status.StartTime)
 	}
-	d, s = admitNow(t, r, c, key("a", "forged"))
+	d, s = admitNow(t, r, c, runqueuetest.Key("a", "forged"))
 	if d.Wait == nil || s.Status.StartTime != nil {
 		t.Errorf("forged: %+v (start %v), want a wait without a start time", d, s.Status.StartTime)
 	}
@@ -556,29 +529,29 @@ func TestAnEndedSuiteKeepsItsStartTimeAndWaitsForNothing(t *testing.T) {
 // draining, which the Lease records so that a restarted manager keeps the count.
 func TestADrainingSlotIsReleasedAfterTheDrainLimit(t *testing.T) {
 	ctx := context.Background()
-	clock := clocktesting.NewFakePassiveClock(queueEpoch)
-	done, next := queued("a", "done", 0), queued("b", "next", 5)
+	clock := clocktesting.NewFakePassiveClock(runqueuetest.Epoch)
+	done, next := runqueuetest.Queued("a", "done", 0), runqueuetest.Queued("b", "next", 5)
 	stuck := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "forever", Labels: map[string]string{vmbenchv1.LabelSuite: "done"}}}
 	r, c := queueReconciler(&done, &next, stuck)
 	r.Clock = clock
-	if d, _ := admitNow(t, r, c, key("a", "done")); !d.Admitted {
+	if d, _ := admitNow(t, r, c, runqueuetest.Key("a", "done")); !d.Admitted {
 		t.Fatalf("done: %+v, want admitted", d)
 	}
-	s := getSuite(t, c, key("a", "done"))
+	s := runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "done"))
 	s.Status.Phase = vmbenchv1.SuiteComplete
 	if err := c.Update(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	if held, err := r.releaseSlots(ctx, key("a", "done"), s); err != nil || !held {
+	if held, err := r.ReleaseSlots(ctx, runqueuetest.Key("a", "done"), s); err != nil || !held {
 		t.Fatalf("releaseSlots = %v, %v, want held", held, err)
 	}
-	clock.SetTime(queueEpoch.Add(drainLimit - time.Second))
-	restarted := &Queue{Client: c, APIReader: c, Limits: queueLimits{Slots: 1, PerNamespace: 1}, Namespace: queueNS, Clock: clock}
-	if d, _ := admitNow(t, restarted, c, key("b", "next")); d.Wait == nil {
+	clock.SetTime(runqueuetest.Epoch.Add(drainLimit - time.Second))
+	restarted := &Queue{Client: c, APIReader: c, Limits: Limits{Slots: 1, PerNamespace: 1}, Namespace: runqueuetest.Namespace, Clock: clock}
+	if d, _ := admitNow(t, restarted, c, runqueuetest.Key("b", "next")); d.Wait == nil {
 		t.Fatalf("next before the drain limit: %+v, want a wait", d)
 	}
-	clock.SetTime(queueEpoch.Add(drainLimit))
-	if d, _ := admitNow(t, restarted, c, key("b", "next")); !d.Admitted {
+	clock.SetTime(runqueuetest.Epoch.Add(drainLimit))
+	if d, _ := admitNow(t, restarted, c, runqueuetest.Key("b", "next")); !d.Admitted {
 		t.Fatalf("next at the drain limit: %+v, want admitted", d)
 	}
 }
@@ -592,9 +565,9 @@ func TestADrainingSlotIsReleasedAfterTheDrainLimit(t *testing.T) {
 // follow: two suites in the one slot.
 func TestAdmissionsTakeTheLastSlotOneAtATime(t *testing.T) {
 	ctx := context.Background()
-	first, second := queued("a", "first", 0), queued("b", "second", 5)
+	first, second := runqueuetest.Queued("a", "first", 0), runqueuetest.Queued("b", "second", 5)
 	r, c := queueReconciler(&first, &second)
-	firstSuite, secondSuite := getSuite(t, c, key("a", "first")), getSuite(t, c, key("b", "second"))
+	firstSuite, secondSuite := runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "first")), runqueuetest.GetSuite(t, c, runqueuetest.Key("b", "second"))
 
 	var mu sync.Mutex
 	var reached []string // the suites that reached their Lease, and whether the first was let go by then
@@ -614,12 +587,12 @@ func TestAdmissionsTakeTheLastSlotOneAtATime(t *testing.T) {
 		}
 	}
 	type outcome struct {
-		d   queueDecision
+		d   Decision
 		err error
 	}
 	firstDone, secondDone := make(chan outcome, 1), make(chan outcome, 1)
 	go func() {
-		d, err := r.admit(ctx, firstSuite, queueEpoch.Add(time.Hour))
+		d, err := r.Admit(ctx, firstSuite, runqueuetest.Epoch.Add(time.Hour))
 		firstDone <- outcome{d, err}
 	}()
 	select {
@@ -627,11 +600,11 @@ func TestAdmissionsTakeTheLastSlotOneAtATime(t *testing.T) {
 	case o := <-firstDone:
 		t.Fatalf("the first suite's admission ended before its Lease: %+v, %v", o.d, o.err)
 	}
-	if err := c.Delete(ctx, getSuite(t, c, key("a", "first"))); err != nil {
+	if err := c.Delete(ctx, runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "first"))); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		d, err := r.admit(ctx, secondSuite, queueEpoch.Add(time.Hour))
+		d, err := r.Admit(ctx, secondSuite, runqueuetest.Epoch.Add(time.Hour))
 		secondDone <- outcome{d, err}
 	}()
 	// Until the second admission waits for the mutex, or got past it.
@@ -684,12 +657,12 @@ func waitingForAdmission() bool {
 // is out of the line; one the cache has not seen yet is in it.
 func TestAdmissionListsSuitesAsMetadataOnly(t *testing.T) {
 	ctx := context.Background()
-	ended := queued("a", "ended", 0, withPhase(vmbenchv1.SuiteFailed))
-	unseen := queued("a", "unseen", 1)
-	self := queued("a", "self", 5)
-	cache := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(ended.DeepCopy(), self.DeepCopy()).Build()
+	ended := runqueuetest.Queued("a", "ended", 0, withPhase(vmbenchv1.SuiteFailed))
+	unseen := runqueuetest.Queued("a", "unseen", 1)
+	self := runqueuetest.Queued("a", "self", 5)
+	cache := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ended.DeepCopy(), self.DeepCopy()).Build()
 	full := 0
-	apiServer := interceptor.NewClient(fake.NewClientBuilder().WithScheme(NewScheme()).
+	apiServer := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme.New()).
 		WithObjects(ended.DeepCopy(), unseen.DeepCopy(), self.DeepCopy()).Build(), interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if _, ok := list.(*vmbenchv1.BenchmarkSuiteList); ok {
@@ -698,9 +671,9 @@ func TestAdmissionListsSuitesAsMetadataOnly(t *testing.T) {
 			return c.List(ctx, list, opts...)
 		},
 	})
-	r := &Queue{Client: cache, APIReader: apiServer, Limits: queueLimits{Slots: 1}, Namespaces: []string{"a"}, Namespace: queueNS}
-	suite := getSuite(t, cache, key("a", "self"))
-	d, err := r.admit(ctx, suite, queueEpoch)
+	r := &Queue{Client: cache, APIReader: apiServer, Limits: Limits{Slots: 1}, Namespaces: []string{"a"}, Namespace: runqueuetest.Namespace}
+	suite := runqueuetest.GetSuite(t, cache, runqueuetest.Key("a", "self"))
+	d, err := r.Admit(ctx, suite, runqueuetest.Epoch)
 	// Admitted, the unseen suite would be skipped; at position 2, the ended one would take the slot.
 	if err != nil || d.Wait == nil || d.Wait.Position != 1 {
 		t.Fatalf("admit = %+v, %v, want a wait at position 1 behind a/unseen (a/ended is out of the line)", d, err)
@@ -715,23 +688,23 @@ func TestAdmissionListsSuitesAsMetadataOnly(t *testing.T) {
 // admitted one at a time, each admission reading every suite (docs/performance.md: 500 suites).
 func TestAdmissionWithoutLimitsListsNothing(t *testing.T) {
 	ctx := context.Background()
-	first, second := queued("a", "first", 0), queued("a", "second", 5)
+	first, second := runqueuetest.Queued("a", "first", 0), runqueuetest.Queued("a", "second", 5)
 	lists := 0
-	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(&first, &second).Build(), interceptor.Funcs{
+	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(&first, &second).Build(), interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			lists++
 			return c.List(ctx, list, opts...)
 		},
 	})
-	r := &Queue{Client: c, APIReader: c, Namespace: queueNS}
+	r := &Queue{Client: c, APIReader: c, Namespace: runqueuetest.Namespace}
 	if _, err := r.slotBook(ctx); err != nil {
 		t.Fatal(err)
 	}
 	lists = 0
 	r.admissionMu.Lock() // held by no admission here: one that took it would never return
 	defer r.admissionMu.Unlock()
-	for _, k := range []types.NamespacedName{key("a", "second"), key("a", "first")} {
-		d, err := r.admit(ctx, getSuite(t, c, k), queueEpoch)
+	for _, k := range []types.NamespacedName{runqueuetest.Key("a", "second"), runqueuetest.Key("a", "first")} {
+		d, err := r.Admit(ctx, runqueuetest.GetSuite(t, c, k), runqueuetest.Epoch)
 		if err != nil || !d.Admitted {
 			t.Fatalf("%s: admit = %+v, %v, want admitted", k, d, err)
 		}

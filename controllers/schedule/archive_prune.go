@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/archivemark"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -26,7 +28,7 @@ const maxNamedAwaiting = 10
 // awaitsArchive says whether the schedule must keep a suite it would delete: the manager archives
 // suites, this one is to be archived, and the archive does not hold it whole yet.
 func awaitsArchive(archiving bool, s *vmbenchv1.BenchmarkSuite) bool {
-	return archiving && archivable(s) && !archivedWhole(s)
+	return archiving && archivemark.Archivable(s) && !archivemark.Whole(s)
 }
 
 // setAwaitingArchive sets the condition AwaitingArchive from the suites kept for the archive, and
@@ -59,7 +61,7 @@ func setAwaitingArchive(sched *vmbenchv1.BenchmarkSchedule, archiving bool, kept
 func awaitingArchiveMessage(kept []*vmbenchv1.BenchmarkSuite) string {
 	var pending, incomplete []string
 	for _, s := range kept {
-		if archiveMarked(s) {
+		if archivemark.Marked(s) {
 			incomplete = append(incomplete, s.Name)
 		} else {
 			pending = append(pending, s.Name)
@@ -76,7 +78,7 @@ func awaitingArchiveMessage(kept []*vmbenchv1.BenchmarkSuite) string {
 			"could be archived; annotation %s names them): %s. Delete them by hand once you no longer need them",
 			len(incomplete), vmbenchv1.AnnotationArchiveIncomplete, nameList(incomplete)))
 	}
-	return truncate(strings.Join(parts, "; "), 1024)
+	return conditions.Truncate(strings.Join(parts, "; "), 1024)
 }
 
 // nameList is the sorted names, at most maxNamedAwaiting of them, and how many more.

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -53,7 +54,7 @@ func awaitingArchiveGauge(t *testing.T, namespace, schedule string) (float64, bo
 // manager archives suites.
 func archivingSchedule(t *testing.T) (*ScheduleReconciler, client.Client, *vmbenchv1.BenchmarkSchedule, *events.FakeRecorder, []*vmbenchv1.BenchmarkSuite) {
 	t.Helper()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	sched.UID = "sched-uid"
 	sched.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))

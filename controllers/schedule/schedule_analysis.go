@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 // newestRecords remembers, per schedule, the UID of the newest record of its history that this
@@ -104,33 +105,33 @@ func BoundScheduleStatus(st *vmbenchv1.BenchmarkScheduleStatus) {
 			t.Changes = t.Changes[:8]
 		}
 		t.Changes = boundStrings(t.Changes, 512)
-		t.Suite = truncate(t.Suite, 30)
+		t.Suite = conditions.Truncate(t.Suite, 30)
 	}
 	if b := st.Baseline; b != nil {
-		b.Suite = truncate(b.Suite, 64)
+		b.Suite = conditions.Truncate(b.Suite, 64)
 		b.TolerancePercent = finiteOr0(b.TolerancePercent)
 		if len(b.Series) > 16 {
 			b.Series = b.Series[:16]
 		}
 		for i := range b.Series {
 			s := &b.Series[i]
-			s.Benchmark, s.Metric, s.Platform = truncate(s.Benchmark, 128), truncate(s.Metric, 128), truncate(s.Platform, 64)
+			s.Benchmark, s.Metric, s.Platform = conditions.Truncate(s.Benchmark, 128), conditions.Truncate(s.Metric, 128), conditions.Truncate(s.Platform, 64)
 			s.Ratio, s.RatioLow, s.RatioHigh, s.PValue = finiteOr0(s.Ratio), finiteOr0(s.RatioLow), finiteOr0(s.RatioHigh), finiteOr0(s.PValue)
 		}
 	}
 	for i := range st.Conditions {
 		// metav1.Condition allows 32768; the schedule's own messages are shorter still.
-		st.Conditions[i].Message = truncate(st.Conditions[i].Message, 32768)
+		st.Conditions[i].Message = conditions.Truncate(st.Conditions[i].Message, 32768)
 	}
 }
 
 // boundFinding holds a finding's strings, lists and numbers within the CRD's bounds: the history
 // they come from is a ConfigMap, whose names no schema bounds.
 func boundFinding(f *vmbenchv1.Finding) {
-	f.ID = truncate(f.ID, 16)
-	f.Benchmark, f.Metric, f.Platform = truncate(f.Benchmark, 128), truncate(f.Metric, 128), truncate(f.Platform, 64)
-	f.Before, f.After = truncate(f.Before, 64), truncate(f.After, 64)
-	f.Explanation = truncate(f.Explanation, 512)
+	f.ID = conditions.Truncate(f.ID, 16)
+	f.Benchmark, f.Metric, f.Platform = conditions.Truncate(f.Benchmark, 128), conditions.Truncate(f.Metric, 128), conditions.Truncate(f.Platform, 64)
+	f.Before, f.After = conditions.Truncate(f.Before, 64), conditions.Truncate(f.After, 64)
+	f.Explanation = conditions.Truncate(f.Explanation, 512)
 	if len(f.EnvironmentChanges) > 8 {
 		f.EnvironmentChanges = f.EnvironmentChanges[:8]
 	}
@@ -141,7 +142,7 @@ func boundFinding(f *vmbenchv1.Finding) {
 	}
 	for i := range f.Series {
 		s := &f.Series[i]
-		s.Benchmark, s.Metric, s.Platform = truncate(s.Benchmark, 128), truncate(s.Metric, 128), truncate(s.Platform, 64)
+		s.Benchmark, s.Metric, s.Platform = conditions.Truncate(s.Benchmark, 128), conditions.Truncate(s.Metric, 128), conditions.Truncate(s.Platform, 64)
 		s.Ratio = finiteOr0(s.Ratio)
 	}
 	f.SeriesCount = max(f.SeriesCount, 0)
@@ -151,7 +152,7 @@ func boundFinding(f *vmbenchv1.Finding) {
 // boundStrings truncates each string of list to n bytes (so at most n characters).
 func boundStrings(list []string, n int) []string {
 	for i := range list {
-		list[i] = truncate(list[i], n)
+		list[i] = conditions.Truncate(list[i], n)
 	}
 	return list
 }
@@ -164,7 +165,7 @@ func (r *ScheduleReconciler) statusRefused(sched *vmbenchv1.BenchmarkSchedule, e
 		!apierrors.IsRequestEntityTooLargeError(err) {
 		return
 	}
-	r.Recorder.Eventf(sched, nil, corev1.EventTypeWarning, vmbenchv1.ReasonStatusNotWritten, "WriteStatus", "%s", truncate(fmt.Sprintf(
+	r.Recorder.Eventf(sched, nil, corev1.EventTypeWarning, vmbenchv1.ReasonStatusNotWritten, "WriteStatus", "%s", conditions.Truncate(fmt.Sprintf(
 		"the API server refused the status of this schedule: %v. The findings, confirmation runs and baseline verdict of this pass are "+
 			"analysed again on each reconcile until the write goes through; this is a bug of vmbench: report it with this message", err), 1024))
 }

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -191,7 +192,7 @@ func TestQueueConfirmationCapsANewRound(t *testing.T) {
 // 5% step a finding; runs 0, so that it alerts at once.
 func scheduleWithARecordDue(t *testing.T, funcs interceptor.Funcs) (*vmbenchv1.BenchmarkSchedule, client.Client, *memHistory) {
 	t.Helper()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	sched.UID = "sched-uid"
 	sched.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
@@ -259,7 +260,7 @@ func TestALostStatusWriteRedoesTheAnalysisOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sched, c, store := scheduleWithARecordDue(t, failStatusOnce(tc.err))
 			rec := events.NewFakeRecorder(100)
-			r := &ScheduleReconciler{Client: c, Scheme: NewScheme(), Recorder: rec, History: store, Clock: clock}
+			r := &ScheduleReconciler{Client: c, Scheme: scheme.New(), Recorder: rec, History: store, Clock: clock}
 			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(sched)}
 			_, err := r.Reconcile(context.Background(), req)
 			if apierrors.IsInvalid(tc.err) != (err != nil) {
@@ -273,7 +274,7 @@ func TestALostStatusWriteRedoesTheAnalysisOnce(t *testing.T) {
 				t.Errorf("%d StatusNotWritten events, want %d", refused, want)
 			}
 			if tc.restart {
-				r = &ScheduleReconciler{Client: c, Scheme: NewScheme(), Recorder: rec, History: store, Clock: clock}
+				r = &ScheduleReconciler{Client: c, Scheme: scheme.New(), Recorder: rec, History: store, Clock: clock}
 			}
 			for range 3 {
 				if _, err := r.Reconcile(context.Background(), req); err != nil {

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/detect"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/metrics"
@@ -213,7 +214,7 @@ func (r *ScheduleReconciler) judgeBaseline(ctx context.Context, sched *vmbenchv1
 func setDrifted(sched *vmbenchv1.BenchmarkSchedule, j baselineJudgement) []scheduleEvent {
 	was := meta.IsStatusConditionTrue(sched.Status.Conditions, vmbenchv1.ConditionDrifted)
 	c := metav1.Condition{Type: vmbenchv1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: j.reason,
-		Message: truncate(j.message, 1024), ObservedGeneration: sched.Generation}
+		Message: conditions.Truncate(j.message, 1024), ObservedGeneration: sched.Generation}
 	if j.status.Verdict == vmbenchv1.BaselineDrifted {
 		c.Status = metav1.ConditionTrue
 	}

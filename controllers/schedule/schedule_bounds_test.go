@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // boundsReconciler is a schedule of spec change applied to a "*/5 * * * *" schedule created at
@@ -22,7 +23,7 @@ import (
 func boundsReconciler(t *testing.T, change func(*vmbenchv1.BenchmarkScheduleSpec)) (*ScheduleReconciler, client.Client,
 	*vmbenchv1.BenchmarkSchedule, *clocktesting.FakePassiveClock, *events.FakeRecorder) {
 	t.Helper()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	sched.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	sched.Spec.Schedule = "*/5 * * * *"

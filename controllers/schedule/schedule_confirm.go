@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -268,7 +269,7 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 		}
 		if len(fresh) > 0 {
 			events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
-				note: truncate(fmt.Sprintf("the suspected change(s) %s join the confirmation runs under way (%s, %d not yet recorded): the "+
+				note: conditions.Truncate(fmt.Sprintf("the suspected change(s) %s join the confirmation runs under way (%s, %d not yet recorded): the "+
 					"analysis with their records turns a suspect into a finding or clears it", describeSuspects(fresh),
 					strings.Join(round.Suites, ", "), round.Remaining), 1024)})
 		}
@@ -324,7 +325,7 @@ func queueConfirmation(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Fin
 			"finding, or clears it (set spec.confirmation.runs to 0 to leave suspects to the schedule)")
 	}
 	return []scheduleEvent{{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonConfirmationQueued, action: "Confirm",
-		note: truncate(fmt.Sprintf("queued %d confirmation suite(s) %s %s", len(names), strings.Join(names, ", "), strings.Join(notes, "; and ")), 1024)}}
+		note: conditions.Truncate(fmt.Sprintf("queued %d confirmation suite(s) %s %s", len(names), strings.Join(names, ", "), strings.Join(notes, "; and ")), 1024)}}
 }
 
 // defaultMaxSuitesPerDay is spec.confirmation.maxSuitesPerDay when left out: two rounds of the
@@ -378,7 +379,7 @@ func budgetSpent(sched *vmbenchv1.BenchmarkSchedule, added []vmbenchv1.Finding) 
 		since = "since " + b.PeriodStart.UTC().Format(time.RFC3339)
 	}
 	return []scheduleEvent{{kind: corev1.EventTypeWarning, reason: vmbenchv1.ReasonConfirmationBudgetSpent, action: "Confirm",
-		note: truncate(fmt.Sprintf("no confirmation runs for finding(s) %s: the %d confirmation suites a day of "+
+		note: conditions.Truncate(fmt.Sprintf("no confirmation runs for finding(s) %s: the %d confirmation suites a day of "+
 			"spec.confirmation.maxSuitesPerDay are spent %s, so they alert without confirmation. A series that flaps between two "+
 			"levels spends it: look in status.findings for the same series again and again; raise maxSuitesPerDay if the runs are worth it",
 			strings.Join(ids, ", "), maxSuitesPerDay(sched.Spec), since), 1024)}}

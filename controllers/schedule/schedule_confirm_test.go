@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/detect"
 	"github.com/vmbench/vmbench/internal/history"
 )
@@ -110,7 +111,7 @@ func confirmReconciler(t *testing.T, policy vmbenchv1.ConcurrencyPolicy, runs *i
 func confirmReconcilerWith(t *testing.T, policy vmbenchv1.ConcurrencyPolicy, runs *int32, recs []history.Record) (*ScheduleReconciler, client.Client,
 	*vmbenchv1.BenchmarkSchedule, *events.FakeRecorder) {
 	t.Helper()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	sched.UID = "sched-uid"
 	sched.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/metrics"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -228,9 +229,9 @@ func (r *ScheduleReconciler) startDue(ctx context.Context, sched *vmbenchv1.Benc
 	}
 	d := decideStart(parsed, sched.Spec, sched.CreationTimestamp.Time, last, now)
 	if suspended {
-		var skip *cause
+		var skip *conditions.Cause
 		if !d.Due.IsZero() {
-			skip = &cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: "a due start (status.skippedScheduleTime) did not happen as " +
+			skip = &conditions.Cause{Reason: vmbenchv1.ReasonScheduleSuspended, Message: "a due start (status.skippedScheduleTime) did not happen as " +
 				"spec.suspend is true: set it to false to start the latest one (unless it is later than spec.startingDeadlineSeconds by then)"}
 		}
 		return 0, eventList(setStartSkipped(sched, d, skip)), nil
@@ -405,20 +406,20 @@ func findSuite(suites []*vmbenchv1.BenchmarkSuite, name string) *vmbenchv1.Bench
 // start acts on the time due, if any: it skips it when too late or forbidden by the concurrency
 // policy, replaces the active suites under Replace, and creates the suite. skip says why nothing
 // started; API errors that waiting may heal are returned.
-func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision) (*vmbenchv1.BenchmarkSuite, *cause, error) {
+func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision) (*vmbenchv1.BenchmarkSuite, *conditions.Cause, error) {
 	return r.startWith(ctx, sched, seen, d, nil)
 }
 
 // startWith is start with annotations added to the suite.
 func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision,
-	extra map[string]string) (*vmbenchv1.BenchmarkSuite, *cause, error) {
+	extra map[string]string) (*vmbenchv1.BenchmarkSuite, *conditions.Cause, error) {
 	if d.Due.IsZero() {
 		return nil, nil, nil
 	}
 	// The messages leave the due time out (status.skippedScheduleTime holds it), so that a start
 	// that waits through several due times is told once.
 	if d.TooLate {
-		return nil, &cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: fmt.Sprintf(
 			"a due start (status.skippedScheduleTime) was skipped: it is later than spec.startingDeadlineSeconds (%d) after its time, "+
 				"as the manager was down, the schedule suspended or a suite of it still running; the next start is at "+
 				"status.nextScheduleTime. Raise startingDeadlineSeconds, or remove it, to let late starts happen",
@@ -435,7 +436,7 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 		switch sched.Spec.ConcurrencyPolicy {
 		case vmbenchv1.ConcurrencyAllow:
 			if atMaxActive(sched.Spec, len(seen.Active)) {
-				return nil, &cause{Reason: vmbenchv1.ReasonMaxActive, Message: fmt.Sprintf(
+				return nil, &conditions.Cause{Reason: vmbenchv1.ReasonMaxActive, Message: fmt.Sprintf(
 					"a due start (status.skippedScheduleTime) waits, as %d suites of this schedule are not finished, the most "+
 						"spec.maxActive allows under concurrencyPolicy Allow; it starts when one ends (unless later than "+
 						"spec.startingDeadlineSeconds by then). Raise spec.maxActive (at most %d), or start less often",
@@ -448,7 +449,7 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 				}
 			}
 		default:
-			return nil, &cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: fmt.Sprintf(
+			return nil, &conditions.Cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: fmt.Sprintf(
 				"a due start (status.skippedScheduleTime) waits, as suite %s of this schedule is not finished and "+
 					"spec.concurrencyPolicy is Forbid; it starts when that suite ends (unless later than spec.startingDeadlineSeconds "+
 					"by then). Set concurrencyPolicy to Allow to start beside it, or Replace to delete it and start anew", seen.Active[0].Name)}, nil
@@ -470,13 +471,13 @@ func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.Ben
 			return nil, nil, err
 		}
 		if ref := metav1.GetControllerOf(existing); ref == nil || ref.UID != sched.UID {
-			return nil, &cause{Reason: vmbenchv1.ReasonSuiteNameTaken, Message: fmt.Sprintf(
+			return nil, &conditions.Cause{Reason: vmbenchv1.ReasonSuiteNameTaken, Message: fmt.Sprintf(
 				"a due start (status.skippedScheduleTime) needs the name %s, which a BenchmarkSuite that this schedule did not start has: "+
 					"delete or rename that suite", suite.Name)}, nil
 		}
 		suite = existing
 	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
-		return nil, &cause{Reason: vmbenchv1.ReasonSuiteNotCreated, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonSuiteNotCreated, Message: fmt.Sprintf(
 			"suite %s, due at status.skippedScheduleTime, was refused by the API server: %v. Fix spec.suiteTemplate (or ask an "+
 				"admin about the refusal); the start is tried again on the next reconcile", suite.Name, err)}, nil
 	default:
@@ -515,7 +516,7 @@ func (r *ScheduleReconciler) buildSuite(sched *vmbenchv1.BenchmarkSchedule, due 
 // requeueAt is when the schedule is looked at again without an event: at the next scheduled time,
 // or sooner when a start waiting under Forbid or spec.maxActive reaches its deadline, so that the
 // skip is said then.
-func requeueAt(spec vmbenchv1.BenchmarkScheduleSpec, d startDecision, skip *cause, now time.Time) time.Duration {
+func requeueAt(spec vmbenchv1.BenchmarkScheduleSpec, d startDecision, skip *conditions.Cause, now time.Time) time.Duration {
 	at := d.Next
 	waits := skip != nil && (skip.Reason == vmbenchv1.ReasonConcurrencyForbid || skip.Reason == vmbenchv1.ReasonMaxActive)
 	if waits && spec.StartingDeadlineSeconds != nil &&
@@ -540,7 +541,7 @@ func (r *ScheduleReconciler) emit(sched *vmbenchv1.BenchmarkSchedule, evs []sche
 		return
 	}
 	for _, e := range evs {
-		r.Recorder.Eventf(sched, nil, e.kind, e.reason, e.action, "%s", truncate(e.note, 1024))
+		r.Recorder.Eventf(sched, nil, e.kind, e.reason, e.action, "%s", conditions.Truncate(e.note, 1024))
 	}
 }
 
@@ -601,7 +602,7 @@ func setLastSuccessful(st *vmbenchv1.BenchmarkScheduleStatus, finished []*vmbenc
 }
 
 // setValid says whether the schedule and its time zone can be read.
-func setValid(sched *vmbenchv1.BenchmarkSchedule, invalid *cause) {
+func setValid(sched *vmbenchv1.BenchmarkSchedule, invalid *conditions.Cause) {
 	c := metav1.Condition{Type: vmbenchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: vmbenchv1.ReasonValid,
 		Message: "spec.schedule and spec.timeZone are valid", ObservedGeneration: sched.Generation}
 	if invalid != nil {
@@ -622,7 +623,7 @@ func setSuspended(sched *vmbenchv1.BenchmarkSchedule, suspended bool) {
 
 // setStartSkipped says what became of the latest due start, and returns the event to tell when
 // that changed.
-func setStartSkipped(sched *vmbenchv1.BenchmarkSchedule, d startDecision, skip *cause) *scheduleEvent {
+func setStartSkipped(sched *vmbenchv1.BenchmarkSchedule, d startDecision, skip *conditions.Cause) *scheduleEvent {
 	before := meta.FindStatusCondition(sched.Status.Conditions, vmbenchv1.ConditionStartSkipped)
 	c := metav1.Condition{Type: vmbenchv1.ConditionStartSkipped, ObservedGeneration: sched.Generation}
 	var ev *scheduleEvent
@@ -664,7 +665,7 @@ func setHistoryCondition(sched *vmbenchv1.BenchmarkSchedule, err error) {
 		ObservedGeneration: sched.Generation}
 	if err != nil {
 		c.Status, c.Reason = metav1.ConditionFalse, vmbenchv1.ReasonHistoryNotWritten
-		c.Message = truncate(fmt.Sprintf("%v. Finished suites are kept beyond the history limits until they are recorded; check that the manager "+
+		c.Message = conditions.Truncate(fmt.Sprintf("%v. Finished suites are kept beyond the history limits until they are recorded; check that the manager "+
 			"may create and patch ConfigMaps labelled %s in this namespace", err, vmbenchv1.LabelHistoryOf), 1024)
 	}
 	meta.SetStatusCondition(&sched.Status.Conditions, c)

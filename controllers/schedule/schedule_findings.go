@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/detect"
 	"github.com/vmbench/vmbench/internal/history"
 )
@@ -574,7 +575,7 @@ func setChangeSuspected(sched *vmbenchv1.BenchmarkSchedule, suspects []seriesAna
 		if len(suspects) > 1 {
 			c.Message += fmt.Sprintf(" (%d more series are suspect)", len(suspects)-1)
 		}
-		c.Message = truncate(c.Message, 1024)
+		c.Message = conditions.Truncate(c.Message, 1024)
 	}
 	meta.SetStatusCondition(&sched.Status.Conditions, c)
 }
@@ -634,7 +635,7 @@ func setRegressed(sched *vmbenchv1.BenchmarkSchedule) {
 	}
 	if worst != nil {
 		c.Status, c.Reason = metav1.ConditionTrue, vmbenchv1.ReasonRegressed
-		c.Message = truncate(fmt.Sprintf("%d untriaged regression(s); the worst: %s%s. Find the cause, then add {id: %s, state: Acknowledged "+
+		c.Message = conditions.Truncate(fmt.Sprintf("%d untriaged regression(s); the worst: %s%s. Find the cause, then add {id: %s, state: Acknowledged "+
 			"(with a reason and an expiry), Invalid or Expected} to spec.triage", open, describeChange(*worst), seriesCounted(*worst), worst.ID), 1024)
 	}
 	meta.SetStatusCondition(&sched.Status.Conditions, c)

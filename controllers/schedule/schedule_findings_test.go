@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -297,7 +298,7 @@ func (m *memHistory) List(context.Context, *vmbenchv1.BenchmarkSchedule) ([]hist
 
 func TestReconcileReportsAFindingOnceAfterARecord(t *testing.T) {
 	ctx := context.Background()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	sched.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	sched.Spec.Schedule = "0 3 * * *"

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"bytes"
@@ -23,6 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -170,7 +172,7 @@ func (h *ConfigMapHistory) chunks(ctx context.Context, schedule *vmbenchv1.Bench
 		return nil, fmt.Errorf("the history of schedule %s is neither read nor written without the master key (%w): "+
 			"check the manager's --master-key-secret and the manager's log", schedule.Name, err)
 	}
-	list := metadataList(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	list := cachepolicy.MetadataList(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
 	if err := h.Reader.List(ctx, list, client.InNamespace(schedule.Namespace),
 		client.MatchingLabels{vmbenchv1.LabelHistoryOf: schedule.Name}); err != nil {
 		return nil, fmt.Errorf("listing the history ConfigMaps of schedule %s: %w", schedule.Name, err)
@@ -316,7 +318,7 @@ func (h *ConfigMapHistory) Adopt(ctx context.Context, schedule *vmbenchv1.Benchm
 	}
 	if adopted > 0 && h.Recorder != nil {
 		h.Recorder.Eventf(schedule, nil, corev1.EventTypeNormal, vmbenchv1.ReasonHistoryAdopted, "AdoptHistory",
-			"%s", truncate(fmt.Sprintf("signed %d records written before records were signed, in ConfigMaps %s; from now on "+
+			"%s", conditions.Truncate(fmt.Sprintf("signed %d records written before records were signed, in ConfigMaps %s; from now on "+
 				"only signed lines count (status.historySignedAt)", adopted, strings.Join(truncateNames(names), ", ")), 1024))
 	}
 	return adopted, nil
@@ -374,7 +376,7 @@ func (h *ConfigMapHistory) tell(schedule *vmbenchv1.BenchmarkSchedule, ignored [
 	if same || note == "" || h.Recorder == nil {
 		return
 	}
-	h.Recorder.Eventf(schedule, nil, corev1.EventTypeWarning, vmbenchv1.ReasonHistoryIgnored, "ReadHistory", "%s", truncate(note, 1024))
+	h.Recorder.Eventf(schedule, nil, corev1.EventTypeWarning, vmbenchv1.ReasonHistoryIgnored, "ReadHistory", "%s", conditions.Truncate(note, 1024))
 }
 
 // cached is a copy of the parsed ConfigMap name of the schedule, if it was read at that

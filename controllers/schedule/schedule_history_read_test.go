@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -28,7 +29,7 @@ type historyReads struct {
 
 func countingClient(t *testing.T, reads *historyReads, objs ...client.Object) client.Client {
 	t.Helper()
-	return fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			switch list.(type) {
 			case *metav1.PartialObjectMetadataList:
@@ -88,7 +89,7 @@ func TestHistoryReaderFetchesOnlyTheSchedulesOwnConfigMaps(t *testing.T) {
 		labelledConfigMap("nightly-history-6", stranger, big), labelledConfigMap("nightly-history-x", sched, big),
 		labelledConfigMap("nightly-history-07", sched, big), labelledConfigMap("nightly-extra", sched, big))
 	rec := events.NewFakeRecorder(10)
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey, Recorder: rec}
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: testMasterKey, Recorder: rec}
 	for i := 1; i <= 2; i++ {
 		if _, err := store.Append(ctx, sched, historyRecord(i)); err != nil {
 			t.Fatal(err)
@@ -139,14 +140,14 @@ func TestHistoryReaderKeepsParsedRecordsWhileTheConfigMapsStay(t *testing.T) {
 	sched := testSchedule()
 	reads := &historyReads{}
 	c := countingClient(t, reads)
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey}
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: testMasterKey}
 	for i := 1; i <= 3; i++ {
 		if _, err := store.Append(ctx, sched, historyRecord(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A fresh reader fetches once, then reads from what it parsed.
-	store = &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey}
+	store = &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: testMasterKey}
 	reads.gets = nil
 	for range 3 {
 		got, err := store.List(ctx, sched)
@@ -182,9 +183,9 @@ func TestHistoryReaderKeepsParsedRecordsWhileTheConfigMapsStay(t *testing.T) {
 func TestHistoryReaderIgnoresLinesTheManagerDidNotSign(t *testing.T) {
 	ctx := context.Background()
 	sched := testSchedule()
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).Build()
 	rec := events.NewFakeRecorder(10)
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey, Recorder: rec}
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: testMasterKey, Recorder: rec}
 	for i := 1; i <= 3; i++ {
 		if _, err := store.Append(ctx, sched, historyRecord(i)); err != nil {
 			t.Fatal(err)
@@ -229,12 +230,12 @@ func TestHistoryReaderIgnoresLinesTheManagerDidNotSign(t *testing.T) {
 	// A reader with another master key trusts none of it.
 	otherMaster := append(testMasterKey[:0:0], testMasterKey...)
 	otherMaster[0] ^= 1
-	got, err = (&ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: otherMaster}).List(ctx, sched)
+	got, err = (&ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: otherMaster}).List(ctx, sched)
 	if err != nil || len(got) != 0 {
 		t.Errorf("under another master key: %d records, %v; want none", len(got), err)
 	}
 	// Without a usable key nothing is read or written, and the error says what to check.
-	_, err = (&ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme()}).List(ctx, sched)
+	_, err = (&ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New()}).List(ctx, sched)
 	if err == nil || !strings.Contains(err.Error(), "--master-key-secret") {
 		t.Errorf("without a key: %v, want an error naming --master-key-secret", err)
 	}
@@ -245,9 +246,9 @@ func TestHistoryReaderIgnoresLinesTheManagerDidNotSign(t *testing.T) {
 func TestHistoryByteBounds(t *testing.T) {
 	ctx := context.Background()
 	sched := testSchedule()
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).Build()
 	line := len(mustJSON(t, historyRecord(1))) + 1
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey, MaxBytes: 2 * line, MaxKeptBytes: 5 * line,
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: testMasterKey, MaxBytes: 2 * line, MaxKeptBytes: 5 * line,
 		MaxReadBytes: 8 * line}
 	for i := 1; i <= 9; i++ {
 		if _, err := store.Append(ctx, sched, historyRecord(i)); err != nil {
@@ -350,7 +351,7 @@ func TestVersionTriggerReadsAtMost32Nodes(t *testing.T) {
 // record was written is recorded, one older than the whole history is not recorded again.
 func TestRecordFinishedChecksTheMarkAgainstTheHistory(t *testing.T) {
 	ctx := context.Background()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	own := func(s *vmbenchv1.BenchmarkSuite, uid string) *vmbenchv1.BenchmarkSuite {
 		s.Namespace, s.UID = "bench", types.UID(uid)

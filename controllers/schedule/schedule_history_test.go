@@ -1,6 +1,7 @@
-package controllers
+package schedule
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -17,8 +18,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
+	"github.com/vmbench/vmbench/internal/platform"
 )
+
+// testMasterKey is the master key the history tests sign with.
+var testMasterKey = platform.MasterKey(bytes.Repeat([]byte("m"), platform.MasterKeySize))
 
 func testSchedule() *vmbenchv1.BenchmarkSchedule {
 	return &vmbenchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "bench", UID: "sched-uid"}}
@@ -43,7 +49,7 @@ func suiteNames(recs []history.Record) string {
 
 func TestConfigMapHistoryBoundsAndOwnership(t *testing.T) {
 	ctx := context.Background()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	// Someone else's ConfigMap with the label: not part of the history, never written.
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "nightly-history-7", Namespace: "bench",
 		Labels: map[string]string{vmbenchv1.LabelHistoryOf: "nightly"}},
@@ -105,7 +111,7 @@ func TestConfigMapHistoryBoundsAndOwnership(t *testing.T) {
 }
 
 func TestConfigMapHistoryRefusesARecordLargerThanAConfigMap(t *testing.T) {
-	scheme := NewScheme()
+	scheme := scheme.New()
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme, Key: testMasterKey, MaxBytes: 64}
 	_, err := store.Append(context.Background(), testSchedule(), history.Record{Suite: strings.Repeat("x", 80), UID: "u"})
@@ -116,8 +122,8 @@ func TestConfigMapHistoryRefusesARecordLargerThanAConfigMap(t *testing.T) {
 
 func mustJSON(t *testing.T, r history.Record) string {
 	t.Helper()
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).Build()
-	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: NewScheme(), Key: testMasterKey}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).Build()
+	store := &ConfigMapHistory{Client: c, Reader: c, Scheme: scheme.New(), Key: testMasterKey}
 	if _, err := store.Append(context.Background(), testSchedule(), r); err != nil {
 		t.Fatal(err)
 	}

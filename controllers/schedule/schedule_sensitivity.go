@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/detect"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/metrics"
@@ -124,7 +125,7 @@ func TestReconcileExportsTheSensitivities(t *testing.T) {
 	ctx := context.Background()
 	reg := prometheus.NewRegistry()
 	metrics.Register(reg)
-	scheme := NewScheme()
+	scheme := scheme.New()
 	sched := testSchedule()
 	metrics.ForgetSchedule(sched.Namespace, sched.Name)
 	t.Cleanup(func() { metrics.ForgetSchedule(sched.Namespace, sched.Name) })

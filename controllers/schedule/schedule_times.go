@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 // A schedule's times are pure functions of its cron expression, its time zone, the time it last
@@ -29,14 +30,14 @@ const (
 
 // parseSchedule reads spec.schedule in spec.timeZone, and refuses @every and any schedule whose
 // consecutive starts can be closer than minInterval. A cause names what to fix.
-func parseSchedule(spec vmbenchv1.BenchmarkScheduleSpec, minInterval time.Duration) (cron.Schedule, *cause) {
+func parseSchedule(spec vmbenchv1.BenchmarkScheduleSpec, minInterval time.Duration) (cron.Schedule, *conditions.Cause) {
 	expr := strings.TrimSpace(spec.Schedule)
 	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
-		return nil, &cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
 			"spec.schedule %q names a time zone: remove the TZ= prefix and set spec.timeZone instead", spec.Schedule)}
 	}
 	if strings.HasPrefix(expr, "@every") {
-		return nil, &cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
 			"spec.schedule %q uses @every, which vmbench does not take: write a cron expression of 5 fields, for example %q, "+
 				"or @hourly, @daily, @weekly, @monthly or @yearly", spec.Schedule, everyExample(minInterval))}
 	}
@@ -44,26 +45,26 @@ func parseSchedule(spec vmbenchv1.BenchmarkScheduleSpec, minInterval time.Durati
 	if spec.TimeZone != nil {
 		var err error
 		if loc, err = time.LoadLocation(*spec.TimeZone); err != nil || *spec.TimeZone == "Local" {
-			return nil, &cause{Reason: vmbenchv1.ReasonUnknownTimeZone, Message: fmt.Sprintf(
+			return nil, &conditions.Cause{Reason: vmbenchv1.ReasonUnknownTimeZone, Message: fmt.Sprintf(
 				"spec.timeZone %q is not an IANA time zone the manager knows: set a zone such as Europe/Berlin or America/New_York, "+
 					"or remove spec.timeZone for UTC", *spec.TimeZone)}
 		}
 	}
 	sched, err := cron.ParseStandard(expr)
 	if err != nil {
-		return nil, &cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
 			"spec.schedule %q is not a cron expression (%v): write 5 fields, minute hour day-of-month month day-of-week, "+
 				"for example \"0 3 * * *\" for 03:00 every day, or a descriptor such as @daily", spec.Schedule, err)}
 	}
 	s, ok := sched.(*cron.SpecSchedule)
 	if !ok {
 		// ParseStandard gives anything else only for @every.
-		return nil, &cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonInvalidSchedule, Message: fmt.Sprintf(
 			"spec.schedule %q is not a cron expression: write 5 fields, for example %q", spec.Schedule, everyExample(minInterval))}
 	}
 	s.Location = loc
 	if gap := shortestGap(s); gap < minInterval {
-		return nil, &cause{Reason: vmbenchv1.ReasonTooFrequent, Message: fmt.Sprintf(
+		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonTooFrequent, Message: fmt.Sprintf(
 			"spec.schedule %q starts suites %s apart, more often than the minimum of %s between two starts that this manager "+
 				"allows (its --min-schedule-interval, the Helm value minScheduleInterval): start at most every %s, for example %q",
 			spec.Schedule, gap, minInterval, minInterval, everyExample(minInterval))}

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"strings"
@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 func utc(s string) time.Time {
@@ -150,11 +151,11 @@ func TestScheduledSuiteNameIsTheTimes(t *testing.T) {
 func TestRequeueAtTheNextTimeOrTheWaitingStartsDeadline(t *testing.T) {
 	now := utc("2026-11-01T10:05:00Z")
 	d := startDecision{Due: utc("2026-11-01T10:00:00Z"), Next: utc("2026-11-01T11:00:00Z")}
-	forbid := &cause{Reason: vmbenchv1.ReasonConcurrencyForbid}
+	forbid := &conditions.Cause{Reason: vmbenchv1.ReasonConcurrencyForbid}
 	for _, tc := range []struct {
 		name     string
 		deadline *int64
-		skip     *cause
+		skip     *conditions.Cause
 		want     time.Duration
 	}{
 		{name: "started: the next time", want: 55 * time.Minute},
@@ -163,7 +164,7 @@ func TestRequeueAtTheNextTimeOrTheWaitingStartsDeadline(t *testing.T) {
 		{name: "waiting: the deadline", deadline: ptr.To[int64](1200), skip: forbid, want: 15*time.Minute + time.Second},
 		{name: "waiting, a deadline after the next time", deadline: ptr.To[int64](7200), skip: forbid, want: 55 * time.Minute},
 		{name: "a huge deadline", deadline: ptr.To[int64](1 << 62), skip: forbid, want: 55 * time.Minute},
-		{name: "waiting for spec.maxActive: the deadline", deadline: ptr.To[int64](1200), skip: &cause{Reason: vmbenchv1.ReasonMaxActive},
+		{name: "waiting for spec.maxActive: the deadline", deadline: ptr.To[int64](1200), skip: &conditions.Cause{Reason: vmbenchv1.ReasonMaxActive},
 			want: 15*time.Minute + time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,10 +181,10 @@ func TestStartSkippedTellsATransitionOnce(t *testing.T) {
 	sched := &vmbenchv1.BenchmarkSchedule{}
 	sched.Name = "nightly"
 	d := startDecision{Due: utc("2026-11-01T10:00:00Z"), Next: utc("2026-11-01T11:00:00Z")}
-	waiting := &cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: "waits for nightly-1"}
-	late := &cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: "skipped"}
+	waiting := &conditions.Cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: "waits for nightly-1"}
+	late := &conditions.Cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: "skipped"}
 	steps := []struct {
-		skip      *cause
+		skip      *conditions.Cause
 		d         startDecision
 		wantEvent string
 		status    string

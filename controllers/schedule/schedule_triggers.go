@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/runenv"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -181,7 +183,7 @@ func (r *ScheduleReconciler) triggerOnVersionChange(ctx context.Context, sched *
 	if len(changes) == 0 {
 		return poll, events, nil
 	}
-	hash := shortHash(changes, 16)
+	hash := runenv.ShortHash(changes, 16)
 	if st.LastTrigger != nil && st.LastTrigger.Versions == hash {
 		// These versions started a suite already: it runs, or it failed and the next complete
 		// suite's record will carry them.
@@ -216,7 +218,7 @@ func (r *ScheduleReconciler) triggerOnVersionChange(ctx context.Context, sched *
 	}
 	kept := make([]string, 0, min(len(changes), maxTriggerChanges))
 	for _, c := range changes[:min(len(changes), maxTriggerChanges)] {
-		kept = append(kept, truncate(c, 512))
+		kept = append(kept, conditions.Truncate(c, 512))
 	}
 	st.LastTrigger = &vmbenchv1.VersionTrigger{Time: metav1.Time{Time: now}, Suite: name, Changes: kept, Versions: hash}
 	events = append(events, scheduleEvent{kind: corev1.EventTypeNormal, reason: vmbenchv1.ReasonVersionChanged, action: "Start",
@@ -288,7 +290,7 @@ func (r *ScheduleReconciler) readVersions(ctx context.Context, watch vmbenchv1.O
 			case err != nil:
 				return cur, nil, fmt.Errorf("reading node %s to compare its versions: %w", n.Name, err)
 			}
-			cur.Nodes[n.Name] = nodeEnvironment(node)
+			cur.Nodes[n.Name] = runenv.NodeEnvironment(node)
 		}
 	}
 	if len(unread) > 0 {
@@ -305,7 +307,7 @@ func (r *ScheduleReconciler) readVersions(ctx context.Context, watch vmbenchv1.O
 		err := reader.List(ctx, list)
 		switch {
 		case err == nil:
-			cur.KubeVirt = kubeVirtVersion(list.Items)
+			cur.KubeVirt = runenv.KubeVirtVersion(list.Items)
 		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || apierrors.IsForbidden(err):
 			notes = append(notes, fmt.Sprintf("KubeVirt's version could not be read (%v), so it is not compared: check that KubeVirt is "+
 				"installed and the manager may list kubevirts.kubevirt.io, or set spec.triggers.onVersionChange.kubeVirt to false", err))

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -119,7 +120,7 @@ func TestVersionPollHasADefaultAndAMinimum(t *testing.T) {
 // without a complete record nothing is compared.
 func TestVersionCheckWaitsForThePollIntervalAndARecord(t *testing.T) {
 	ctx := context.Background()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	created := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for _, withRecord := range []bool{true, false} {
 		sched := testSchedule()
@@ -186,7 +187,7 @@ func TestVersionCheckWaitsForThePollIntervalAndARecord(t *testing.T) {
 // a reconciler of it at the time the first check is due.
 func triggerFixture(t *testing.T, objs ...client.Object) (*ScheduleReconciler, client.Client, *events.FakeRecorder, *clocktesting.FakePassiveClock, ctrl.Request, time.Time) {
 	t.Helper()
-	scheme := NewScheme()
+	scheme := scheme.New()
 	created := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	sched := testSchedule()
 	sched.CreationTimestamp = metav1.NewTime(created)

@@ -1,4 +1,4 @@
-package controllers
+package scheme
 
 import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -11,7 +11,7 @@ import (
 )
 
 // NewScheme knows every type the controller reads or writes.
-func NewScheme() *runtime.Scheme {
+func New() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(vmbenchv1.AddToScheme(s))

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/runenv"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -53,7 +55,7 @@ func (r *SuiteReconciler) recordEnvironment(ctx context.Context, suite *vmbenchv
 		case err != nil:
 			return fmt.Errorf("reading node %s for the environment of run %s: %w", env.Nodes[i].Name, active.Name, err)
 		}
-		env.Nodes[i] = nodeEnvironment(node)
+		env.Nodes[i] = runenv.NodeEnvironment(node)
 	}
 	var notes []string
 	if len(unreadable) > 0 {
@@ -66,10 +68,10 @@ func (r *SuiteReconciler) recordEnvironment(ctx context.Context, suite *vmbenchv
 		if err := r.APIReader.List(ctx, list); err != nil {
 			notes = append(notes, fmt.Sprintf("KubeVirt's version could not be read: %v", err))
 		} else {
-			env.KubeVirtVersion = kubeVirtVersion(list.Items)
+			env.KubeVirtVersion = runenv.KubeVirtVersion(list.Items)
 		}
 	}
-	env.Message = truncate(strings.Join(notes, "; "), 256)
+	env.Message = conditions.Truncate(strings.Join(notes, "; "), 256)
 	st := &suite.Status
 	if st.ParametersHash == "" {
 		st.ParametersHash = parametersHash(suite)
@@ -111,16 +113,16 @@ func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object
 			switch {
 			case c.Name == launcherComputeContainer && c.ImageID != "":
 				env.LauncherImage = imageOf(c)
-				env.LauncherImageRef = truncate(specImageOf(pod, c.Name), 512)
+				env.LauncherImageRef = conditions.Truncate(specImageOf(pod, c.Name), 512)
 			case strings.HasPrefix(c.Name, "volume") && c.ImageID != "" && vmi.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster:
 				// KubeVirt runs a containerDisk as a container named after its volume.
 				env.RunnerImage = imageOf(c)
-				env.RunnerImageRef = truncate(containerDiskImageOf(vmi, strings.TrimPrefix(c.Name, "volume")), 512)
+				env.RunnerImageRef = conditions.Truncate(containerDiskImageOf(vmi, strings.TrimPrefix(c.Name, "volume")), 512)
 			}
 		}
 	}
 	slices.Sort(machineTypes)
-	env.MachineType = truncate(strings.Join(machineTypes, ","), 64)
+	env.MachineType = conditions.Truncate(strings.Join(machineTypes, ","), 64)
 	// Host runs are pods too, on the nodes' network.
 	if platformType == vmbenchv1.PlatformContainer || platformType == vmbenchv1.PlatformHost {
 		if len(pods) == 0 {
@@ -138,7 +140,7 @@ func environmentOf(platformType vmbenchv1.PlatformType, children []client.Object
 				}
 				if env.RunnerImage == "" || pod.Labels[vmbenchv1.LabelRole] == vmbenchv1.RoleMaster {
 					env.RunnerImage = imageOf(c)
-					env.RunnerImageRef = truncate(specImageOf(pod, c.Name), 512)
+					env.RunnerImageRef = conditions.Truncate(specImageOf(pod, c.Name), 512)
 				}
 			}
 		}
@@ -162,7 +164,7 @@ func imageOf(c corev1.ContainerStatus) string {
 		// A bare digest names no repository: the image's name says more beside it.
 		id = strings.TrimSuffix(c.Image+"@"+id, "@")
 	}
-	return truncate(id, 512)
+	return conditions.Truncate(id, 512)
 }
 
 // specImageOf is the image that the pod's spec names for its container: the reference the pod
@@ -234,13 +236,13 @@ func newestEnvironments(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 // environmentID hashes what an environment says, its ID and message aside.
 func environmentID(env vmbenchv1.RunEnvironment) string {
 	env.ID, env.Message = "", ""
-	return shortHash(env, 12)
+	return runenv.ShortHash(env, 12)
 }
 
 // parametersHash hashes what a suite measures: its benchmarks with their defaults, its platforms and
 // its cluster shape. Placement, repetitions and precision change how often or where, not what.
 func parametersHash(suite *vmbenchv1.BenchmarkSuite) string {
-	return shortHash(struct {
+	return runenv.ShortHash(struct {
 		Benchmarks []vmbenchv1.Benchmark  `json:"benchmarks"`
 		Platforms  []vmbenchv1.Platform   `json:"platforms"`
 		Cluster    vmbenchv1.ClusterShape `json:"cluster"`

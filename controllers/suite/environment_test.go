@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/runenv"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -151,7 +152,7 @@ func TestNodeEnvironment(t *testing.T) {
 		"host-model-cpu.node.kubevirt.io/Cascadelake-Server": "true", "cpu-model.node.kubevirt.io/Skylake-Server": "true"}},
 		Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KernelVersion: "6.1.0-40-amd64", OSImage: "Debian GNU/Linux 12 (bookworm)",
 			ContainerRuntimeVersion: "containerd://1.7.24", KubeletVersion: "v1.36.3", Architecture: "amd64"}}}
-	got := nodeEnvironment(n)
+	got := runenv.NodeEnvironment(n)
 	want := vmbenchv1.NodeEnvironment{Name: "n1", KernelVersion: "6.1.0-40-amd64", OSImage: "Debian GNU/Linux 12 (bookworm)",
 		ContainerRuntimeVersion: "containerd://1.7.24", KubeletVersion: "v1.36.3", Architecture: "amd64", CPUModel: "Cascadelake-Server"}
 	if got != want {
@@ -184,7 +185,7 @@ func TestParametersHash(t *testing.T) {
 // KubeVirt's version is the one its CR reports deployed.
 func TestKubeVirtVersion(t *testing.T) {
 	kv := unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"observedKubeVirtVersion": "v1.7.0"}}}
-	if got := kubeVirtVersion([]unstructured.Unstructured{{Object: map[string]any{}}, kv}); got != "v1.7.0" {
+	if got := runenv.KubeVirtVersion([]unstructured.Unstructured{{Object: map[string]any{}}, kv}); got != "v1.7.0" {
 		t.Errorf("kubeVirtVersion = %q", got)
 	}
 }

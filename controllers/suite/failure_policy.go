@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 // A run that does not come up is held up by something Kubernetes already names: a pod the scheduler
@@ -48,7 +49,7 @@ type startObservation struct {
 // a VMI's condition or any Warning event since the run started), then the most specific: a pod's own
 // waiting reason or scheduling condition, a VMI's failed condition, a claim left pending, the newest
 // Warning event. It is nil when nothing says anything is wrong (the cluster is merely still starting).
-func holdUp(o startObservation) *cause {
+func holdUp(o startObservation) *conditions.Cause {
 	for _, vmi := range o.VMIs {
 		if c := vmiCause(vmi); c != nil && c.Terminal {
 			return c
@@ -81,13 +82,13 @@ func holdUp(o startObservation) *cause {
 
 // podCause is a pod's own reason for not running: unschedulable, an image it cannot pull, a
 // container it cannot create.
-func podCause(pod *corev1.Pod) *cause {
+func podCause(pod *corev1.Pod) *conditions.Cause {
 	if pod.DeletionTimestamp != nil {
 		return nil
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return &cause{Reason: ReasonUnschedulable, Message: fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, oneLineString(c.Message))}
+			return &conditions.Cause{Reason: ReasonUnschedulable, Message: fmt.Sprintf("pod %s cannot be scheduled: %s", pod.Name, conditions.OneLineString(c.Message))}
 		}
 	}
 	statuses := append(append([]corev1.ContainerStatus(nil), pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
@@ -98,9 +99,9 @@ func podCause(pod *corev1.Pod) *cause {
 		}
 		switch w.Reason {
 		case "ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull":
-			return &cause{Reason: ReasonImagePull, Message: fmt.Sprintf("pod %s cannot pull image %s (%s): %s", pod.Name, s.Image, w.Reason, oneLineString(w.Message))}
+			return &conditions.Cause{Reason: ReasonImagePull, Message: fmt.Sprintf("pod %s cannot pull image %s (%s): %s", pod.Name, s.Image, w.Reason, conditions.OneLineString(w.Message))}
 		case "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
-			return &cause{Reason: ReasonContainerConfig, Message: fmt.Sprintf("pod %s container %s: %s: %s", pod.Name, s.Name, w.Reason, oneLineString(w.Message))}
+			return &conditions.Cause{Reason: ReasonContainerConfig, Message: fmt.Sprintf("pod %s container %s: %s: %s", pod.Name, s.Name, w.Reason, conditions.OneLineString(w.Message))}
 		}
 	}
 	return nil
@@ -108,27 +109,27 @@ func podCause(pod *corev1.Pod) *cause {
 
 // vmiCause is a VMI's condition that says why it is not running: its pod unschedulable, or
 // KubeVirt unable to create or sync it.
-func vmiCause(vmi *kubevirtv1.VirtualMachineInstance) *cause {
+func vmiCause(vmi *kubevirtv1.VirtualMachineInstance) *conditions.Cause {
 	for _, c := range vmi.Status.Conditions {
 		if c.Status != corev1.ConditionFalse || c.Message == "" {
 			continue
 		}
 		switch {
 		case c.Type == kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled):
-			return &cause{Reason: ReasonUnschedulable, Message: fmt.Sprintf("VMI %s cannot be scheduled: %s", vmi.Name, oneLineString(c.Message))}
+			return &conditions.Cause{Reason: ReasonUnschedulable, Message: fmt.Sprintf("VMI %s cannot be scheduled: %s", vmi.Name, conditions.OneLineString(c.Message))}
 		case c.Type == kubevirtv1.VirtualMachineInstanceSynchronized:
-			msg := fmt.Sprintf("VMI %s: %s: %s", vmi.Name, c.Reason, oneLineString(c.Message))
+			msg := fmt.Sprintf("VMI %s: %s: %s", vmi.Name, c.Reason, conditions.OneLineString(c.Message))
 			if refusedByPodSecurity(c.Message) {
 				return virtLauncherRefused(msg)
 			}
-			return &cause{Reason: ReasonFailedCreate, Message: msg}
+			return &conditions.Cause{Reason: ReasonFailedCreate, Message: msg}
 		}
 	}
 	return nil
 }
 
 // claimCause is a run's shared claim left unbound, with what its provisioner said.
-func claimCause(pvc *corev1.PersistentVolumeClaim, events []corev1.Event, since time.Time) *cause {
+func claimCause(pvc *corev1.PersistentVolumeClaim, events []corev1.Event, since time.Time) *conditions.Cause {
 	if pvc.Status.Phase == corev1.ClaimBound {
 		return nil
 	}
@@ -140,13 +141,13 @@ func claimCause(pvc *corev1.PersistentVolumeClaim, events []corev1.Event, since 
 	if c := eventCause(eventsOf(events, "PersistentVolumeClaim", pvc.Name), since); c != nil {
 		msg += " (" + c.Message + ")"
 	}
-	return &cause{Reason: ReasonClaimPending, Message: msg + "; set spec.sharedStorage.storageClassName to a class that provides ReadWriteMany volumes"}
+	return &conditions.Cause{Reason: ReasonClaimPending, Message: msg + "; set spec.sharedStorage.storageClassName to a class that provides ReadWriteMany volumes"}
 }
 
 // eventCause is the newest Warning event since the run started, for the refusals that leave no
 // object behind: Pod Security, quota, a missing RuntimeClass (FailedCreate of the MPIJob's pods or
 // of the launcher Job's pod).
-func eventCause(events []corev1.Event, since time.Time) *cause {
+func eventCause(events []corev1.Event, since time.Time) *conditions.Cause {
 	var newest *corev1.Event
 	for i := range events {
 		e := &events[i]
@@ -164,15 +165,15 @@ func eventCause(events []corev1.Event, since time.Time) *cause {
 	if newest.Reason == "FailedScheduling" {
 		reason = ReasonUnschedulable
 	}
-	msg := fmt.Sprintf("%s %s: %s: %s", newest.InvolvedObject.Kind, newest.InvolvedObject.Name, newest.Reason, oneLineString(newest.Message))
+	msg := fmt.Sprintf("%s %s: %s: %s", newest.InvolvedObject.Kind, newest.InvolvedObject.Name, newest.Reason, conditions.OneLineString(newest.Message))
 	if refusedByPodSecurity(newest.Message) {
 		if newest.InvolvedObject.Kind == "VirtualMachineInstance" {
 			return virtLauncherRefused(msg)
 		}
-		return &cause{Reason: reason, Terminal: true, Message: msg + "; the runner's pods pass Pod Security restricted, " +
+		return &conditions.Cause{Reason: reason, Terminal: true, Message: msg + "; the runner's pods pass Pod Security restricted, " +
 			"Host platforms need privileged: run the suite in a namespace whose level admits its pods"}
 	}
-	return &cause{Reason: reason, Message: msg}
+	return &conditions.Cause{Reason: reason, Message: msg}
 }
 
 // refusedByPodSecurity reports whether a message is Pod Security admission's refusal of a pod, which
@@ -182,8 +183,8 @@ func refusedByPodSecurity(msg string) bool { return strings.Contains(msg, "viola
 // virtLauncherRefused is a VM's virt-launcher pod refused by Pod Security, which the controller's own
 // check before the run (namespace_policy.go) did not foresee: a namespace without the label under a
 // stricter cluster default, or one relabelled since.
-func virtLauncherRefused(msg string) *cause {
-	return &cause{Reason: vmbenchv1.ReasonNamespaceRefusesVMs, Terminal: true, Message: msg + "; KubeVirt's virt-launcher pods " +
+func virtLauncherRefused(msg string) *conditions.Cause {
+	return &conditions.Cause{Reason: vmbenchv1.ReasonNamespaceRefusesVMs, Terminal: true, Message: msg + "; KubeVirt's virt-launcher pods " +
 		"need Pod Security baseline (privileged with KubeVirt's Root feature gate): label the namespace " +
 		"pod-security.kubernetes.io/enforce=baseline, or run the suite in a namespace that admits virt-launcher"}
 }

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 // The largest sweep the API admits keeps every point in status under the name the parser gave it, so
 // that the report recovers N, NB, P and Q, beside HPCC's own figures, and nothing is left out.
 func TestFinishRunKeepsEveryPointOfTheLargestHPLSweep(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "internal", "results", "testdata", "hpcc-sweep-np2.txt"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "internal", "results", "testdata", "hpcc-sweep-np2.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

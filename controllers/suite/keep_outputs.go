@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/tables"
 )
 
@@ -62,7 +63,7 @@ type keptOutputs struct {
 	lost map[string]int32
 	// retry is set when a ConfigMap could not be written for a reason that may pass, before
 	// retryEnd: the run is collected again later.
-	retry *cause
+	retry *conditions.Cause
 }
 
 // keepOutputs writes a run's side outputs, each after checking that no object of its name belongs to
@@ -87,19 +88,19 @@ func (r *SuiteReconciler) keepOutputs(ctx context.Context, suite *vmbenchv1.Benc
 		case err == nil:
 			continue
 		case refusedForGood(err):
-			why = fmt.Sprintf("ConfigMap %s (%s) was not written: the API server refused it: %s", name, o.what, oneLineString(err.Error()))
+			why = fmt.Sprintf("ConfigMap %s (%s) was not written: the API server refused it: %s", name, o.what, conditions.OneLineString(err.Error()))
 			// The same advice once: notKept has room for 1024 characters.
 			if advice := keepAdvice(err, name); !advised[advice] {
 				advised[advice] = true
 				why += "; " + advice
 			}
 		case now.Before(retryEnd):
-			res.retry = &cause{Reason: ReasonOutputsUnwritable, Message: fmt.Sprintf("writing ConfigMap %s (%s) of run %s failed, "+
+			res.retry = &conditions.Cause{Reason: ReasonOutputsUnwritable, Message: fmt.Sprintf("writing ConfigMap %s (%s) of run %s failed, "+
 				"retrying until %s, then the run's results go to status without it: %s", name, o.what, run,
-				retryEnd.UTC().Format(time.RFC3339), oneLineString(err.Error()))}
+				retryEnd.UTC().Format(time.RFC3339), conditions.OneLineString(err.Error()))}
 			return res
 		default:
-			why = fmt.Sprintf("ConfigMap %s (%s) was not written: gave up after %s: %s", name, o.what, collectRetry, oneLineString(err.Error()))
+			why = fmt.Sprintf("ConfigMap %s (%s) was not written: gave up after %s: %s", name, o.what, collectRetry, conditions.OneLineString(err.Error()))
 		}
 		res.notKept = append(res.notKept, why)
 		for b, n := range o.tables {
@@ -142,8 +143,8 @@ func notKeptWarning(st *vmbenchv1.BenchmarkSuiteStatus) string {
 	case 0:
 		return ""
 	case 1:
-		return truncate(fmt.Sprintf("run %s kept its results in status, but not all its raw outputs or tables: %s", runs[0], first), 2048)
+		return conditions.Truncate(fmt.Sprintf("run %s kept its results in status, but not all its raw outputs or tables: %s", runs[0], first), 2048)
 	}
-	return truncate(fmt.Sprintf("runs %s kept their results in status, but not all their raw outputs or tables (status.runs[].notKept "+
+	return conditions.Truncate(fmt.Sprintf("runs %s kept their results in status, but not all their raw outputs or tables (status.runs[].notKept "+
 		"says why for each); run %s: %s", strings.Join(runs, ", "), runs[0], first), 2048)
 }

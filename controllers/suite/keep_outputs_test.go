@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -16,16 +16,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // keepWith is a reconciler whose every apply ends with err.
 func keepWith(err error) *SuiteReconciler {
-	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithInterceptorFuncs(interceptor.Funcs{
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithInterceptorFuncs(interceptor.Funcs{
 		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
 			return err
 		},
 	}).Build()
-	return &SuiteReconciler{Client: c, APIReader: c, Scheme: NewScheme()}
+	return &SuiteReconciler{Client: c, APIReader: c, Scheme: scheme.New()}
 }
 
 func TestKeepOutputsRetriesOnlyWhatMayHealAndOnlyUntilCollectRetry(t *testing.T) {

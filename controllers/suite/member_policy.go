@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 // What a kubelet or virt-handler reports of a run's members after they started: a container that
@@ -55,12 +56,12 @@ type memberObservation struct {
 // cannot come back, or restarted maxMemberRestarts times) before any other, pods before VMIs, so
 // that a virt-launcher's own reason is named rather than only its VMI's phase. A non-terminal cause
 // is a member whose node stopped reporting. It is nil when every member is well or ended normally.
-func memberCause(o memberObservation) *cause {
+func memberCause(o memberObservation) *conditions.Cause {
 	failedVMIs := map[types.UID]bool{}
 	for _, vmi := range o.VMIs {
 		failedVMIs[vmi.UID] = vmi.Status.Phase == kubevirtv1.Failed
 	}
-	var first *cause
+	var first *conditions.Cause
 	for _, m := range memberPods(o) {
 		c := podMemberCause(m.pod, m.role, o.Benchmarks)
 		if c != nil && m.vmi != "" && !failedVMIs[m.vmi] && c.Reason != ReasonEvicted && c.Reason != ReasonNodeLost {
@@ -152,7 +153,7 @@ func isWorkerName(name, run string) bool {
 // podMemberCause is what a started pod's kubelet, or the control plane on its node's behalf, says
 // went wrong with it. A pod that Succeeded, or that is being deleted with no disruption named (the
 // MPI Operator removes the workers once the launcher ended), is no failure.
-func podMemberCause(pod *corev1.Pod, role string, benchmarks []vmbenchv1.Benchmark) *cause {
+func podMemberCause(pod *corev1.Pod, role string, benchmarks []vmbenchv1.Benchmark) *conditions.Cause {
 	who := fmt.Sprintf("pod %s (%s)", pod.Name, role)
 	if pod.Spec.NodeName != "" {
 		who += " on node " + pod.Spec.NodeName
@@ -165,22 +166,22 @@ func podMemberCause(pod *corev1.Pod, role string, benchmarks []vmbenchv1.Benchma
 		if c.Reason == "DeletionByTaintManager" || c.Reason == "DeletionByPodGC" {
 			reason = ReasonNodeLost
 		}
-		return &cause{Reason: reason, Terminal: true, Message: fmt.Sprintf("%s is being removed: %s: %s; %s", who, c.Reason, oneLineString(c.Message), evictionAdvice)}
+		return &conditions.Cause{Reason: reason, Terminal: true, Message: fmt.Sprintf("%s is being removed: %s: %s; %s", who, c.Reason, conditions.OneLineString(c.Message), evictionAdvice)}
 	}
 	if pod.DeletionTimestamp != nil {
 		return nil
 	}
 	if pod.Status.Phase == corev1.PodFailed {
 		if pod.Status.Reason == ReasonEvicted {
-			return &cause{Reason: ReasonEvicted, Terminal: true, Message: fmt.Sprintf("%s was evicted by the kubelet: %s; %s", who, oneLineString(pod.Status.Message), evictionAdvice)}
+			return &conditions.Cause{Reason: ReasonEvicted, Terminal: true, Message: fmt.Sprintf("%s was evicted by the kubelet: %s; %s", who, conditions.OneLineString(pod.Status.Message), evictionAdvice)}
 		}
 		for _, s := range pod.Status.ContainerStatuses {
 			if t := s.State.Terminated; t != nil && (t.ExitCode != 0 || t.Reason == ReasonOOMKilled) {
 				return terminatedCause(who, s.Name, t, 0, pod, benchmarks)
 			}
 		}
-		return &cause{Reason: ReasonMemberFailed, Terminal: true, Message: fmt.Sprintf("%s failed: %s: %s; see kubectl describe pod %s",
-			who, pod.Status.Reason, oneLineString(pod.Status.Message), pod.Name)}
+		return &conditions.Cause{Reason: ReasonMemberFailed, Terminal: true, Message: fmt.Sprintf("%s failed: %s: %s; see kubectl describe pod %s",
+			who, pod.Status.Reason, conditions.OneLineString(pod.Status.Message), pod.Name)}
 	}
 	for _, s := range pod.Status.ContainerStatuses {
 		switch {
@@ -210,13 +211,13 @@ const evictionAdvice = "the run's results are lost and later runs go on; run the
 
 // terminatedCause names a container's end: killed for its memory (with the limit and what the
 // run's benchmarks ask for) or exited with a non-zero code, after restarts restarts.
-func terminatedCause(who, container string, t *corev1.ContainerStateTerminated, restarts int32, pod *corev1.Pod, benchmarks []vmbenchv1.Benchmark) *cause {
+func terminatedCause(who, container string, t *corev1.ContainerStateTerminated, restarts int32, pod *corev1.Pod, benchmarks []vmbenchv1.Benchmark) *conditions.Cause {
 	what := fmt.Sprintf("container %s of %s", container, who)
 	if restarts > 0 {
 		what += fmt.Sprintf(" restarted %d times (the run fails at %d); its last run", restarts, maxMemberRestarts)
 	}
 	if t.Reason == ReasonOOMKilled {
-		return &cause{Reason: ReasonOOMKilled, Terminal: true, Message: fmt.Sprintf("%s was killed for its memory (OOMKilled, exit code %d): %s",
+		return &conditions.Cause{Reason: ReasonOOMKilled, Terminal: true, Message: fmt.Sprintf("%s was killed for its memory (OOMKilled, exit code %d): %s",
 			what, t.ExitCode, oomAdvice(pod, container, benchmarks))}
 	}
 	reason := t.Reason
@@ -225,13 +226,13 @@ func terminatedCause(who, container string, t *corev1.ContainerStateTerminated, 
 	}
 	msg := fmt.Sprintf("%s exited with code %d (%s)", what, t.ExitCode, reason)
 	if t.Message != "" {
-		msg += ": " + oneLineString(t.Message)
+		msg += ": " + conditions.OneLineString(t.Message)
 	}
 	previous := ""
 	if restarts > 0 {
 		previous = " --previous"
 	}
-	return &cause{Reason: ReasonMemberFailed, Terminal: true, Message: fmt.Sprintf("%s; see kubectl logs %s -c %s%s", msg, pod.Name, container, previous)}
+	return &conditions.Cause{Reason: ReasonMemberFailed, Terminal: true, Message: fmt.Sprintf("%s; see kubectl logs %s -c %s%s", msg, pod.Name, container, previous)}
 }
 
 // oomAdvice compares a killed container's memory limit with what the run's benchmarks ask for.
@@ -285,7 +286,7 @@ func slicesMax(v []int32) int32 {
 // nodeLostCause is a running pod that the node lifecycle controller marked not ready while its
 // containers still say they are: the kubelet stopped reporting, its node is NotReady or unreachable.
 // The pod may come back with its node; otherwise its eviction (DisruptionTarget) fails the run.
-func nodeLostCause(pod *corev1.Pod, who string) *cause {
+func nodeLostCause(pod *corev1.Pod, who string) *conditions.Cause {
 	ready := podCondition(pod, corev1.PodReady)
 	if pod.Status.Phase != corev1.PodRunning || ready == nil || ready.Status != corev1.ConditionFalse || len(pod.Status.ContainerStatuses) == 0 {
 		return nil
@@ -299,12 +300,12 @@ func nodeLostCause(pod *corev1.Pod, who string) *cause {
 	if ready.Reason != "" {
 		reason = " (" + ready.Reason + ")"
 	}
-	return &cause{Reason: ReasonNodeLost, Message: fmt.Sprintf("%s is not ready%s while its containers still run: its node is NotReady or unreachable; "+
+	return &conditions.Cause{Reason: ReasonNodeLost, Message: fmt.Sprintf("%s is not ready%s while its containers still run: its node is NotReady or unreachable; "+
 		"the run fails when the pod is evicted from it (after its not-ready toleration, 300s by default), and goes on if the node comes back", who, reason)}
 }
 
 // vmiFailedCause is a VMI that virt-handler or virt-controller reported Failed.
-func vmiFailedCause(vmi *kubevirtv1.VirtualMachineInstance) *cause {
+func vmiFailedCause(vmi *kubevirtv1.VirtualMachineInstance) *conditions.Cause {
 	msg := fmt.Sprintf("VMI %s (VM %s)", vmi.Name, vmi.Labels[vmbenchv1.LabelNode])
 	if vmi.Status.NodeName != "" {
 		msg += " on node " + vmi.Status.NodeName
@@ -315,10 +316,10 @@ func vmiFailedCause(vmi *kubevirtv1.VirtualMachineInstance) *cause {
 	}
 	for _, c := range vmi.Status.Conditions {
 		if c.Status == corev1.ConditionFalse && c.Message != "" {
-			msg += fmt.Sprintf(": %s: %s", c.Reason, oneLineString(c.Message))
+			msg += fmt.Sprintf(": %s: %s", c.Reason, conditions.OneLineString(c.Message))
 		}
 	}
-	return &cause{Reason: ReasonVMFailed, Terminal: true, Message: fmt.Sprintf("%s; see kubectl describe vmi %s and the events of its virt-launcher pod", msg, vmi.Name)}
+	return &conditions.Cause{Reason: ReasonVMFailed, Terminal: true, Message: fmt.Sprintf("%s; see kubectl describe vmi %s and the events of its virt-launcher pod", msg, vmi.Name)}
 }
 
 func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {

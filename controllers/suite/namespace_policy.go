@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -30,7 +31,7 @@ var psaLevels = []psaapi.Level{psaapi.LevelRestricted, psaapi.LevelBaseline, psa
 
 // vmNamespaceRefusal says why the namespace's Pod Security enforce level refuses virt-launcher pods
 // and what to do, or nil when it admits them.
-func vmNamespaceRefusal(ns *corev1.Namespace, launcher platform.VirtLauncher) (*cause, error) {
+func vmNamespaceRefusal(ns *corev1.Namespace, launcher platform.VirtLauncher) (*conditions.Cause, error) {
 	policy, labelErrs := psaapi.PolicyToEvaluate(ns.Labels, psaapi.Policy{
 		Enforce: psaapi.LevelVersion{Level: psaapi.LevelPrivileged, Version: psaapi.LatestVersion()},
 	})
@@ -81,7 +82,7 @@ func vmNamespaceRefusal(ns *corev1.Namespace, launcher platform.VirtLauncher) (*
 		todo = append(todo, "turn KubeVirt's Root feature gate off")
 	}
 	todo = append(todo, "run the suite in a namespace that admits virt-launcher")
-	return &cause{Reason: vmbenchv1.ReasonNamespaceRefusesVMs, Message: fmt.Sprintf(
+	return &conditions.Cause{Reason: vmbenchv1.ReasonNamespaceRefusesVMs, Message: fmt.Sprintf(
 		"namespace %s enforces Pod Security %s (%s), which refuses the virt-launcher pod that KubeVirt makes for every VM: %s. "+
 			"virt-launcher needs %s%s: %s", ns.Name, policy.Enforce, enforced, result.ForbiddenDetail(), needs, why, orList(todo))}, nil
 }
@@ -97,7 +98,7 @@ func orList(items []string) string {
 // vmNamespaceCheck reads the suite's namespace around the cache and judges it for virt-launcher. A
 // manager that may not read namespaces (an older chart's RBAC) does not check, and says so in its
 // log: virt-controller's refusal still fails the run.
-func (r *SuiteReconciler) vmNamespaceCheck(ctx context.Context, namespace string, launcher platform.VirtLauncher) (*cause, error) {
+func (r *SuiteReconciler) vmNamespaceCheck(ctx context.Context, namespace string, launcher platform.VirtLauncher) (*conditions.Cause, error) {
 	ns := &corev1.Namespace{}
 	err := r.APIReader.Get(ctx, client.ObjectKey{Name: namespace}, ns)
 	switch {

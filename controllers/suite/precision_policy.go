@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/analysis"
 )
 
@@ -194,7 +195,7 @@ func setPrecisionReached(suite *vmbenchv1.BenchmarkSuite, j precisionJudgement) 
 	}
 	set := func(status metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: vmbenchv1.ConditionPrecisionReached,
-			Status: status, Reason: reason, Message: truncate(msg, 1024), ObservedGeneration: suite.Generation})
+			Status: status, Reason: reason, Message: conditions.Truncate(msg, 1024), ObservedGeneration: suite.Generation})
 	}
 	target := "±" + percent(p.HalfWidthPercent) + "%"
 	reps := plannedRepetitions(suite)

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func endRuns(st *vmbenchv1.BenchmarkSuiteStatus, now metav1.Time) bool {
 // goes back to Pending. It is idempotent: a suite requeued already, or never admitted, is left as
 // it is.
 func (r *SuiteReconciler) requeue(ctx context.Context, suite *vmbenchv1.BenchmarkSuite) error {
-	if err := r.runQueue().requeue(ctx, suite); err != nil {
+	if err := r.runQueue().Requeue(ctx, suite); err != nil {
 		return err
 	}
 	if err := r.stopActiveRun(ctx, suite); err != nil {

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -9,18 +9,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/runqueue"
 )
 
 // What a suite says of its place in the run queue: the Queued condition and its events.
 
 // setQueued sets the Queued condition and the queue position, on every reconcile.
-func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *admission, invalidSpec error, generation int64, spec vmbenchv1.BenchmarkSuiteSpec,
+func setQueued(st *vmbenchv1.BenchmarkSuiteStatus, wait *runqueue.Admission, invalidSpec error, generation int64, spec vmbenchv1.BenchmarkSuiteSpec,
 	maxDuration time.Duration) {
 	c := metav1.Condition{Type: vmbenchv1.ConditionQueued, Status: metav1.ConditionFalse, ObservedGeneration: generation}
 	st.QueuePosition = 0
 	switch {
 	case wait != nil:
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, vmbenchv1.ReasonWaitingForRun, truncate(wait.message(), 1024)
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, vmbenchv1.ReasonWaitingForRun, conditions.Truncate(wait.Message(), 1024)
 		st.QueuePosition = int32(wait.Position)
 	case st.StartTime != nil:
 		c.Reason = vmbenchv1.ReasonAdmitted

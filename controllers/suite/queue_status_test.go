@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/runqueue"
+	"github.com/vmbench/vmbench/controllers/runqueue/runqueuetest"
 )
 
 func TestEffectiveTimeout(t *testing.T) {
@@ -32,12 +34,12 @@ func TestEffectiveTimeout(t *testing.T) {
 }
 
 func TestSetQueued(t *testing.T) {
-	wait := &admission{Position: 2, Limits: queueLimits{Slots: 1}, Taken: 1}
+	wait := &runqueue.Admission{Position: 2, Limits: runqueue.Limits{Slots: 1}, Taken: 1}
 	long := vmbenchv1.BenchmarkSuiteSpec{Timeout: ptr.To(vmbenchv1.Duration("720h"))}
 	tests := []struct {
 		name         string
 		start        *metav1.Time
-		wait         *admission
+		wait         *runqueue.Admission
 		invalid      error
 		spec         vmbenchv1.BenchmarkSuiteSpec
 		wantStatus   metav1.ConditionStatus
@@ -46,9 +48,9 @@ func TestSetQueued(t *testing.T) {
 		wantPosition int32
 	}{
 		{"waiting", nil, wait, nil, long, metav1.ConditionTrue, vmbenchv1.ReasonWaitingForRun, "2nd in line", 2},
-		{"admitted", &metav1.Time{Time: queueEpoch}, nil, nil, vmbenchv1.BenchmarkSuiteSpec{}, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted,
+		{"admitted", &metav1.Time{Time: runqueuetest.Epoch}, nil, nil, vmbenchv1.BenchmarkSuiteSpec{}, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted,
 			"admitted at 2026-11-24T10:00:00Z; spec.timeout counts from then", 0},
-		{"admitted with a timeout above the maximum", &metav1.Time{Time: queueEpoch}, nil, nil, long, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted,
+		{"admitted with a timeout above the maximum", &metav1.Time{Time: runqueuetest.Epoch}, nil, nil, long, metav1.ConditionFalse, vmbenchv1.ReasonAdmitted,
 			"the suite ends at 2026-11-25T10:00:00Z at the latest: spec.timeout 720h0m0s is above the cluster's maximum suite duration 24h0m0s " +
 				"(the manager's --max-suite-duration, Helm value maxSuiteDuration), so the maximum applies; set spec.timeout to 24h0m0s or less", 0},
 		{"invalid spec", nil, nil, errors.New("bad"), long, metav1.ConditionFalse, vmbenchv1.ReasonInvalidSpec, "does not wait", 0},

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -59,7 +60,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	}
 	// What the kubelets and virt-handler say of the run's members after they started
 	// (member_policy.go): a member that cannot come back fails the run now, not at its deadline.
-	var member *cause
+	var member *conditions.Cause
 	if !retired && outcome.Phase != platform.PhaseSucceeded {
 		var err error
 		if member, err = r.memberTrouble(ctx, suite, run.Name, children, benchmarks); err != nil {
@@ -92,7 +93,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if !outcome.Finished() && !runTimedOut && !t.suiteTimedOut {
 		if outcome.Phase == platform.PhaseRunning {
 			if member != nil {
-				active.Message = truncate(member.String(), 1024)
+				active.Message = conditions.Truncate(member.String(), 1024)
 				return step{waiting: member, result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
 			}
 			if active.EndTime == nil {
@@ -115,7 +116,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: held.String()}
 		case now.Before(startupEnd):
 			if held == nil {
-				held = &cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
+				held = &conditions.Cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
 			}
 			active.Message = waitingMessage(held, startupEnd)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, end, t.suiteEnd)}}, nil
@@ -146,13 +147,13 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)
 		if now.Before(retryEnd) {
-			held := &cause{Reason: ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
+			held := &conditions.Cause{Reason: ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
 				run.Name, retryEnd.UTC().Format(time.RFC3339), err)}
 			if member != nil && member.Terminal {
 				// The member's failure is the cause; the log is read for what was measured before it.
-				held = &cause{Reason: member.Reason, Message: member.Message + "; " + held.Message}
+				held = &conditions.Cause{Reason: member.Reason, Message: member.Message + "; " + held.Message}
 			}
-			active.Message = truncate("collecting: "+held.Message, 1024)
+			active.Message = conditions.Truncate("collecting: "+held.Message, 1024)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 		}
 		report = runReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
@@ -161,14 +162,14 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	kept := resultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
 	outs := r.keepOutputs(ctx, suite, run.Name, sideOutputs(rawOutputs(suite, run.Name, report), kept), now, after(active.EndTime.Time, collectRetry))
 	if outs.retry != nil {
-		active.Message = truncate("collecting: "+outs.retry.Message, 1024)
+		active.Message = conditions.Truncate("collecting: "+outs.retry.Message, 1024)
 		return step{waiting: outs.retry, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 	}
 	for b, n := range outs.lost {
 		kept.kept[b] -= n
 		kept.lost[b] += n
 	}
-	active.NotKept = truncate(strings.Join(outs.notKept, "; "), 1024)
+	active.NotKept = conditions.Truncate(strings.Join(outs.notKept, "; "), 1024)
 	for _, l := range kept.causes {
 		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
 	}
@@ -190,7 +191,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 // memberTrouble lists the run's pods (cached) and names what went wrong with a member after it
 // started (memberCause).
 func (r *SuiteReconciler) memberTrouble(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string, children []client.Object,
-	benchmarks []vmbenchv1.Benchmark) (*cause, error) {
+	benchmarks []vmbenchv1.Benchmark) (*conditions.Cause, error) {
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(suite.Namespace),
 		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run}); err != nil {

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -92,7 +93,7 @@ func secretsOwnerName(run platform.Run) string { return run.Name + "-secrets" }
 
 // ensureSecretsOwner returns the UID of the ConfigMap that owns a run's Secrets, creating it when
 // missing. One that another suite controls, or that is being deleted, is a cause to wait for.
-func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run platform.Run) (types.UID, *cause, error) {
+func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run platform.Run) (types.UID, *conditions.Cause, error) {
 	owner := runSecretsOwner(suite, run)
 	existing := &corev1.ConfigMap{}
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(owner), existing)
@@ -110,7 +111,7 @@ func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbench
 	}
 	err = r.Create(ctx, owner, client.FieldOwner(vmbenchv1.FieldManager))
 	if err != nil && refusedForGood(err) {
-		return "", &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, oneLineString(err.Error()))}, nil
+		return "", &conditions.Cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, conditions.OneLineString(err.Error()))}, nil
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("creating ConfigMap %s: %w", owner.Name, err)
@@ -134,7 +135,7 @@ func ownSecrets(objs []client.Object, run platform.Run) {
 // with a hash of its owner's UID, so a Secret of that name can only be an earlier attempt of this
 // run's start, with the same content derived from the master key: AlreadyExists is success. A
 // refusal that will not heal by retrying is a cause.
-func (r *SuiteReconciler) createSecret(ctx context.Context, secret *corev1.Secret) (*cause, error) {
+func (r *SuiteReconciler) createSecret(ctx context.Context, secret *corev1.Secret) (*conditions.Cause, error) {
 	if len(secret.OwnerReferences) == 0 {
 		return nil, fmt.Errorf("secret %s has no owner: the garbage collector could never delete it", secret.Name)
 	}
@@ -142,7 +143,7 @@ func (r *SuiteReconciler) createSecret(ctx context.Context, secret *corev1.Secre
 	if err == nil || apierrors.IsAlreadyExists(err) || !refusedForGood(err) {
 		return nil, client.IgnoreAlreadyExists(err)
 	}
-	return &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused Secret %s: %s", secret.Name, oneLineString(err.Error()))}, nil
+	return &conditions.Cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused Secret %s: %s", secret.Name, conditions.OneLineString(err.Error()))}, nil
 }
 
 // markPerRunKeys records on a run's children that its runner signs with the run's own key.

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runner"
@@ -218,7 +219,7 @@ func TestRunAuthSecret(t *testing.T) {
 // uidClient is a fake client that gives every object it creates a UID, as the API server does.
 func uidClient(objs ...client.Object) client.Client {
 	n := 0
-	return fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			n++
 			obj.SetUID(types.UID(fmt.Sprintf("uid-%d", n)))
@@ -231,7 +232,7 @@ func TestRunSecretsAreOwnedByARunConfigMap(t *testing.T) {
 	ctx := context.Background()
 	suite := keyedSuite()
 	c := uidClient()
-	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: NewScheme(), MasterKey: testMasterKey}
+	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: scheme.New(), MasterKey: testMasterKey}
 	run, err := r.platformRun(suite, plannedByName(suite, "demo-vm-1"), DefaultedBenchmarks(suite))
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +318,7 @@ func TestSecretsOwnerOfAnotherSuiteHoldsTheRun(t *testing.T) {
 	taken := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "demo-vm-1-secrets", Namespace: "bench", UID: "cm-old",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "vmbench.io/v1alpha1", Kind: "BenchmarkSuite", Name: "demo", UID: "old-suite", Controller: ptr.To(true)}}}}
 	c := uidClient(taken)
-	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: NewScheme(), MasterKey: testMasterKey}
+	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: scheme.New(), MasterKey: testMasterKey}
 	run, err := r.platformRun(suite, plannedByName(suite, "demo-vm-1"), DefaultedBenchmarks(suite))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -109,7 +110,7 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 
 // waitToStart records what keeps a pending run from being created, and fails the run once its
 // startup limit has passed.
-func (r *SuiteReconciler) waitToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, held *cause,
+func (r *SuiteReconciler) waitToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, held *conditions.Cause,
 	now, suiteEnd time.Time, startup time.Duration) (step, error) {
 	if active.StartTime == nil {
 		active.StartTime = &metav1.Time{Time: now}
@@ -148,11 +149,11 @@ func (r *SuiteReconciler) platformRun(suite *vmbenchv1.BenchmarkSuite, planned p
 func failToStart(active *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, message string, now time.Time) step {
 	active.Phase = vmbenchv1.RunFailed
 	active.CompletionTime = &metav1.Time{Time: now}
-	active.Message = truncate(message, 1024)
+	active.Message = conditions.Truncate(message, 1024)
 	return step{result: ctrl.Result{RequeueAfter: settle}, finished: []finishedRun{{Status: *active, PlatformType: platformType}}}
 }
 
 // waitingMessage is a starting run's message while held holds it up: what, and until when.
-func waitingMessage(held *cause, startupEnd time.Time) string {
-	return truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
+func waitingMessage(held *conditions.Cause, startupEnd time.Time) string {
+	return conditions.Truncate(fmt.Sprintf("waiting: %s; the run fails if it has not started by %s", held, startupEnd.UTC().Format(time.RFC3339)), 1024)
 }

@@ -1,10 +1,11 @@
-package controllers
+package suite
 
 import (
 	"fmt"
 	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -32,7 +33,7 @@ func sharedStorageOf(run string, platformType vmbenchv1.PlatformType, claim *vmb
 	if started.SharedMount != "" {
 		s += ", mounted as " + started.SharedMount
 	}
-	return truncate(strings.ReplaceAll(s, run, "<run>"), maxSharedStorage)
+	return conditions.Truncate(strings.ReplaceAll(s, run, "<run>"), maxSharedStorage)
 }
 
 // recordSharedStorage keeps what backed the Shared target of run's platform, as run recorded it: one

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // holdUp gathers what the run's pods, VMIs, claims and events say, and names what holds the run up.
 func (r *SuiteReconciler) holdUp(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run platform.Run,
-	children []client.Object, since time.Time) (*cause, error) {
+	children []client.Object, since time.Time) (*conditions.Cause, error) {
 	o := startObservation{Since: since}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(suite.Namespace),
@@ -52,7 +53,7 @@ const kvmDevice = "devices.kubevirt.io/kvm"
 
 // explainNoKVM says what a VM that the scheduler cannot place for want of KVM means: without it the
 // VMs can only run under KubeVirt's useEmulation, whose figures are no measure of VM overhead.
-func explainNoKVM(c *cause, emulation EmulationPolicy) *cause {
+func explainNoKVM(c *conditions.Cause, emulation EmulationPolicy) *conditions.Cause {
 	if c == nil || c.Reason != ReasonUnschedulable || !strings.Contains(c.Message, kvmDevice) {
 		return c
 	}
@@ -63,7 +64,7 @@ func explainNoKVM(c *cause, emulation EmulationPolicy) *cause {
 	if emulation == EmulationForbid {
 		msg += "; this vmbench runs with --emulation=forbid (Helm value emulation), which then refuses the VM runs"
 	}
-	return &cause{Reason: ReasonNoKVM, Message: msg, Terminal: c.Terminal}
+	return &conditions.Cause{Reason: ReasonNoKVM, Message: msg, Terminal: c.Terminal}
 }
 
 // Warning events are read around the cache, only while a run starts: a watch on every event of every

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -159,7 +160,7 @@ func TestNoKVMIsNamedWithWhatToDo(t *testing.T) {
 }
 
 func TestExplainNoKVMLeavesOtherCausesAlone(t *testing.T) {
-	for name, c := range map[string]*cause{
+	for name, c := range map[string]*conditions.Cause{
 		"no cause":                    nil,
 		"another resource":            {Reason: ReasonUnschedulable, Message: "VMI q-vm-1-master cannot be scheduled: 0/3 nodes are available: 3 Insufficient memory."},
 		"not the scheduler's refusal": {Reason: ReasonFailedCreate, Message: "VMI q-vm-1-master: FailedCreate: devices.kubevirt.io/kvm: quota exceeded"},
@@ -168,7 +169,7 @@ func TestExplainNoKVMLeavesOtherCausesAlone(t *testing.T) {
 			t.Errorf("%s: %+v, want the cause unchanged", name, got)
 		}
 	}
-	c := &cause{Reason: ReasonUnschedulable, Message: "pod p cannot be scheduled: 0/1 nodes are available: 1 Insufficient devices.kubevirt.io/kvm."}
+	c := &conditions.Cause{Reason: ReasonUnschedulable, Message: "pod p cannot be scheduled: 0/1 nodes are available: 1 Insufficient devices.kubevirt.io/kvm."}
 	if explainNoKVM(c, EmulationAllow); c.Reason != ReasonUnschedulable || strings.Contains(c.Message, "useEmulation") {
 		t.Errorf("the cause it was given was changed: %+v", c)
 	}

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -43,9 +44,9 @@ type step struct {
 	finished []finishedRun
 	timedOut bool
 	// waiting is what holds the active run up, for the Progressing condition; nil when it goes on.
-	waiting *cause
+	waiting *conditions.Cause
 	// rejected is set when the API server refused a child: a Warning event says so.
-	rejected *cause
+	rejected *conditions.Cause
 }
 
 // advance cleans up finished runs, then starts, follows or collects the active run of an admitted

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -146,7 +147,7 @@ func (r *SuiteReconciler) apply(ctx context.Context, suite *vmbenchv1.BenchmarkS
 // cache before anything is applied; Secrets, which the manager may not read, are only created, with
 // names that no other object's Secrets can have (createSecret). A refusal that will not heal by retrying (any 4xx but conflict and
 // throttling) comes back as a cause, not an error, so that it reaches the suite's status and events.
-func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, objs []client.Object) (*cause, error) {
+func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, objs []client.Object) (*conditions.Cause, error) {
 	for _, obj := range objs {
 		if _, ok := obj.(*corev1.Secret); ok {
 			continue
@@ -166,7 +167,7 @@ func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.Be
 		}
 		err := r.apply(ctx, suite, obj)
 		if err != nil && refusedForGood(err) {
-			return &cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind, obj.GetName(), oneLineString(err.Error()))}, nil
+			return &conditions.Cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind, obj.GetName(), conditions.OneLineString(err.Error()))}, nil
 		}
 		if err != nil {
 			return nil, wrapApply(err, kind, obj)
@@ -184,7 +185,7 @@ func wrapApply(err error, kind string, obj client.Object) error {
 
 // checkOwner reads a child around the cache and says whether it is another suite's, or still
 // being deleted.
-func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) (*cause, error) {
+func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, obj client.Object) (*conditions.Cause, error) {
 	kind := obj.GetObjectKind().GroupVersionKind()
 	existing, err := r.readMeta(ctx, obj)
 	if existing == nil || err != nil {
@@ -195,13 +196,13 @@ func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.Bench
 
 // ownedHere says whether an existing child is another suite's, or still being deleted: a cause to
 // wait for.
-func ownedHere(suite *vmbenchv1.BenchmarkSuite, existing client.Object, kind string) *cause {
+func ownedHere(suite *vmbenchv1.BenchmarkSuite, existing client.Object, kind string) *conditions.Cause {
 	if owner := metav1.GetControllerOf(existing); owner == nil || owner.UID != suite.UID {
-		return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
+		return &conditions.Cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
 			"vmbench waits until it is deleted, or delete it yourself", kind, existing.GetName(), controllerOf(existing))}
 	}
 	if existing.GetDeletionTimestamp() != nil {
-		return &cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
+		return &conditions.Cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
 			kind, existing.GetName())}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -239,7 +240,7 @@ func rawOutputs(suite *vmbenchv1.BenchmarkSuite, run string, report runReport) *
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: run + "-raw", Namespace: suite.Namespace,
-			Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name, labelRawOf: run},
+			Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name, cachepolicy.LabelRawOf: run},
 		},
 		Data: data,
 	}

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 )
 
 // The status's size budget: compacting finished runs and dropping per-sample detail, never the
@@ -121,8 +122,8 @@ func compactRun(run *vmbenchv1.RunStatus) {
 	}
 	run.Compacted = s
 	run.Noise, run.CPUs, run.BootSeconds = nil, nil, nil
-	run.Message = truncate(run.Message, maxCompactedMessage)
-	run.NotKept = truncate(run.NotKept, maxCompactedMessage)
+	run.Message = conditions.Truncate(run.Message, maxCompactedMessage)
+	run.NotKept = conditions.Truncate(run.NotKept, maxCompactedMessage)
 }
 
 func ptrTo(x float64) *float64 { return &x }

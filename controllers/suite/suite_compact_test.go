@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"encoding/json"
@@ -371,7 +371,7 @@ const (
 // TestWorstCaseLimitsAreTheCRDs reads the maxima from the CRD the chart installs, so that a limit
 // raised in a +kubebuilder marker makes the worst case below grow with it, or fails here.
 func TestWorstCaseLimitsAreTheCRDs(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "config", "crd", "bases", "vmbench.io_benchmarksuites.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "vmbench.io_benchmarksuites.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

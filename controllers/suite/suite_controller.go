@@ -1,7 +1,7 @@
 // Package controllers holds the BenchmarkSuite controller: it fans a suite out into one run at a time
 // (a platform's small cluster running every benchmark once), collects each run's results from the
 // runner's log into status, and deletes the run's children once the results are safe.
-package controllers
+package suite
 
 import (
 	"context"
@@ -30,6 +30,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
+	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/masterkey"
+	"github.com/vmbench/vmbench/controllers/runqueue"
 	"github.com/vmbench/vmbench/internal/metrics"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -70,7 +74,7 @@ type SuiteReconciler struct {
 	MasterKey platform.MasterKey
 	// MasterKeyFault, when set, is why the manager has no usable master key (master_key.go): suites
 	// not admitted stay in line, and runs that need the key fail with it.
-	MasterKeyFault *MasterKeyFault
+	MasterKeyFault *masterkey.MasterKeyFault
 	// MaxActiveRuns is how many suites may run at once across the namespaces the manager runs;
 	// the others wait in line (queue_policy.go). 0 or less: no limit.
 	MaxActiveRuns int
@@ -86,15 +90,15 @@ type SuiteReconciler struct {
 	Namespaces []string
 
 	// queue is the run queue (queue.go), made from the fields above at its first use.
-	queue     *Queue
+	queue     *runqueue.Queue
 	queueOnce sync.Once
 }
 
 // runQueue is the suites' run queue, made once from the reconciler's settings.
-func (r *SuiteReconciler) runQueue() *Queue {
+func (r *SuiteReconciler) runQueue() *runqueue.Queue {
 	r.queueOnce.Do(func() {
-		r.queue = &Queue{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
-			Limits:    queueLimits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace},
+		r.queue = &runqueue.Queue{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
+			Limits:    runqueue.Limits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace},
 			Namespace: r.QueueNamespace, Namespaces: r.Namespaces, Available: r.Available}
 	})
 	return r.queue
@@ -105,8 +109,8 @@ func (r *SuiteReconciler) runQueue() *Queue {
 // run_keys.go); the garbage collector deletes them with the run's ConfigMap that owns them.
 func childKinds() []client.ObjectList {
 	// ConfigMaps, Services and NetworkPolicies are cached as metadata only (cache_policy.go).
-	cm, svc, np := metadataKinds()[0], metadataKinds()[1], metadataKinds()[2]
-	return []client.ObjectList{metadataList(cm), metadataList(svc), &corev1.PersistentVolumeClaimList{}, metadataList(np)}
+	cm, svc, np := cachepolicy.MetadataKinds()[0], cachepolicy.MetadataKinds()[1], cachepolicy.MetadataKinds()[2]
+	return []client.ObjectList{cachepolicy.MetadataList(cm), cachepolicy.MetadataList(svc), &corev1.PersistentVolumeClaimList{}, cachepolicy.MetadataList(np)}
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;patch
@@ -158,7 +162,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 	state := suiteState{Generation: suite.Generation, Now: now, InvalidSpec: validateSpec(suite, benchmarks)}
 	var next step
-	var queue queueDecision
+	var queue runqueue.Decision
 	keyHold := r.keyHoldsAdmission(suite, state.InvalidSpec)
 	if keyHold != nil {
 		state.Waiting = keyHold
@@ -166,7 +170,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	// An admin's end or requeue (queue_admin.go), acted on once: the annotation goes after the
 	// status write.
 	action, endNow := suite.Annotations[AnnotationQueue], false
-	if state.InvalidSpec == nil && !suiteEnded(suite) {
+	if state.InvalidSpec == nil && !runqueue.SuiteEnded(suite) {
 		switch action {
 		case QueueEnd:
 			// It waits for no slot and starts nothing; its slot goes with its pods and VMs.
@@ -182,7 +186,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 	if state.InvalidSpec == nil && keyHold == nil && !endNow {
 		var err error
-		if queue, err = r.runQueue().admit(ctx, suite, now); err != nil {
+		if queue, err = r.runQueue().Admit(ctx, suite, now); err != nil {
 			return ctrl.Result{}, err
 		}
 		switch {
@@ -190,7 +194,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{RequeueAfter: settle}, nil
 		case queue.Wait != nil:
 			// The watch on the suites ahead brings this one back (queueChanged).
-			state.Waiting = &cause{Reason: vmbenchv1.ReasonWaitingForRun, Message: queue.Wait.message()}
+			state.Waiting = &conditions.Cause{Reason: vmbenchv1.ReasonWaitingForRun, Message: queue.Wait.Message()}
 		case queue.Idle && st.StartTime == nil:
 			// Ended before it was admitted: nothing of it ever ran.
 		case queue.Admitted:
@@ -252,7 +256,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, err
 		}
 	}
-	if suiteEnded(suite) {
+	if runqueue.SuiteEnded(suite) {
 		// Its slot goes once its pods and VMs are gone (queue_lease.go).
 		return r.releaseAfter(ctx, req.NamespacedName, suite)
 	}
@@ -263,7 +267,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // pods and VMs are gone; until then their deletion events bring it back, and a poll in case one
 // was missed.
 func (r *SuiteReconciler) releaseAfter(ctx context.Context, key types.NamespacedName, suite *vmbenchv1.BenchmarkSuite) (ctrl.Result, error) {
-	held, err := r.runQueue().releaseSlots(ctx, key, suite)
+	held, err := r.runQueue().ReleaseSlots(ctx, key, suite)
 	if err != nil || !held {
 		return ctrl.Result{}, err
 	}
@@ -286,8 +290,8 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 		return err
 	}
 	// ConfigMaps, Services and NetworkPolicies are watched as metadata only (cache_policy.go).
-	cm, svc, np := metadataKinds()[0], metadataKinds()[1], metadataKinds()[2]
-	owned := []client.Object{metadataObject(cm), metadataObject(svc), &corev1.PersistentVolumeClaim{}, metadataObject(np)}
+	cm, svc, np := cachepolicy.MetadataKinds()[0], cachepolicy.MetadataKinds()[1], cachepolicy.MetadataKinds()[2]
+	owned := []client.Object{cachepolicy.MetadataObject(cm), cachepolicy.MetadataObject(svc), &corev1.PersistentVolumeClaim{}, cachepolicy.MetadataObject(np)}
 	for _, gvk := range optionalKinds() {
 		if !r.Available[gvk] {
 			continue
@@ -302,21 +306,21 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, ownerIndex, indexOwner); err != nil {
 			return fmt.Errorf("indexing %T by owner: %w", obj, err)
 		}
-		if isMetadataKind(obj) {
+		if cachepolicy.IsMetadataKind(obj) {
 			b = b.Owns(obj, builder.OnlyMetadata)
 		} else {
 			b = b.Owns(obj)
 		}
 	}
 	// A suite that is admitted, moves on, ends or is deleted moves the suites in line.
-	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.runQueue().queueRequests), builder.WithPredicates(queueChanged()))
+	b = b.Watches(&vmbenchv1.BenchmarkSuite{}, handler.EnqueueRequestsFromMapFunc(r.runQueue().QueueRequests), builder.WithPredicates(runqueue.Changed()))
 	// A slot released once the last pods and VMs of a suite are gone moves the suites in line too.
 	if r.QueueNamespace == "" {
 		return fmt.Errorf("the run queue needs the manager's namespace for its Leases (QueueNamespace)")
 	}
 	queue := r.runQueue()
 	queue.Wake = make(chan event.GenericEvent, 64)
-	b = b.WatchesRawSource(source.Channel(queue.Wake, handler.EnqueueRequestsFromMapFunc(queue.queueRequests)))
+	b = b.WatchesRawSource(source.Channel(queue.Wake, handler.EnqueueRequestsFromMapFunc(queue.QueueRequests)))
 	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
 	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
 	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -32,7 +33,7 @@ func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite,
 			if next.rejected != nil {
 				action = "Apply"
 			}
-			r.Recorder.Eventf(suite, nil, kind, c.Reason, action, "%s", truncate(c.Message, 1024))
+			r.Recorder.Eventf(suite, nil, kind, c.Reason, action, "%s", conditions.Truncate(c.Message, 1024))
 		}
 	}
 	for _, f := range finished {
@@ -44,7 +45,7 @@ func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite,
 		}
 		if f.Status.NotKept != "" {
 			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonOutputsNotKept, "Collect", "%s",
-				truncate(fmt.Sprintf("run %s: %s", f.Status.Name, f.Status.NotKept), 1024))
+				conditions.Truncate(fmt.Sprintf("run %s: %s", f.Status.Name, f.Status.NotKept), 1024))
 		}
 	}
 	for _, t := range []string{vmbenchv1.ConditionComplete, vmbenchv1.ConditionFailed} {
@@ -89,5 +90,5 @@ func (r *SuiteReconciler) statusNotWritten(suite *vmbenchv1.BenchmarkSuite, err 
 		advice = "the API server refuses the status as it is: this is a vmbench bug, report it with this message"
 	}
 	r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonStatusNotWritten, "WriteStatus", "%s",
-		truncate(fmt.Sprintf("the suite's status could not be written, so it shows an earlier state: %s; %s", oneLineString(err.Error()), advice), 1024))
+		conditions.Truncate(fmt.Sprintf("the suite's status could not be written, so it shows an earlier state: %s; %s", conditions.OneLineString(err.Error()), advice), 1024))
 }

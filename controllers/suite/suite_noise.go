@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
 
@@ -38,7 +39,7 @@ func nodeNoise(results []runplan.Message) []vmbenchv1.NodeNoise {
 	out := make([]vmbenchv1.NodeNoise, 0, len(byNode))
 	for node, a := range byNode {
 		nn := vmbenchv1.NodeNoise{
-			Node:         truncate(node, maxRunNode),
+			Node:         conditions.Truncate(node, maxRunNode),
 			StealPercent: round(a.steal/float64(a.n), 1),
 			MaxPercent:   round(a.maxLevel, 1),
 			Samples:      a.n,
@@ -81,7 +82,7 @@ const (
 func nodeCPUs(sets map[string]runplan.CPUSet, platformType vmbenchv1.PlatformType, shape vmbenchv1.ClusterShape, dedicatedVM bool) []vmbenchv1.NodeCPUs {
 	out := make([]vmbenchv1.NodeCPUs, 0, len(sets))
 	for node, set := range sets {
-		nc := vmbenchv1.NodeCPUs{Node: truncate(node, maxRunNode), Allowed: truncate(set.Allowed, maxCPUSetList), Online: int32(set.Online)}
+		nc := vmbenchv1.NodeCPUs{Node: conditions.Truncate(node, maxRunNode), Allowed: conditions.Truncate(set.Allowed, maxCPUSetList), Online: int32(set.Online)}
 		if platformType == vmbenchv1.PlatformVM {
 			nc.Pinned = dedicatedVM
 		} else {
@@ -138,7 +139,7 @@ func pinningWarning(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSu
 	if first == "" {
 		first = firstCompacted
 	}
-	return truncate(fmt.Sprintf("cluster.dedicatedCPUs was asked for, but %d run nodes were not pinned (%s): %s; "+
+	return conditions.Truncate(fmt.Sprintf("cluster.dedicatedCPUs was asked for, but %d run nodes were not pinned (%s): %s; "+
 		"the node's kubelet needs --cpu-manager-policy=static (and, for VMs, KubeVirt's CPUManager feature gate), "+
 		"or restrict the suite to such nodes with placement.nodeSelector; figures from these nodes are not from dedicated cores",
 		len(missing), strings.Join(missing, ", "), first), 1024)

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
@@ -64,12 +65,12 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	var tooLarge *frame.LimitError
 	switch {
 	case errors.As(rep.FrameErr, &tooLarge):
-		causes = append(causes, "result frames too large: "+oneLine(rep.FrameErr))
+		causes = append(causes, "result frames too large: "+conditions.OneLine(rep.FrameErr))
 	case rep.FrameErr != nil:
-		causes = append(causes, "corrupt result frames: "+oneLine(rep.FrameErr))
+		causes = append(causes, "corrupt result frames: "+conditions.OneLine(rep.FrameErr))
 	}
 	if rep.ForeignErr != nil {
-		causes = append(causes, "frames of another run: "+oneLine(rep.ForeignErr))
+		causes = append(causes, "frames of another run: "+conditions.OneLine(rep.ForeignErr))
 	}
 	// A result without a benchmark is the runner saying the run could not take place at all.
 	for _, m := range rep.Results {
@@ -115,7 +116,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 			reported = true
 			if err := sampleError(m); err != "" {
 				res.Failures++
-				res.LastError = truncate(fmt.Sprintf("run %s, %s: %s", run.Name, where(m), err), 512)
+				res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s", run.Name, where(m), err), 512)
 				if firstErr == "" {
 					firstErr = where(m) + ": " + err
 				}
@@ -126,10 +127,10 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				if findMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= maxMetricsPerEntry {
 					continue // warnings() says that the benchmark reached the limit
 				}
-				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)}
+				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: conditions.Truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)}
 				if !addSample(res, metric, sample) {
 					res.Failures++
-					res.LastError = truncate(fmt.Sprintf("run %s, %s: %s = %g would make its statistics in status infinite; it was not added",
+					res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s = %g would make its statistics in status infinite; it was not added",
 						run.Name, where(m), metric.Name, metric.Value), 512)
 					if firstErr == "" {
 						firstErr = fmt.Sprintf("%s: %s = %g would make its statistics infinite", where(m), metric.Name, metric.Value)
@@ -156,7 +157,7 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	if len(benchmarkCauses) > 0 {
 		causes = append(causes, "benchmarks failed: "+strings.Join(benchmarkCauses, ", "))
 	}
-	run.Message = truncate(strings.Join(causes, "; "), 1024)
+	run.Message = conditions.Truncate(strings.Join(causes, "; "), 1024)
 	return failedBenchmarks
 }
 

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -20,7 +21,7 @@ type suiteState struct {
 	TimedOut    bool
 	Now         time.Time
 	// Waiting is what holds the active run up, if anything.
-	Waiting *cause
+	Waiting *conditions.Cause
 }
 
 // setConditions sets Progressing, Complete, Failed and RunsFailed, the phase and the progress, from
@@ -28,7 +29,7 @@ type suiteState struct {
 func setConditions(st *vmbenchv1.BenchmarkSuiteStatus, s suiteState) {
 	set := func(t string, status metav1.ConditionStatus, reason, msg string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: t, Status: status, Reason: reason, Message: truncate(msg, 1024), ObservedGeneration: s.Generation,
+			Type: t, Status: status, Reason: reason, Message: conditions.Truncate(msg, 1024), ObservedGeneration: s.Generation,
 		})
 	}
 	finished, active, started := 0, "", false

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // parsedFixture parses a real tool output of the parsers' fixtures as the runner does.
 func parsedFixture(t *testing.T, name string) ([]results.Metric, results.Table) {
 	t.Helper()
-	out, err := os.ReadFile(filepath.Join("..", "internal", "results", "testdata", name))
+	out, err := os.ReadFile(filepath.Join("..", "..", "internal", "results", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // storedSuites is a list as the API server sends it to the manager's informer: one good suite, and
@@ -29,7 +30,7 @@ const storedSuites = `{
 // One tenant's bad duration no longer stops the decoding of every suite (C1): the list decodes, and
 // only the bad suite is refused, with a message that names the field and the fix.
 func TestStoredBadDurationFailsOnlyItsSuite(t *testing.T) {
-	codecs := serializer.NewCodecFactory(NewScheme())
+	codecs := serializer.NewCodecFactory(scheme.New())
 	list := &vmbenchv1.BenchmarkSuiteList{}
 	if _, _, err := codecs.UniversalDeserializer().Decode([]byte(storedSuites), nil, list); err != nil {
 		t.Fatalf("decoding the list through the manager's scheme: %v", err)

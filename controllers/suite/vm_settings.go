@@ -1,10 +1,11 @@
-package controllers
+package suite
 
 import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -48,7 +49,7 @@ func recordVMSettings(st *vmbenchv1.BenchmarkSuiteStatus, platformName string, c
 
 // explainVMScheduling adds to a run's hold-up what the VM platform's settings need of the nodes, when
 // the scheduler cannot place its VMs for a reason the settings explain.
-func explainVMScheduling(c *cause, run platform.Run) *cause {
+func explainVMScheduling(c *conditions.Cause, run platform.Run) *conditions.Cause {
 	if c == nil || c.Reason != ReasonUnschedulable || run.Platform.Type != vmbenchv1.PlatformVM {
 		return c
 	}

@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"strings"
@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -63,7 +64,7 @@ func TestRecordVMSettings(t *testing.T) {
 func TestExplainVMScheduling(t *testing.T) {
 	suite := testSuite()
 	tuned := vmbenchv1.Platform{Name: "vmtuned", Type: vmbenchv1.PlatformVM, VM: &vmbenchv1.VMSettings{DedicatedCPUs: true}}
-	unschedulable := &cause{Reason: ReasonUnschedulable,
+	unschedulable := &conditions.Cause{Reason: ReasonUnschedulable,
 		Message: "pod virt-launcher-s-vmtuned-1-master-x cannot be scheduled: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}
 	got := explainVMScheduling(unschedulable, platform.Run{Suite: suite, Platform: tuned})
 	if !strings.HasPrefix(got.Message, unschedulable.Message+"; dedicated CPUs put VMs only on nodes labelled cpumanager=true") || got.Reason != ReasonUnschedulable {
@@ -73,11 +74,11 @@ func TestExplainVMScheduling(t *testing.T) {
 		t.Error("the cause it was given was changed")
 	}
 	for name, tc := range map[string]struct {
-		c *cause
+		c *conditions.Cause
 		p vmbenchv1.Platform
 	}{
 		"no cause":              {nil, tuned},
-		"an image pull":         {&cause{Reason: ReasonImagePull, Message: "node(s) didn't match"}, tuned},
+		"an image pull":         {&conditions.Cause{Reason: ReasonImagePull, Message: "node(s) didn't match"}, tuned},
 		"a container platform":  {unschedulable, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer}},
 		"a VM without settings": {unschedulable, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM}},
 	} {

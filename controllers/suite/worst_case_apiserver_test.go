@@ -1,4 +1,4 @@
-package controllers
+package suite
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // storeOnAPIServer creates the suite on a real kube-apiserver with the CRD the chart installs and
@@ -28,7 +29,7 @@ func storeOnAPIServer(t *testing.T, suite *vmbenchv1.BenchmarkSuite) {
 		t.Skip("KUBEBUILDER_ASSETS is not set: the worst case is not written to an API server (make test-unit does)")
 	}
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
 	cfg, err := env.Start()
@@ -40,7 +41,7 @@ func storeOnAPIServer(t *testing.T, suite *vmbenchv1.BenchmarkSuite) {
 			t.Errorf("stopping envtest: %v", err)
 		}
 	})
-	c, err := client.New(cfg, client.Options{Scheme: NewScheme()})
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/kubeconfig"
 )
 
@@ -86,7 +86,7 @@ var NewClusterReader = func(kubeconfigPath, kubeContext, namespace string) (*Clu
 	if err != nil {
 		return nil, fmt.Errorf("no cluster to read the suite from (use --kubeconfig, KUBECONFIG, or -f to read a file): %v", firstLine(err))
 	}
-	c, err := client.New(cfg, client.Options{Scheme: controllers.NewScheme()})
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -232,7 +232,7 @@ func TestHistoryJSON(t *testing.T) {
 func historyCluster(t *testing.T, objs ...*corev1.ConfigMap) {
 	t.Helper()
 	schedule := &vmbenchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "bench", UID: "sched-uid"}}
-	builder := fake.NewClientBuilder().WithScheme(controllers.NewScheme()).WithObjects(schedule)
+	builder := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(schedule)
 	for _, o := range objs {
 		builder = builder.WithObjects(o)
 	}

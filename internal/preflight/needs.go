@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -152,7 +152,7 @@ func NewNeeds(suite *vmbenchv1.BenchmarkSuite, explicit bool, namespace string, 
 	if len(suite.Spec.Platforms) == 0 {
 		suite.Spec.Platforms = defaultPlatforms()
 	}
-	benchmarks := controllers.DefaultedBenchmarks(suite)
+	benchmarks := suitecontroller.DefaultedBenchmarks(suite)
 	needs := Needs{
 		Suite: suite.Name, Explicit: explicit, Namespace: namespace,
 		Cluster: suite.Spec.Cluster, Placement: suite.Spec.Placement, Images: images,

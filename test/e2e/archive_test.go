@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	archivecontroller "github.com/vmbench/vmbench/controllers/archive"
 	"github.com/vmbench/vmbench/internal/archive"
 )
 
@@ -123,11 +123,11 @@ func (e *env) expectArchived(name string) (dir string, tables int) {
 		g.Expect(err).NotTo(HaveOccurred())
 		var notes []string
 		for _, ev := range events.Items {
-			if ev.InvolvedObject.UID == suite.UID && (ev.Reason == controllers.ReasonArchived || ev.Reason == controllers.ReasonArchiveFailed) {
+			if ev.InvolvedObject.UID == suite.UID && (ev.Reason == archivecontroller.ReasonArchived || ev.Reason == archivecontroller.ReasonArchiveFailed) {
 				notes = append(notes, ev.Reason+": "+ev.Message)
 			}
 		}
-		g.Expect(notes).To(ContainElement(And(HavePrefix(controllers.ReasonArchived+": results archived to "+want),
+		g.Expect(notes).To(ContainElement(And(HavePrefix(archivecontroller.ReasonArchived+": results archived to "+want),
 			HaveSuffix(fmt.Sprintf(": suite.json and %d result-table ConfigMaps", len(tableNames))))), "the suite's archive events")
 	}, 2*time.Minute, 2*time.Second).Should(Succeed())
 

@@ -33,7 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 var (
@@ -54,7 +54,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "no cluster (%v): run `make test-e2e`, which starts one\n", err)
 		os.Exit(1)
 	}
-	if k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+	if k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

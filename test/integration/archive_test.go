@@ -17,7 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	archivecontroller "github.com/vmbench/vmbench/controllers/archive"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/archive"
 	"github.com/vmbench/vmbench/internal/archive/archivetest"
 )
@@ -31,7 +33,7 @@ const archivePrefix = "vmbench/test"
 // withArchive adds the archive's controller, writing to store, to the harness's manager.
 func (h *harness) withArchive(store archive.Store) {
 	h.addControllers = func(mgr ctrl.Manager) error {
-		return (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store,
+		return (&archivecontroller.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store,
 			Prefix: archivePrefix, Recorder: mgr.GetEventRecorder("vmbench")}).SetupWithManager(mgr)
 	}
 }
@@ -83,7 +85,7 @@ func (h *harness) speakAsTheChartsManager() {
 		return err
 	}, timeout, interval).Should(Succeed(), "the chart's RBAC is in force")
 	h.identity = serviceAccountConfig(release.Name, sa)
-	h.configure = func(r *controllers.SuiteReconciler) { r.QueueNamespace = release.Name }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.QueueNamespace = release.Name }
 }
 
 func TestFinishedSuiteIsArchivedAndOutlivesIt(t *testing.T) {
@@ -95,7 +97,7 @@ func TestFinishedSuiteIsArchivedAndOutlivesIt(t *testing.T) {
 	h.startManager(allKinds())
 	suite := h.finishArchivedSuite("kept")
 	dir := archive.SuiteDir(archivePrefix, h.ns, "kept", string(suite.UID))
-	h.expectEvent(timeout, corev1.EventTypeNormal, controllers.ReasonArchived,
+	h.expectEvent(timeout, corev1.EventTypeNormal, archivecontroller.ReasonArchived,
 		"results archived to s3://"+archivetest.Bucket+"/"+dir+"/ at "+server.Endpoint, "suite.json and 1 result-table ConfigMaps")
 
 	// What the cluster has, to compare the archive with.
@@ -150,12 +152,12 @@ func TestArchiveFailureIsAnEventUntilTheServerIsBack(t *testing.T) {
 	h.withArchive(store)
 	h.startManager(allKinds())
 	suite := h.finishArchivedSuite("down")
-	h.expectEvent(timeout, corev1.EventTypeWarning, controllers.ReasonArchiveFailed, "the suite's results are not archived yet",
+	h.expectEvent(timeout, corev1.EventTypeWarning, archivecontroller.ReasonArchiveFailed, "the suite's results are not archived yet",
 		"S3 HeadObject of s3://"+archivetest.Bucket+"/"+archive.SuiteDir(archivePrefix, h.ns, "down", string(suite.UID))+"/suite.json at "+server.Endpoint,
 		"the endpoint is unreachable: check the endpoint "+server.Endpoint)
 
 	server.Restart()
-	h.expectEvent(2*time.Minute, corev1.EventTypeNormal, controllers.ReasonArchived, "results archived to s3://"+archivetest.Bucket)
+	h.expectEvent(2*time.Minute, corev1.EventTypeNormal, archivecontroller.ReasonArchived, "results archived to s3://"+archivetest.Bucket)
 	found, err := store.Exists(h.ctx, archive.SuiteKey(archive.SuiteDir(archivePrefix, h.ns, "down", string(suite.UID))))
 	h.g.Expect(err).NotTo(HaveOccurred())
 	h.g.Expect(found).To(BeTrue())
@@ -170,14 +172,14 @@ func TestScheduleKeepsASuiteUntilItIsArchived(t *testing.T) {
 	server.Stop()
 	h := newHarness(t)
 	h.addControllers = func(mgr ctrl.Manager) error {
-		if err := (&controllers.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store,
+		if err := (&archivecontroller.ArchiveReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Store: store,
 			Prefix: archivePrefix, Recorder: mgr.GetEventRecorder("vmbench")}).SetupWithManager(mgr); err != nil {
 			return err
 		}
 		scheme := mgr.GetScheme()
-		schedules := &controllers.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"),
+		schedules := &schedulecontroller.ScheduleReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"),
 			Clock: h.clock, APIReader: mgr.GetAPIReader(), Archive: true,
-			History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey}}
+			History: &schedulecontroller.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey}}
 		return schedules.SetupWithManager(h.ctx, mgr)
 	}
 	h.startManager(allKinds())

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -56,7 +56,7 @@ func TestTransientLogErrorIsRetriedAndNothingIsLost(t *testing.T) {
 
 	// While the log cannot be read, the run says so and keeps its children, whose log is the only copy.
 	s := h.eventuallySuite("flaky", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonLogUnreadable))
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonLogUnreadable))
 	})
 	h.g.Expect(progressing(s).Message).To(Or(ContainSubstring("TLS handshake timeout"), ContainSubstring("http2: stream closed")))
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "flaky-container-1"}, &mpiv2.MPIJob{})).To(Succeed())
@@ -72,7 +72,7 @@ func TestTransientLogErrorIsRetriedAndNothingIsLost(t *testing.T) {
 
 func TestRejectedChildIsNamedAtOnceAndTheSuiteStillTimesOut(t *testing.T) {
 	h := newHarness(t)
-	h.configure = func(r *controllers.SuiteReconciler) { r.ContainerStartup = 24 * time.Hour }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.ContainerStartup = 24 * time.Hour }
 	// An admission policy that refuses every MPIJob of this namespace, as a cluster's policy engine
 	// or a webhook would: the API server refuses the run's MPIJob every time.
 	h.denyMPIJobs()
@@ -82,7 +82,7 @@ func TestRejectedChildIsNamedAtOnceAndTheSuiteStillTimesOut(t *testing.T) {
 	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
 
 	s := h.eventuallySuite("refused", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonChildRejected))
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonChildRejected))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("the API server refused MPIJob refused-container-1"))
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("benchmarks are not allowed in this namespace"))
@@ -90,7 +90,7 @@ func TestRejectedChildIsNamedAtOnceAndTheSuiteStillTimesOut(t *testing.T) {
 	h.g.Eventually(func(g Gomega) {
 		events := &corev1.EventList{}
 		g.Expect(k8s.List(h.ctx, events, client.InNamespace(h.ns))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", controllers.ReasonChildRejected), HaveField("Type", corev1.EventTypeWarning))))
+		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", suitecontroller.ReasonChildRejected), HaveField("Type", corev1.EventTypeWarning))))
 	}, timeout, interval).Should(Succeed())
 
 	h.clock.Step(61 * time.Minute)
@@ -119,7 +119,7 @@ func TestUnschedulablePodIsNamedThenFailsTheRunAtTheStartupLimit(t *testing.T) {
 	h.g.Expect(k8s.Status().Update(h.ctx, pod)).To(Succeed())
 
 	s := h.eventuallySuite("stuck", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonUnschedulable))
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonUnschedulable))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("didn't match Pod's node affinity/selector"))
 	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix("waiting: Unschedulable: pod stuck-container-1-worker-0 cannot be scheduled"))
@@ -188,7 +188,7 @@ func TestFailedCreateIsFoundAmongManyWarningEvents(t *testing.T) {
 	})).To(Succeed())
 	h.poke("psa-container-1")
 	s := h.eventuallySuite("psa", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonFailedCreate))
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonFailedCreate))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("Job psa-container-1-launcher: FailedCreate: Error creating: " +
 		`pods "psa-container-1-launcher-abcde" is forbidden: exceeded quota: pods`))
@@ -219,7 +219,7 @@ func TestSameNameRecreationNeverAdoptsThePredecessorsChildren(t *testing.T) {
 	h := newHarness(t)
 	// With a run slot, the second suite would wait in line until the first one's MPIJob is gone
 	// (queue_test.go); without, it meets that MPIJob when it starts its run.
-	h.configure = func(r *controllers.SuiteReconciler) { r.MaxActiveRuns = 0 }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.MaxActiveRuns = 0 }
 	h.startManager(allKinds())
 	first := containerOnly(h.suite("again", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU)))
 	h.g.Expect(k8s.Create(h.ctx, first)).To(Succeed())
@@ -235,7 +235,7 @@ func TestSameNameRecreationNeverAdoptsThePredecessorsChildren(t *testing.T) {
 	h.g.Expect(k8s.Create(h.ctx, second)).To(Succeed())
 
 	s := h.eventuallySuite("again", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonChildOfAnotherSuite))
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonChildOfAnotherSuite))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring(string(old.OwnerReferences[0].UID)))
 	h.g.Consistently(func(g Gomega) {
@@ -359,7 +359,7 @@ func TestRunStartedWithTheSuitesKeyFailsClearly(t *testing.T) {
 		g.Expect(runPhase(s, "upgraded-container-1")).To(Equal(vmbenchv1.RunFailed))
 		g.Expect(runPhase(s, "upgraded-container-2")).To(Equal(vmbenchv1.RunRunning))
 	})
-	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix(controllers.ReasonKeysRetired + ": run upgraded-container-1 was started by an earlier vmbench"))
+	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix(suitecontroller.ReasonKeysRetired + ": run upgraded-container-1 was started by an earlier vmbench"))
 	h.g.Expect(s.Status.Runs[0].Message).To(ContainSubstring("Secret upgraded-auth"))
 	h.finishContainerRun("upgraded", "upgraded-container-2", 1)
 	h.eventuallySuite("upgraded", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {

@@ -33,7 +33,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
@@ -103,7 +104,7 @@ type harness struct {
 	logs  *fakeLogs
 	stop  func()
 	// configure, when set, changes the reconciler before its manager starts.
-	configure func(*controllers.SuiteReconciler)
+	configure func(*suitecontroller.SuiteReconciler)
 	// identity, when set, is the rest config the manager speaks with (an impersonated service
 	// account); the test's admin config otherwise.
 	identity *rest.Config
@@ -149,7 +150,7 @@ func allKinds() map[schema.GroupVersionKind]bool {
 // startManager runs the controller, watching only this test's namespace, as the manager binary does.
 func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 	h.t.Helper()
-	scheme := controllers.NewScheme()
+	scheme := scheme.New()
 	namespaces := map[string]cache.Config{h.ns: {}}
 	for _, ns := range h.tenants {
 		namespaces[ns] = cache.Config{}
@@ -166,7 +167,7 @@ func (h *harness) startManager(available map[schema.GroupVersionKind]bool) {
 		Cache:                  cache.Options{DefaultNamespaces: namespaces},
 	})
 	h.g.Expect(err).NotTo(HaveOccurred())
-	r := &controllers.SuiteReconciler{
+	r := &suitecontroller.SuiteReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    scheme,

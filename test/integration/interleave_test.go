@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -41,7 +41,7 @@ type childEvent struct {
 // watchChildren opens the watches; they end with the test.
 func (h *harness) watchChildren() *childLog {
 	h.t.Helper()
-	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: controllers.NewScheme()})
+	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.New()})
 	h.g.Expect(err).NotTo(HaveOccurred())
 	l := &childLog{}
 	for _, list := range []client.ObjectList{&mpiv2.MPIJobList{}, &kubevirtv1.VirtualMachineInstanceList{}} {

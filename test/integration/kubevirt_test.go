@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -43,8 +43,8 @@ func TestAutoVMNetworkFollowsTheClustersKubeVirt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.kubeVirtCR(tc.passt, true)
-			h.configure = func(r *controllers.SuiteReconciler) {
-				r.VMNetwork, r.Emulation = platform.VMNetworkAuto, controllers.EmulationAllow
+			h.configure = func(r *suitecontroller.SuiteReconciler) {
+				r.VMNetwork, r.Emulation = platform.VMNetworkAuto, suitecontroller.EmulationAllow
 			}
 			h.startManager(allKinds())
 			suite := h.suite("auto", 1, demoBenchmarks()...)
@@ -82,8 +82,8 @@ func TestAutoVMNetworkFollowsTheClustersKubeVirt(t *testing.T) {
 func TestForbiddenEmulationFailsVMRunsBeforeTheyStart(t *testing.T) {
 	h := newHarness(t)
 	h.kubeVirtCR(true, true)
-	h.configure = func(r *controllers.SuiteReconciler) {
-		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, controllers.EmulationForbid
+	h.configure = func(r *suitecontroller.SuiteReconciler) {
+		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, suitecontroller.EmulationForbid
 	}
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, h.suite("nokvm", 1, demoBenchmarks()...))).To(Succeed())

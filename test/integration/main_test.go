@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -50,7 +50,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "envtest loaded %d CRDs, want BenchmarkSuite, MPIJob and VirtualMachineInstance: run `make test`, which puts the child CRDs into bin/crds\n", len(env.CRDs))
 		return 1
 	}
-	if k8s, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+	if k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()}); err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 1
 	}

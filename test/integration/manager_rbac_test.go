@@ -34,7 +34,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -357,7 +358,7 @@ func TestManagerWritesOnlyVmbenchObjects(t *testing.T) {
 	g.Expect(configMaps.Delete(ctx, mine.Name, metav1.DeleteOptions{})).To(Succeed())
 
 	// Workloads that would reach a Secret or a service account that is not the run's are refused.
-	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: controllers.NewScheme()})
+	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: scheme.New()})
 	g.Expect(err).NotTo(HaveOccurred())
 	labels := map[string]string{vmbenchv1.LabelSuite: "demo"}
 	mpiJob := func(mutate func(*corev1.PodSpec)) *mpiv2.MPIJob {
@@ -439,7 +440,7 @@ func TestManagerRunsASuiteWithTheChartsRBAC(t *testing.T) {
 	}, timeout, interval).Should(MatchError(ContainSubstring("the vmbench manager may create only its own Secrets")))
 	h.identity = serviceAccountConfig(release.Name, sa)
 	// The run queue's Leases live in the release namespace, where the chart's queue Role is.
-	h.configure = func(r *controllers.SuiteReconciler) { r.QueueNamespace = release.Name }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.QueueNamespace = release.Name }
 	h.startManager(allKinds())
 
 	h.g.Expect(k8s.Create(h.ctx, h.suite("chart", 1, demoBenchmarks()...))).To(Succeed())
@@ -507,7 +508,7 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	rbac, policy, sa := renderManagerAccess(t, "keeps", release)
 	createAll(t, g, rbac)
 	createAll(t, g, policy)
-	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: controllers.NewScheme()})
+	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: scheme.New()})
 	g.Expect(err).NotTo(HaveOccurred())
 	// apply writes obj as the manager does (server-side apply with its field manager), or creates
 	// a Secret, which the manager may only create.

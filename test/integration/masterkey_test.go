@@ -13,7 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/masterkey"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -24,15 +25,15 @@ func (h *harness) keyRef() types.NamespacedName {
 
 // loadKey does what the manager does at its start: it loads the master key, and starts without it
 // when the key is missing, replaced or unusable. The next startManager uses what it loaded.
-func (h *harness) loadKey() (platform.MasterKey, *controllers.MasterKeyFault) {
+func (h *harness) loadKey() (platform.MasterKey, *masterkey.MasterKeyFault) {
 	h.t.Helper()
-	key, err := controllers.LoadMasterKey(h.ctx, k8s, h.keyRef())
-	var fault *controllers.MasterKeyFault
+	key, err := masterkey.LoadMasterKey(h.ctx, k8s, h.keyRef())
+	var fault *masterkey.MasterKeyFault
 	if errors.As(err, &fault) {
 		err = nil
 	}
 	h.g.Expect(err).NotTo(HaveOccurred())
-	h.configure = func(r *controllers.SuiteReconciler) { r.MasterKey, r.MasterKeyFault = key, fault }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.MasterKey, r.MasterKeyFault = key, fault }
 	return key, fault
 }
 
@@ -41,7 +42,7 @@ func (h *harness) putMasterKey(key platform.MasterKey) {
 	h.t.Helper()
 	ref := h.keyRef()
 	h.g.Expect(k8s.Create(h.ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace},
-		Data: map[string][]byte{controllers.MasterKeyData: key}})).To(Succeed())
+		Data: map[string][]byte{masterkey.MasterKeyData: key}})).To(Succeed())
 }
 
 func (h *harness) deleteMasterKey() {
@@ -75,10 +76,10 @@ func TestDeletedMasterKeyIsNamedAndTheQueueGoesOn(t *testing.T) {
 	h.putMasterKey(masterKey)
 	key, fault := h.loadKey()
 	h.g.Expect(fault).To(BeNil())
-	id := controllers.MasterKeyID(key)
+	id := masterkey.MasterKeyID(key)
 	record := &corev1.ConfigMap{}
-	h.g.Expect(k8s.Get(h.ctx, controllers.MasterKeyRecord(h.keyRef()), record)).To(Succeed())
-	h.g.Expect(record.Data).To(HaveKeyWithValue(controllers.MasterKeyIDData, id))
+	h.g.Expect(k8s.Get(h.ctx, masterkey.MasterKeyRecord(h.keyRef()), record)).To(Succeed())
+	h.g.Expect(record.Data).To(HaveKeyWithValue(masterkey.MasterKeyIDData, id))
 
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("inflight", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
@@ -91,7 +92,7 @@ func TestDeletedMasterKeyIsNamedAndTheQueueGoesOn(t *testing.T) {
 	h.deleteMasterKey()
 	_, fault = h.loadKey()
 	h.g.Expect(fault).NotTo(BeNil())
-	h.g.Expect(fault.Reason).To(Equal(controllers.ReasonMasterKeyMissing))
+	h.g.Expect(fault.Reason).To(Equal(masterkey.ReasonMasterKeyMissing))
 	err := k8s.Get(h.ctx, h.keyRef(), &corev1.Secret{})
 	h.g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no key is minted: %v", err)
 	h.startManager(allKinds())
@@ -100,14 +101,14 @@ func TestDeletedMasterKeyIsNamedAndTheQueueGoesOn(t *testing.T) {
 	recordName := h.ns + "/vmbench-master-key-id"
 	later := h.eventuallySuite("later", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(queued(s).Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(queued(s).Reason).To(Equal(controllers.ReasonMasterKeyMissing))
+		g.Expect(queued(s).Reason).To(Equal(masterkey.ReasonMasterKeyMissing))
 	})
 	h.g.Expect(queued(later).Message).To(Equal("the suite stays in line until the manager has its master key: the master key Secret " +
 		h.ns + "/vmbench-master-key is missing, but ConfigMap " + recordName + " records that a key was in use (key ID " + id +
-		", first used at " + record.Data[controllers.MasterKeyAdoptedData] + "), so the manager made no new key: runs cannot start or be " +
+		", first used at " + record.Data[masterkey.MasterKeyAdoptedData] + "), so the manager made no new key: runs cannot start or be " +
 		"collected. Restore the Secret from backup and restart the manager; or, to start over with a new key, delete ConfigMap " +
 		recordName + " and restart the manager (runs in flight then fail)"))
-	h.g.Expect(progressing(later).Reason).To(Equal(controllers.ReasonMasterKeyMissing))
+	h.g.Expect(progressing(later).Reason).To(Equal(masterkey.ReasonMasterKeyMissing))
 	h.g.Expect(progressing(later).Message).To(ContainSubstring("run later-container-1 is waiting: the suite stays in line"))
 	h.g.Expect(later.Status.StartTime).To(BeNil(), "a suite held for the key is not admitted: it takes no slot and its clock does not run")
 	h.noMPIJob("later-container-1")
@@ -118,17 +119,17 @@ func TestDeletedMasterKeyIsNamedAndTheQueueGoesOn(t *testing.T) {
 	inflight := h.eventuallySuite("inflight", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
 	})
-	h.g.Expect(runOf(inflight, "inflight-container-1").Message).To(HavePrefix(controllers.ReasonMasterKeyMissing +
+	h.g.Expect(runOf(inflight, "inflight-container-1").Message).To(HavePrefix(masterkey.ReasonMasterKeyMissing +
 		": the results of run inflight-container-1 cannot be verified, so the run is stopped: the master key Secret " + h.ns + "/vmbench-master-key is missing"))
 	second := runOf(inflight, "inflight-container-2")
 	h.g.Expect(second.Phase).To(Equal(vmbenchv1.RunFailed))
-	h.g.Expect(second.Message).To(HavePrefix(controllers.ReasonMasterKeyMissing + ": run inflight-container-2 was not started: the master key Secret"))
+	h.g.Expect(second.Message).To(HavePrefix(masterkey.ReasonMasterKeyMissing + ": run inflight-container-2 was not started: the master key Secret"))
 	h.noMPIJob("inflight-container-2")
 
 	// The slot is free, and the suite in line still waits for the key, not failed and not admitted.
 	h.eventuallySuite("later", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(s.Status.ObservedGeneration).To(Equal(s.Generation))
-		g.Expect(queued(s).Reason).To(Equal(controllers.ReasonMasterKeyMissing))
+		g.Expect(queued(s).Reason).To(Equal(masterkey.ReasonMasterKeyMissing))
 		g.Expect(s.Status.StartTime).To(BeNil())
 		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuitePending))
 	})
@@ -159,7 +160,7 @@ func TestRunCollectedUnderARotatedKeyFailsNamingBothKeys(t *testing.T) {
 	h.putMasterKey(masterKey)
 	_, fault := h.loadKey()
 	h.g.Expect(fault).To(BeNil())
-	oldID := controllers.MasterKeyID(masterKey)
+	oldID := masterkey.MasterKeyID(masterKey)
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, h.quickSuite("rotated"))).To(Succeed())
 	h.eventuallySuite("rotated", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
@@ -169,11 +170,11 @@ func TestRunCollectedUnderARotatedKeyFailsNamingBothKeys(t *testing.T) {
 	h.stopManager()
 	h.deleteMasterKey()
 	h.g.Expect(k8s.Delete(h.ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name: controllers.MasterKeyRecord(h.keyRef()).Name, Namespace: h.ns}})).To(Succeed())
+		Name: masterkey.MasterKeyRecord(h.keyRef()).Name, Namespace: h.ns}})).To(Succeed())
 	var fresh platform.MasterKey
 	fresh, fault = h.loadKey()
 	h.g.Expect(fault).To(BeNil())
-	newID := controllers.MasterKeyID(fresh)
+	newID := masterkey.MasterKeyID(fresh)
 	h.g.Expect(newID).NotTo(Equal(oldID))
 	h.startManager(allKinds())
 
@@ -182,7 +183,7 @@ func TestRunCollectedUnderARotatedKeyFailsNamingBothKeys(t *testing.T) {
 	s := h.eventuallySuite("rotated", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
 	})
-	h.g.Expect(runOf(s, "rotated-container-1").Message).To(HavePrefix(controllers.ReasonMasterKeyChanged + ": run rotated-container-1 was started " +
+	h.g.Expect(runOf(s, "rotated-container-1").Message).To(HavePrefix(masterkey.ReasonMasterKeyChanged + ": run rotated-container-1 was started " +
 		"under master key ID " + oldID + ", but the manager's master key is now ID " + newID + " (the key was replaced while the run ran), " +
 		"so the run's results cannot be verified and the run is stopped; later runs use the new key"))
 

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -39,7 +39,7 @@ func TestSecureMetricsNeedAnAllowedToken(t *testing.T) {
 	h := newHarness(t)
 	addr := freeAddr(t)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 controllers.NewScheme(),
+		Scheme:                 scheme.New(),
 		Metrics:                metrics.ServerOptions(addr, true, ""),
 		HealthProbeBindAddress: "0",
 	})

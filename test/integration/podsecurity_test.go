@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 )
 
 // enforceRestricted labels the test's namespace as a platform team labels tenants' namespaces.
@@ -105,7 +105,7 @@ func TestEachRunHasItsNetworkPolicy(t *testing.T) {
 
 func TestNoNetworkPolicyWhenTurnedOff(t *testing.T) {
 	h := newHarness(t)
-	h.configure = func(r *controllers.SuiteReconciler) { r.NetworkPolicy = false }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.NetworkPolicy = false }
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("open", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	// A run's NetworkPolicy is applied before its MPIJob.

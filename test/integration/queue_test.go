@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 )
 
 func queued(s *vmbenchv1.BenchmarkSuite) *metav1.Condition {
@@ -302,7 +302,7 @@ func TestQueueAnnotationRequeuesAndEnds(t *testing.T) {
 // after the start; the Queued condition says so when the suite is admitted.
 func TestMaxSuiteDurationCapsTheTimeoutEvenRaisedLater(t *testing.T) {
 	h := newHarness(t)
-	h.configure = func(r *controllers.SuiteReconciler) {
+	h.configure = func(r *suitecontroller.SuiteReconciler) {
 		r.MaxSuiteDuration = time.Hour
 		r.ContainerStartup = 24 * time.Hour
 	}

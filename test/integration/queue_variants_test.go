@@ -14,7 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/runqueue"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 )
 
 // The run queue with other limits than the harness's one slot, and a manager restricted to some
@@ -24,10 +25,10 @@ import (
 func (h *harness) slotLeases() map[string]coordinationv1.Lease {
 	h.t.Helper()
 	leases := &coordinationv1.LeaseList{}
-	h.g.Expect(k8s.List(h.ctx, leases, client.InNamespace(h.ns), client.HasLabels{controllers.LabelQueueSlot})).To(Succeed())
+	h.g.Expect(k8s.List(h.ctx, leases, client.InNamespace(h.ns), client.HasLabels{runqueue.LabelQueueSlot})).To(Succeed())
 	out := map[string]coordinationv1.Lease{}
 	for _, l := range leases.Items {
-		out[l.Annotations[controllers.AnnotationSlotUID]] = l
+		out[l.Annotations[runqueue.AnnotationSlotUID]] = l
 	}
 	return out
 }
@@ -51,7 +52,7 @@ func (h *harness) queueEvents() []corev1.Event {
 // side, and none is ever Queued.
 func TestNoRunLimitAdmitsEverySuiteAtOnce(t *testing.T) {
 	h := newHarness(t)
-	h.configure = func(r *controllers.SuiteReconciler) { r.MaxActiveRuns = 0 }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.MaxActiveRuns = 0 }
 	h.startManager(allKinds())
 	names := []string{"a", "b", "c"}
 	for _, name := range names {
@@ -80,7 +81,7 @@ func TestNoRunLimitAdmitsEverySuiteAtOnce(t *testing.T) {
 // the other.
 func TestTwoSlotsAdmitTwoAndQueueTheThird(t *testing.T) {
 	h := newHarness(t)
-	h.configure = func(r *controllers.SuiteReconciler) { r.MaxActiveRuns = 2 }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.MaxActiveRuns = 2 }
 	h.startManager(allKinds())
 	for _, name := range []string{"a", "b", "c"} {
 		h.g.Expect(k8s.Create(h.ctx, h.quickSuite(name))).To(Succeed())

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 )
 
 // A history whose VM arm loses 0.5% a run, with its first record pinned as the baseline: the
@@ -22,7 +22,7 @@ func TestScheduleBaselineDrift(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 		spec.Baseline = &vmbenchv1.ScheduleBaseline{Suite: "drift-past-00"}
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range syntheticRecords("drift", 24, func(i int) float64 { return 950 * math.Pow(0.995, float64(i)) }, 2) {
 		_, err := store.Append(h.ctx, sched, rec)
 		h.g.Expect(err).NotTo(HaveOccurred())

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -67,7 +67,7 @@ func TestScheduleConfirmationRunsForANewFinding(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 	})
 	h.g.Expect(sched.Spec.ConcurrencyPolicy).To(Equal(vmbenchv1.ConcurrencyForbid))
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range syntheticRecords("conf", 16, func(i int) float64 {
 		if i >= 8 {
 			return 900
@@ -159,7 +159,7 @@ func TestScheduleConfirmationRunsForANewSuspect(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range syntheticRecords("susp", 14, func(i int) float64 {
 		if i >= 13 {
 			return 900

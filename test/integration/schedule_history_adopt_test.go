@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -49,7 +49,7 @@ func TestScheduleAdoptsTheHistoryAnOlderVmbenchWrote(t *testing.T) {
 	got := h.eventuallySchedule("legacy", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
 		g.Expect(s.Status.HistorySignedAt).NotTo(BeNil())
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	recs, err := store.List(h.ctx, got)
 	h.g.Expect(err).NotTo(HaveOccurred())
 	h.g.Expect(recs).To(HaveLen(4), "the 4 unsigned records are adopted, the badly signed line is not")

@@ -22,7 +22,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -33,14 +34,14 @@ import (
 func TestHistoryReadIgnoresLabelledConfigMapsWithinMemory(t *testing.T) {
 	h := newHarness(t)
 	sched, _ := h.hourly("hist", func(spec *vmbenchv1.BenchmarkScheduleSpec) { spec.Schedule = "0 0 1 1 *" })
-	writer := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	writer := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range syntheticRecords("hist", 3, func(int) float64 { return 900 }, 1) {
 		_, err := writer.Append(h.ctx, sched, rec)
 		h.g.Expect(err).NotTo(HaveOccurred())
 	}
 	createUnownedHistory(h, strings.Repeat("x", 900<<10))
 	rec := events.NewFakeRecorder(10)
-	reader := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey, Recorder: rec}
+	reader := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey, Recorder: rec}
 
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -84,7 +85,7 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{Nodes: true,
 			PollInterval: vmbenchv1.DurationOf(poll)}}
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range syntheticRecords("forge", 16, func(int) float64 { return 900 }, 3) {
 		_, err := store.Append(h.ctx, sched, rec)
 		h.g.Expect(err).NotTo(HaveOccurred())
@@ -166,7 +167,7 @@ func TestOnlyTheManagerWritesScheduleHistory(t *testing.T) {
 	as := func(user string) client.Client {
 		impersonated := rest.CopyConfig(cfg)
 		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
+		c, err := client.New(impersonated, client.Options{Scheme: scheme.New()})
 		h.g.Expect(err).NotTo(HaveOccurred())
 		return c
 	}

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // The chart's schedule status policy (templates/schedule-status-policy.yaml), as the API server
@@ -34,7 +34,7 @@ func TestOnlyTheManagerWritesScheduleStatus(t *testing.T) {
 	as := func(user string) client.Client {
 		impersonated := rest.CopyConfig(cfg)
 		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
+		c, err := client.New(impersonated, client.Options{Scheme: scheme.New()})
 		h.g.Expect(err).NotTo(HaveOccurred())
 		return c
 	}

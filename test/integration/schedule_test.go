@@ -23,7 +23,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
+	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -33,9 +34,9 @@ import (
 
 // startSchedules runs the schedule controller on the test's namespace until the test ends or the
 // returned stop is called.
-func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()) {
+func (h *harness) startSchedules(store ...schedulecontroller.HistoryStore) (stop func()) {
 	h.t.Helper()
-	scheme := controllers.NewScheme()
+	scheme := scheme.New()
 	identity := cfg
 	if h.identity != nil {
 		identity = h.identity
@@ -48,9 +49,9 @@ func (h *harness) startSchedules(store ...controllers.HistoryStore) (stop func()
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
 	})
 	h.g.Expect(err).NotTo(HaveOccurred())
-	r := &controllers.ScheduleReconciler{
+	r := &schedulecontroller.ScheduleReconciler{
 		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("vmbench"), Clock: h.clock,
-		History: &controllers.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey,
+		History: &schedulecontroller.ConfigMapHistory{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Scheme: scheme, Key: masterKey,
 			Recorder: mgr.GetEventRecorder("vmbench")},
 	}
 	r.APIReader = mgr.GetAPIReader()
@@ -346,7 +347,7 @@ func TestScheduleKeepsRecordsAfterItsSuitesAreGone(t *testing.T) {
 		g.Expect(s.Status.Records).To(Equal(int32(3)))
 		g.Expect(meta.IsStatusConditionTrue(s.Status.Conditions, vmbenchv1.ConditionHistoryRecorded)).To(BeTrue())
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	recs, err := store.List(h.ctx, h.getSchedule("kept"))
 	h.g.Expect(err).NotTo(HaveOccurred())
 	h.g.Expect(recs).To(HaveLen(3))
@@ -434,7 +435,9 @@ func TestScheduleSaysWhyItsSuiteWasRefused(t *testing.T) {
 }
 
 // brokenHistory refuses every write, as an API server that refuses the manager's ConfigMaps would.
-type brokenHistory struct{ controllers.HistoryStore }
+type brokenHistory struct {
+	schedulecontroller.HistoryStore
+}
 
 func (brokenHistory) Append(context.Context, *vmbenchv1.BenchmarkSchedule, history.Record) (int, error) {
 	return 0, errors.New(`configmaps "x-history-0" is forbidden: denied by policy`)

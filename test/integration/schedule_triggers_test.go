@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -45,7 +45,7 @@ func TestVersionTriggerStartsOneSuiteWhenANodesKernelChanges(t *testing.T) {
 		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{Nodes: true,
 			PollInterval: vmbenchv1.DurationOf(poll)}}
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	created := sched.CreationTimestamp.Time
 	_, err := store.Append(h.ctx, sched, history.Record{Suite: "vtrig-earlier", UID: "earlier-uid", Scheduled: created.Add(-time.Hour),
 		Finished: created.Add(-30 * time.Minute), Phase: vmbenchv1.SuiteComplete, Baseline: "container",
@@ -105,7 +105,7 @@ func TestVersionTriggerStartsOneSuiteWhenTheRunnerImageTagChanges(t *testing.T) 
 		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{RunnerImage: true,
 			PollInterval: vmbenchv1.DurationOf(poll)}}
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	created := sched.CreationTimestamp.Time
 	_, err := store.Append(h.ctx, sched, history.Record{Suite: "vimg-earlier", UID: "earlier-uid", Scheduled: created.Add(-time.Hour),
 		Finished: created.Add(-30 * time.Minute), Phase: vmbenchv1.SuiteComplete, Baseline: "container",

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -56,7 +56,7 @@ func TestScheduleAnUpgradeIsOneFinding(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
 	for _, rec := range upgradeRecords("upgrade", 24, 12) {
 		_, err := store.Append(h.ctx, sched, rec)
 		h.g.Expect(err).NotTo(HaveOccurred())
@@ -109,7 +109,7 @@ func TestScheduleStatusAtItsMaxima(t *testing.T) {
 	at := metav1.NewTime(time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC))
 	st := &s.Status
 	// One more than the CRD allows of everything, and longer strings: bounded before the write.
-	for i := range controllers.MaxFindings + 3 {
+	for i := range schedulecontroller.MaxFindings + 3 {
 		f := vmbenchv1.Finding{ID: fmt.Sprintf("%016x", i), Benchmark: str(200, "b"), Metric: str(200, "m"), Platform: str(100, "p"),
 			Arm: vmbenchv1.ArmVM, Before: str(100, "x"), After: str(100, "y"), Time: at, Direction: "down", Regression: true, Ratio: 0.9,
 			RatioLow: 0.89, RatioHigh: 0.91, PValue: 1e-9, State: vmbenchv1.FindingUntriaged, Explanation: str(900, "e"),
@@ -153,11 +153,11 @@ func TestScheduleStatusAtItsMaxima(t *testing.T) {
 	st.ConfirmationBudget = &vmbenchv1.ConfirmationBudget{PeriodStart: at, Suites: 100}
 	st.Records = 200
 
-	controllers.BoundScheduleStatus(st)
+	schedulecontroller.BoundScheduleStatus(st)
 	h.g.Expect(k8s.Status().Update(h.ctx, s)).To(Succeed(), "the bounded status at its maxima is refused")
 	got := h.getSchedule("maxima")
-	h.g.Expect(got.Status.Findings).To(HaveLen(controllers.MaxFindings))
+	h.g.Expect(got.Status.Findings).To(HaveLen(schedulecontroller.MaxFindings))
 	h.g.Expect(got.Status.Findings[0].Series).To(HaveLen(vmbenchv1.MaxFindingSeries))
-	h.g.Expect(got.Status.Confirmation.Findings).To(HaveLen(controllers.MaxFindings))
-	h.g.Expect(got.Status.Confirmation.Suspects).To(HaveLen(controllers.MaxSuspectsQueued))
+	h.g.Expect(got.Status.Confirmation.Findings).To(HaveLen(schedulecontroller.MaxFindings))
+	h.g.Expect(got.Status.Confirmation.Suspects).To(HaveLen(schedulecontroller.MaxSuspectsQueued))
 }

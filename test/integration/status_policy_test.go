@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
 // renderPolicy renders the chart's admission policy in template (the first document) with helm.
@@ -46,7 +46,7 @@ func TestOnlyTheManagerWritesSuiteStatus(t *testing.T) {
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"}}})).To(Succeed())
 	impersonated := rest.CopyConfig(cfg)
 	impersonated.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:vmbench-system:vmbench-manager"}
-	manager, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
+	manager, err := client.New(impersonated, client.Options{Scheme: scheme.New()})
 	h.g.Expect(err).NotTo(HaveOccurred())
 
 	h.g.Expect(k8s.Create(h.ctx, h.quickSuite("guarded"))).To(Succeed())

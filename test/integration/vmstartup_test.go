@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 )
 
 // vmiUnschedulable writes a VMI's status as virt-controller does while the scheduler cannot place
@@ -51,13 +51,13 @@ func TestNoKVMIsNamedForWhatItMeans(t *testing.T) {
 		"3 No preemption victims found for incoming pod."
 	h := newHarness(t)
 	h.kubeVirtCR(true, false)
-	h.configure = func(r *controllers.SuiteReconciler) { r.Emulation = controllers.EmulationAllow }
+	h.configure = func(r *suitecontroller.SuiteReconciler) { r.Emulation = suitecontroller.EmulationAllow }
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, vmOnly(h.suite("nokvm", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	h.vmiUnschedulable("nokvm-vm-1-master", noKVM)
 
 	s := h.eventuallySuite("nokvm", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonNoKVM), progressing(s).Message)
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonNoKVM), progressing(s).Message)
 	})
 	for _, msg := range []string{progressing(s).Message, s.Status.Runs[0].Message} {
 		h.g.Expect(msg).To(And(
@@ -73,7 +73,7 @@ func TestNoKVMIsNamedForWhatItMeans(t *testing.T) {
 	h.g.Eventually(func(g Gomega) {
 		events := &corev1.EventList{}
 		g.Expect(k8s.List(h.ctx, events, client.InNamespace(h.ns))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", controllers.ReasonNoKVM), HaveField("Type", corev1.EventTypeWarning),
+		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", suitecontroller.ReasonNoKVM), HaveField("Type", corev1.EventTypeWarning),
 			HaveField("Message", ContainSubstring("useEmulation")))))
 	}, timeout, interval).Should(Succeed())
 
@@ -93,7 +93,7 @@ func TestNoKVMIsNamedForWhatItMeans(t *testing.T) {
 // VM run still waits and says why; past the VM limit it fails, naming the VM limit.
 func TestVMRunFailsAtTheVMStartupLimit(t *testing.T) {
 	h := newHarness(t)
-	h.configure = func(r *controllers.SuiteReconciler) {
+	h.configure = func(r *suitecontroller.SuiteReconciler) {
 		r.ContainerStartup, r.VMStartup = 10*time.Minute, 20*time.Minute
 	}
 	h.startManager(allKinds())
@@ -102,7 +102,7 @@ func TestVMRunFailsAtTheVMStartupLimit(t *testing.T) {
 	h.vmiUnschedulable("slowvm-vm-1-master", "0/3 nodes are available: 3 Insufficient memory.")
 
 	s := h.eventuallySuite("slowvm", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonUnschedulable))
+		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonUnschedulable))
 	})
 	h.g.Expect(s.Status.Runs[0].StartTime.Time).To(BeTemporally("==", start))
 	h.g.Expect(s.Status.Runs[0].Message).To(Equal("waiting: Unschedulable: VMI slowvm-vm-1-master cannot be scheduled: 0/3 nodes are available: " +
@@ -116,7 +116,7 @@ func TestVMRunFailsAtTheVMStartupLimit(t *testing.T) {
 		g.Expect(s.Status.Runs[0].Message).To(ContainSubstring("Insufficient cpu"), "the run was failed before the VM startup limit: %s", s.Status.Runs[0].Message)
 	})
 	h.g.Expect(runPhase(s, "slowvm-vm-1")).To(Equal(vmbenchv1.RunRunning))
-	h.g.Expect(progressing(s).Reason).To(Equal(controllers.ReasonUnschedulable))
+	h.g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonUnschedulable))
 
 	// Past the VM limit the run fails, with the VM limit and the cause.
 	h.clock.Step(6 * time.Minute)

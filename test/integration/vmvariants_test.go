@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -26,8 +26,8 @@ func variantPlatforms(tuned vmbenchv1.VMSettings) []vmbenchv1.Platform {
 func TestVMVariantsRecordHowTheirVMsWereBuilt(t *testing.T) {
 	h := newHarness(t)
 	h.kubeVirtCR(true, true)
-	h.configure = func(r *controllers.SuiteReconciler) {
-		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, controllers.EmulationAllow
+	h.configure = func(r *suitecontroller.SuiteReconciler) {
+		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, suitecontroller.EmulationAllow
 	}
 	h.startManager(allKinds())
 	suite := h.suite("variants", 1, demoBenchmarks()...)
@@ -78,8 +78,8 @@ func TestVMVariantsRecordHowTheirVMsWereBuilt(t *testing.T) {
 func TestUnsupportedVMSettingFailsTheRunBeforeItStarts(t *testing.T) {
 	h := newHarness(t)
 	h.kubeVirtCR(false, true)
-	h.configure = func(r *controllers.SuiteReconciler) {
-		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, controllers.EmulationAllow
+	h.configure = func(r *suitecontroller.SuiteReconciler) {
+		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, suitecontroller.EmulationAllow
 	}
 	h.startManager(allKinds())
 	suite := h.suite("nopasst", 1, demoBenchmarks()...)

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
 
@@ -99,7 +99,7 @@ func TestConfigMapQuotaLeavesTheResultsInStatusAndFreesTheSlot(t *testing.T) {
 		ContainSubstring("the namespace's ResourceQuota has no room for it: raise its count/configmaps"),
 		ContainSubstring("ConfigMap quota-container-1-tables (the run's result tables) was not written")))
 	h.g.Expect(s.Status.Warnings).To(ContainElement(HavePrefix("run quota-container-1 kept its results in status, but not all its raw outputs or tables: ConfigMap quota-container-1-raw")))
-	h.expectWarningEvent(controllers.ReasonOutputsNotKept, "run quota-container-1: ConfigMap quota-container-1-raw", "exceeded quota")
+	h.expectWarningEvent(suitecontroller.ReasonOutputsNotKept, "run quota-container-1: ConfigMap quota-container-1-raw", "exceeded quota")
 	// The stuck run's pods hold the slot until they are gone, as the garbage collector removes them.
 	h.collectGarbage("quota")
 	next.goesOn()
@@ -131,7 +131,7 @@ func TestConfigMapOfAnotherControllerIsNotTakenOverAndTheSlotIsFreed(t *testing.
 		"and is not this suite's (its controller is ConfigMap squatter, uid " + string(squatter.UID) + "); vmbench does not take over objects " +
 		"it did not create: delete ConfigMap taken-container-1-raw, which is not this suite's"))
 	h.g.Expect(notKept).To(ContainSubstring("ConfigMap taken-container-1-tables (the run's result tables) was not written: a ConfigMap of that name exists"))
-	h.expectWarningEvent(controllers.ReasonOutputsNotKept, "run taken-container-1: ConfigMap taken-container-1-raw")
+	h.expectWarningEvent(suitecontroller.ReasonOutputsNotKept, "run taken-container-1: ConfigMap taken-container-1-raw")
 	// Theirs stay theirs.
 	for _, name := range []string{"taken-container-1-raw", "taken-container-1-tables"} {
 		cm := &corev1.ConfigMap{}
@@ -200,6 +200,6 @@ func TestRefusedStatusWriteIsNamedInAnEvent(t *testing.T) {
 	}, timeout, interval).Should(MatchError(ContainSubstring("status writes are frozen")), "the policy is enforced")
 
 	h.startManager(allKinds())
-	h.expectWarningEvent(controllers.ReasonStatusNotWritten, "the suite's status could not be written, so it shows an earlier state",
+	h.expectWarningEvent(suitecontroller.ReasonStatusNotWritten, "the suite's status could not be written, so it shows an earlier state",
 		"status writes are frozen in this namespace", "check the manager's RBAC on benchmarksuites/status and the cluster's admission policies")
 }

@@ -3,6 +3,8 @@
 package scale
 
 import (
+	"testing"
+
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -12,10 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"testing"
-
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
 )
 
 // cacheOptions are cmd/manager's cache settings (newManager), in one namespace: vmbench's own
@@ -27,10 +27,10 @@ func cacheOptions(b *testing.B, ns string) cache.Options {
 		b.Fatal(err)
 	}
 	owned := cache.ByObject{Label: labels.NewSelector().Add(*suiteLabel)}
-	metadataOnly := cache.ByObject{Label: owned.Label, Transform: controllers.StripToOwnership()}
-	return cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: controllers.StripManagedFields(),
+	metadataOnly := cache.ByObject{Label: owned.Label, Transform: cachepolicy.StripToOwnership()}
+	return cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}, DefaultTransform: cachepolicy.StripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.ConfigMap{}: {Label: controllers.ChildConfigMapSelector(), Transform: controllers.StripToOwnership()},
+			&corev1.ConfigMap{}: {Label: cachepolicy.ChildConfigMapSelector(), Transform: cachepolicy.StripToOwnership()},
 			&corev1.Service{}:   metadataOnly, &corev1.PersistentVolumeClaim{}: owned,
 			&networkingv1.NetworkPolicy{}: metadataOnly, &corev1.Pod{}: owned, &mpiv2.MPIJob{}: owned, &kubevirtv1.VirtualMachineInstance{}: owned,
 		}}

@@ -52,7 +52,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	"github.com/vmbench/vmbench/controllers"
+	"github.com/vmbench/vmbench/controllers/scheme"
+	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
 	"github.com/vmbench/vmbench/internal/frame"
 	vmbenchmetrics "github.com/vmbench/vmbench/internal/metrics"
 	"github.com/vmbench/vmbench/internal/platform"
@@ -88,7 +89,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer func() { _ = env.Stop() }()
-	if direct, err = client.New(cfg, client.Options{Scheme: controllers.NewScheme()}); err != nil {
+	if direct, err = client.New(cfg, client.Options{Scheme: scheme.New()}); err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 1
 	}
@@ -206,10 +207,10 @@ func runSuites(b *testing.B, n, slots int) {
 
 // startManager runs the controller as cmd/manager does: the cache as cmd/manager sets it
 // (cache_test.go; here in one namespace), every request through the counting transport.
-func startManager(b *testing.B, ns string, slots int, logs controllers.LogReader, calls *countingTransport) func() {
+func startManager(b *testing.B, ns string, slots int, logs suitecontroller.LogReader, calls *countingTransport) func() {
 	counted := rest.CopyConfig(cfg)
 	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countedRoundTripper{next: rt, counts: calls} })
-	scheme := controllers.NewScheme()
+	scheme := scheme.New()
 	mgr, err := ctrl.NewManager(counted, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -220,7 +221,7 @@ func startManager(b *testing.B, ns string, slots int, logs controllers.LogReader
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &controllers.SuiteReconciler{
+	r := &suitecontroller.SuiteReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    scheme,
