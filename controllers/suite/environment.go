@@ -213,26 +213,6 @@ func keepEnvironment(st *vmbenchv1.BenchmarkSuiteStatus, env vmbenchv1.RunEnviro
 	return env.ID
 }
 
-// newestEnvironments keeps, of the suite's environments, the newest of each platform type: what
-// fitStatus gives up before any sample. Runs keep the IDs of the entries that went.
-func newestEnvironments(st *vmbenchv1.BenchmarkSuiteStatus) bool {
-	newest := map[vmbenchv1.PlatformType]int{}
-	for i, env := range st.Environments {
-		newest[env.Platform] = i
-	}
-	if len(newest) == len(st.Environments) {
-		return false
-	}
-	kept := st.Environments[:0]
-	for i, env := range st.Environments {
-		if newest[env.Platform] == i {
-			kept = append(kept, env)
-		}
-	}
-	st.Environments = kept
-	return true
-}
-
 // environmentID hashes what an environment says, its ID and message aside.
 func environmentID(env vmbenchv1.RunEnvironment) string {
 	env.ID, env.Message = "", ""

@@ -72,57 +72,6 @@ func observeStartup(run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformTyp
 	run.StartupSeconds = mergeStartup(run.StartupSeconds, seen)
 }
 
-// observeRunnerReady records when the runner said it had reached every node: the time of its
-// started message, by its own clock.
-func observeRunnerReady(run *vmbenchv1.RunStatus, started time.Time) {
-	if run.StartTime == nil || started.IsZero() {
-		return
-	}
-	run.StartupSeconds = mergeStartup(run.StartupSeconds,
-		vmbenchv1.RunStartup{RunnerReady: latestSeconds(run.StartTime.Time, []time.Time{started})})
-}
-
-// mergeStartup keeps, per phase, the later of what was recorded and what is seen now; nil when
-// neither has any phase.
-func mergeStartup(had *vmbenchv1.RunStartup, seen vmbenchv1.RunStartup) *vmbenchv1.RunStartup {
-	out := vmbenchv1.RunStartup{}
-	if had != nil {
-		out = *had
-	}
-	later := func(a, b *float64) *float64 {
-		if a == nil || (b != nil && *b > *a) {
-			return b
-		}
-		return a
-	}
-	out.PodsScheduled = later(out.PodsScheduled, seen.PodsScheduled)
-	out.SandboxesReady = later(out.SandboxesReady, seen.SandboxesReady)
-	out.ContainersStarted = later(out.ContainersStarted, seen.ContainersStarted)
-	out.VMIScheduled = later(out.VMIScheduled, seen.VMIScheduled)
-	out.VMIRunning = later(out.VMIRunning, seen.VMIRunning)
-	out.RunnerReady = later(out.RunnerReady, seen.RunnerReady)
-	if out == (vmbenchv1.RunStartup{}) {
-		return nil
-	}
-	return &out
-}
-
-// latestSeconds is the latest of times, in seconds after since, rounded to a tenth; nil when there
-// is none, or when it is before since: a member older than the run is not the run's.
-func latestSeconds(since time.Time, times []time.Time) *float64 {
-	var latest time.Time
-	for _, t := range times {
-		if t.After(latest) {
-			latest = t
-		}
-	}
-	if latest.IsZero() || latest.Before(since) {
-		return nil
-	}
-	s := round(latest.Sub(since).Seconds(), 1)
-	return &s
-}
-
 // vmiPhaseTimes is, for every VMI that went through phase, when it entered it. A VMI that did not
 // reach the phase yet gives nothing, and a later look sees it.
 func vmiPhaseTimes(vmis []*kubevirtv1.VirtualMachineInstance, phase kubevirtv1.VirtualMachineInstancePhase) []time.Time {

@@ -257,20 +257,6 @@ func rawKey(benchmark, node string) string {
 	return string(key)
 }
 
-// runReport is what a run's runner reported, decoded from its log.
-type runReport struct {
-	Started *runplan.Message
-	Results []runplan.Message
-	Done    *runplan.Message
-	// FrameErr is set when frames were corrupt or not authentic.
-	FrameErr error
-	// ForeignErr is set when authentic frames of another run were in this run's log: they were
-	// refused, as counting them would count another run's samples twice.
-	ForeignErr error
-	// LogErr is set when no log could be read.
-	LogErr error
-}
-
 // newRunReport sorts decoded messages by kind; later duplicates of started and done are ignored.
 func newRunReport(msgs []runplan.Message, frameErr error) runReport {
 	r := runReport{FrameErr: frameErr}

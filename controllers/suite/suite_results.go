@@ -356,3 +356,27 @@ func combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
 	}
 	return n, mean, math.Sqrt(m2 / float64(n-1))
 }
+
+// round rounds x to digits decimals; a number too large for that is left as it is, rather than
+// made infinite.
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	if math.IsInf(x*p, 0) {
+		return x
+	}
+	return math.Round(x*p) / p
+}
+
+// runReport is what a run's runner reported, decoded from its log.
+type runReport struct {
+	Started *runplan.Message
+	Results []runplan.Message
+	Done    *runplan.Message
+	// FrameErr is set when frames were corrupt or not authentic.
+	FrameErr error
+	// ForeignErr is set when authentic frames of another run were in this run's log: they were
+	// refused, as counting them would count another run's samples twice.
+	ForeignErr error
+	// LogErr is set when no log could be read.
+	LogErr error
+}

@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -185,14 +184,4 @@ func samplesTrimmed(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 		}
 	}
 	return false
-}
-
-// round rounds x to digits decimals; a number too large for that is left as it is, rather than
-// made infinite.
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	if math.IsInf(x*p, 0) {
-		return x
-	}
-	return math.Round(x*p) / p
 }
