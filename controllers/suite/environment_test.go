@@ -14,6 +14,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/runenv"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -135,13 +136,13 @@ func TestKeepEnvironment(t *testing.T) {
 	// Over its budget, the status keeps the newest environment of each platform type.
 	vm := vmbenchv1.RunEnvironment{Platform: vmbenchv1.PlatformVM, KubeVirtVersion: "v1.7.0"}
 	vm.ID = keepEnvironment(st, vm)
-	if !newestEnvironments(st) {
+	if !summary.NewestEnvironments(st) {
 		t.Fatal("newestEnvironments changed nothing")
 	}
 	if len(st.Environments) != 2 || st.Environments[0].Nodes[0].KernelVersion != "6.5" || st.Environments[1].ID != vm.ID {
 		t.Errorf("newestEnvironments kept %+v, want the 6.5 container environment and the VM one", st.Environments)
 	}
-	if newestEnvironments(st) {
+	if summary.NewestEnvironments(st) {
 		t.Error("newestEnvironments changed a list with one entry per platform type")
 	}
 }

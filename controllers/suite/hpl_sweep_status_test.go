@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -28,7 +29,7 @@ func TestFinishRunKeepsEveryPointOfTheLargestHPLSweep(t *testing.T) {
 			ms = append(ms, m)
 		}
 	}
-	summary := len(ms)
+	named := len(ms)
 	// The studies' sweep: Ns 1024 to 8192, NBs 32 to 256, P=2 Q=3, at the API's limit of points.
 	for _, n := range []int{1024, 2048, 4096, 8192} {
 		for _, nb := range []int{32, 64, 128, 256} {
@@ -36,18 +37,18 @@ func TestFinishRunKeepsEveryPointOfTheLargestHPLSweep(t *testing.T) {
 			ms = append(ms, results.Metric{Name: results.HPLPointMetric(p), Value: float64(n) / 1000, Unit: "Gflop/s", Direction: results.HigherIsBetter})
 		}
 	}
-	if len(ms)-summary != vmbenchv1.MaxHPLPoints {
-		t.Fatalf("%d points, want the API's maximum %d", len(ms)-summary, vmbenchv1.MaxHPLPoints)
+	if len(ms)-named != vmbenchv1.MaxHPLPoints {
+		t.Fatalf("%d points, want the API's maximum %d", len(ms)-named, vmbenchv1.MaxHPLPoints)
 	}
-	if len(ms) > maxMetricsPerEntry {
+	if len(ms) > summary.MaxMetricsPerEntry {
 		t.Fatalf("HPCC's %d figures and %d points are %d metrics, more than status keeps per benchmark (%d): lower MaxHPLPoints",
-			summary, vmbenchv1.MaxHPLPoints, len(ms), maxMetricsPerEntry)
+			named, vmbenchv1.MaxHPLPoints, len(ms), summary.MaxMetricsPerEntry)
 	}
 
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
-	finishRun(st, run, vmbenchv1.PlatformContainer, []vmbenchv1.Benchmark{{Name: "hpl", Type: vmbenchv1.BenchmarkHPCC}}, runCompletion{
-		Report: runReport{Done: &runplan.Message{Kind: runplan.KindDone},
+	summary.FinishRun(st, run, vmbenchv1.PlatformContainer, []vmbenchv1.Benchmark{{Name: "hpl", Type: vmbenchv1.BenchmarkHPCC}}, summary.RunCompletion{
+		Report: summary.RunReport{Done: &runplan.Message{Kind: runplan.KindDone},
 			Results: []runplan.Message{{Kind: runplan.KindResult, Benchmark: "hpl", Node: "node01", Metrics: ms}}},
 		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})

@@ -12,6 +12,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/tables"
 )
 
@@ -38,12 +39,12 @@ type sideOutput struct {
 }
 
 // sideOutputs are the ConfigMaps a finished run's report fills: its raw outputs, then its tables.
-func sideOutputs(raw *corev1.ConfigMap, kept runTables) []sideOutput {
+func sideOutputs(raw *corev1.ConfigMap, kept summary.RunTables) []sideOutput {
 	var out []sideOutput
 	if raw != nil {
 		out = append(out, sideOutput{cm: raw, what: "the run's raw outputs"})
 	}
-	for _, cm := range kept.maps {
+	for _, cm := range kept.Maps {
 		counts := map[string]int32{}
 		for key := range cm.Data {
 			if benchmark, _, _, ok := tables.ParseKey(key); ok {

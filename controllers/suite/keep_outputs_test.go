@@ -17,6 +17,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/scheme"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 )
 
 // keepWith is a reconciler whose every apply ends with err.
@@ -37,7 +38,7 @@ func TestKeepOutputsRetriesOnlyWhatMayHealAndOnlyUntilCollectRetry(t *testing.T)
 	tablesMap := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: "demo-container-1-tables", Namespace: "bench"},
 		Data:       map[string]string{"net.master-node01.csv": "a\n1\n", "net.node01-master.csv": "a\n1\n", "disk.master.local.csv": "a\n1\n"}}
-	outs := sideOutputs(raw, runTables{maps: []*corev1.ConfigMap{tablesMap}})
+	outs := sideOutputs(raw, summary.RunTables{Maps: []*corev1.ConfigMap{tablesMap}})
 	ended := finishNow
 	retryEnd := ended.Add(collectRetry)
 	gr := schema.GroupResource{Resource: "configmaps"}

@@ -10,6 +10,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/analysis"
 )
 
@@ -69,7 +70,7 @@ func halfWidthPercent(m vmbenchv1.MetricSummary) (float64, string) {
 	case s.Mean == 0:
 		return 0, "mean 0: no relative interval"
 	}
-	if rel := 100 * hw / math.Abs(s.Mean); finite(rel) {
+	if rel := 100 * hw / math.Abs(s.Mean); summary.Finite(rel) {
 		return rel, ""
 	}
 	return 0, "mean next to 0: no relative interval"
@@ -104,7 +105,7 @@ func judgePrecision(suite *vmbenchv1.BenchmarkSuite) precisionJudgement {
 			pp.Metric = worst.Name
 			pp.Reached = worst.Known && worst.HalfWidthPercent <= target
 			if worst.Known {
-				v := round(worst.HalfWidthPercent, 4)
+				v := summary.Round(worst.HalfWidthPercent, 4)
 				pp.HalfWidthPercent = &v
 			}
 		}
@@ -253,7 +254,7 @@ func joinMetrics(ms []metricPrecision) string {
 
 // percent prints a percentage with at most two decimals.
 func percent(x float64) string {
-	return fmt.Sprintf("%.3g", round(x, 2))
+	return fmt.Sprintf("%.3g", summary.Round(x, 2))
 }
 
 // precisionProblem applies spec.precision's cross-field rules in Go, as the CRD states them.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 )
 
 // precisionSuite is a one-platform suite with a ±5% target on hpcc/HPL, at least 2 and at most 4
@@ -28,7 +29,7 @@ func precisionSuite(planned int32, phases []vmbenchv1.RunPhase, values [][]float
 	for rep, vs := range values {
 		for _, v := range vs {
 			m.Samples = append(m.Samples, vmbenchv1.Sample{Repetition: int32(rep + 1), Node: "node", Value: v})
-			m.N, m.Mean, m.StdDev = combine(m.N, m.Mean, m.StdDev, v)
+			m.N, m.Mean, m.StdDev = summary.Combine(m.N, m.Mean, m.StdDev, v)
 		}
 	}
 	suite.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "hpcc", Platform: "container", Metrics: []vmbenchv1.MetricSummary{m}}}

@@ -19,6 +19,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -136,7 +137,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if unverifiable != nil && !retired {
 		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: unverifiable.String()}
 	}
-	var report runReport
+	var report summary.RunReport
 	if !retired && unverifiable == nil {
 		var keys frameKeys
 		if keys, err = r.frameKeysOf(suite, run.Name); err != nil {
@@ -156,27 +157,27 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			active.Message = conditions.Truncate("collecting: "+held.Message, 1024)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 		}
-		report = runReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
+		report = summary.RunReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
 	}
 	// The results go to status whatever becomes of the raw outputs and tables (keep_outputs.go).
-	kept := resultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
+	kept := summary.ResultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
 	outs := r.keepOutputs(ctx, suite, run.Name, sideOutputs(rawOutputs(suite, run.Name, report), kept), now, after(active.EndTime.Time, collectRetry))
 	if outs.retry != nil {
 		active.Message = conditions.Truncate("collecting: "+outs.retry.Message, 1024)
 		return step{waiting: outs.retry, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 	}
 	for b, n := range outs.lost {
-		kept.kept[b] -= n
-		kept.lost[b] += n
+		kept.Kept[b] -= n
+		kept.Lost[b] += n
 	}
 	active.NotKept = conditions.Truncate(strings.Join(outs.notKept, "; "), 1024)
-	for _, l := range kept.causes {
+	for _, l := range kept.Causes {
 		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
 	}
-	failed := finishRun(st, active, planned.Platform.Type, benchmarks, runCompletion{
+	failed := summary.FinishRun(st, active, planned.Platform.Type, benchmarks, summary.RunCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
-		TablesKept: kept.kept, TablesLost: kept.lost,
+		TablesKept: kept.Kept, TablesLost: kept.Lost,
 		DedicatedVM:   planned.Platform.Type == vmbenchv1.PlatformVM && planned.Platform.DedicatedCPUsOf(suite.Spec.Cluster),
 		SharedStorage: suite.Spec.SharedStorage,
 	})

@@ -24,6 +24,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/scheme"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runner"
@@ -101,7 +102,7 @@ func TestFramesOfAnotherRunAreRefused(t *testing.T) {
 
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run2 := &vmbenchv1.RunStatus{Name: "demo-vm-2", Platform: "vm", Repetition: 2, StartTime: &metav1.Time{Time: finishStart}}
-	finishRun(st, run2, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+	summary.FinishRun(st, run2, vmbenchv1.PlatformVM, finishBenchmarks(), summary.RunCompletion{
 		Report: replayed, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})
 	if run2.Phase != vmbenchv1.RunFailed || !strings.HasPrefix(run2.Message, "frames of another run: the log of run demo-vm-2 holds authentic messages of other runs (5 of run demo-vm-1)") {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -46,8 +47,8 @@ func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
 			run := &vmbenchv1.RunStatus{Name: "demo-x-1", Platform: "x", Repetition: 1}
 			started := tt.started
 			started.Kind = runplan.KindStarted
-			finishRun(st, run, tt.platformType, tt.benchmarks, runCompletion{
-				Report:  runReport{Started: &started, Done: &runplan.Message{Kind: runplan.KindDone}},
+			summary.FinishRun(st, run, tt.platformType, tt.benchmarks, summary.RunCompletion{
+				Report:  summary.RunReport{Started: &started, Done: &runplan.Message{Kind: runplan.KindDone}},
 				Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, SharedStorage: class,
 			})
 			var want []vmbenchv1.PlatformSharedStorage
@@ -58,8 +59,8 @@ func TestFinishRunRecordsWhatBackedTheSharedTarget(t *testing.T) {
 				t.Errorf("sharedStorage mismatch (-want +got):\n%s", diff)
 			}
 			for _, s := range st.SharedStorage {
-				if len(s.BackedBy) > maxSharedStorage {
-					t.Errorf("backedBy of %d bytes, beyond the schema's %d", len(s.BackedBy), maxSharedStorage)
+				if len(s.BackedBy) > summary.MaxSharedStorage {
+					t.Errorf("backedBy of %d bytes, beyond the schema's %d", len(s.BackedBy), summary.MaxSharedStorage)
 				}
 			}
 		})
@@ -74,14 +75,14 @@ func TestFinishRunKeepsTheLatestSharedStoragePerPlatform(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	for i, server := range []string{"nfs-kernel-server 1:2.6.2-4", "nfs-kernel-server 1:2.6.2-4+deb12u1", ""} {
 		run := &vmbenchv1.RunStatus{Name: fmt.Sprintf("demo-vm-%d", i+1), Platform: "vm", Repetition: int32(i + 1)}
-		finishRun(st, run, vmbenchv1.PlatformVM, shared, runCompletion{
-			Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted, SharedServer: server}, Done: &runplan.Message{Kind: runplan.KindDone}},
+		summary.FinishRun(st, run, vmbenchv1.PlatformVM, shared, summary.RunCompletion{
+			Report:  summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted, SharedServer: server}, Done: &runplan.Message{Kind: runplan.KindDone}},
 			Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 		})
 	}
 	container := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
-	finishRun(st, container, vmbenchv1.PlatformContainer, shared, runCompletion{
-		Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Done: &runplan.Message{Kind: runplan.KindDone}},
+	summary.FinishRun(st, container, vmbenchv1.PlatformContainer, shared, summary.RunCompletion{
+		Report:  summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Done: &runplan.Message{Kind: runplan.KindDone}},
 		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, SharedStorage: &vmbenchv1.SharedStorage{StorageClassName: "nfs"},
 	})
 	want := []vmbenchv1.PlatformSharedStorage{

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 )
 
 // Time to workload (startup phases) and what a VM costs beyond its guest. Both are read from the
@@ -55,8 +56,8 @@ type startupObservation struct {
 func observeStartup(run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType, obs startupObservation) {
 	seen := vmbenchv1.RunStartup{}
 	if platformType == vmbenchv1.PlatformVM {
-		seen.VMIScheduled = latestSeconds(obs.Since, vmiPhaseTimes(obs.VMIs, kubevirtv1.Scheduled))
-		seen.VMIRunning = latestSeconds(obs.Since, vmiPhaseTimes(obs.VMIs, kubevirtv1.Running))
+		seen.VMIScheduled = summary.LatestSeconds(obs.Since, vmiPhaseTimes(obs.VMIs, kubevirtv1.Scheduled))
+		seen.VMIRunning = summary.LatestSeconds(obs.Since, vmiPhaseTimes(obs.VMIs, kubevirtv1.Running))
 		for _, vmi := range obs.VMIs {
 			if pod := launcherPodOf(vmi, obs.Pods); pod != nil {
 				if o := launcherOverhead(vmi, pod); o != nil {
@@ -65,11 +66,11 @@ func observeStartup(run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformTyp
 			}
 		}
 	} else {
-		seen.PodsScheduled = latestSeconds(obs.Since, podConditionTimes(obs.Pods, corev1.PodScheduled))
-		seen.SandboxesReady = latestSeconds(obs.Since, podConditionTimes(obs.Pods, corev1.PodReadyToStartContainers))
-		seen.ContainersStarted = latestSeconds(obs.Since, containerStartTimes(obs.Pods))
+		seen.PodsScheduled = summary.LatestSeconds(obs.Since, podConditionTimes(obs.Pods, corev1.PodScheduled))
+		seen.SandboxesReady = summary.LatestSeconds(obs.Since, podConditionTimes(obs.Pods, corev1.PodReadyToStartContainers))
+		seen.ContainersStarted = summary.LatestSeconds(obs.Since, containerStartTimes(obs.Pods))
 	}
-	run.StartupSeconds = mergeStartup(run.StartupSeconds, seen)
+	run.StartupSeconds = summary.MergeStartup(run.StartupSeconds, seen)
 }
 
 // vmiPhaseTimes is, for every VMI that went through phase, when it entered it. A VMI that did not

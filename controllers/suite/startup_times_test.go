@@ -13,6 +13,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 )
 
 var startupBase = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
@@ -123,7 +124,7 @@ func TestObserveStartupVMRun(t *testing.T) {
 	vmis[2] = vmiWithPhases("uid-node02", map[kubevirtv1.VirtualMachineInstancePhase]float64{kubevirtv1.Scheduled: 30, kubevirtv1.Running: 42})
 	observeStartup(run, vmbenchv1.PlatformVM, startupObservation{Since: since, VMIs: vmis})
 	// The runner reports 61.25 s after the start: rounded to 61.3 (a tenth).
-	observeRunnerReady(run, startupBase.Add(61250*time.Millisecond))
+	summary.ObserveRunnerReady(run, startupBase.Add(61250*time.Millisecond))
 	want = &vmbenchv1.RunStartup{VMIScheduled: seconds(30), VMIRunning: seconds(42), RunnerReady: seconds(61.3)}
 	if diff := cmp.Diff(want, run.StartupSeconds); diff != "" {
 		t.Errorf("startup after node02 and the runner (-want +got):\n%s", diff)

@@ -19,6 +19,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/cachepolicy"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -56,33 +57,33 @@ const logReadTimeout = 2 * time.Minute
 // the cause; an error means the log may still be read later (an API or kubelet error) and nothing is
 // concluded.
 func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource,
-	children []client.Object, keys frameKeys) (runReport, error) {
+	children []client.Object, keys frameKeys) (summary.RunReport, error) {
 	want, gone, err := r.logPodController(ctx, suite.Namespace, src, children)
 	if err != nil {
-		return runReport{}, err
+		return summary.RunReport{}, err
 	}
 	if gone != nil {
-		return runReport{LogErr: gone}, nil
+		return summary.RunReport{LogErr: gone}, nil
 	}
 	pods := &corev1.PodList{}
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector)); err != nil {
-		return runReport{}, fmt.Errorf("listing the runner's pod: %w", err)
+		return summary.RunReport{}, fmt.Errorf("listing the runner's pod: %w", err)
 	}
 	if len(pods.Items) == 0 {
-		return runReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}, nil
+		return summary.RunReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}, nil
 	}
 	own, lookalikes, refused := pickLogPods(pods.Items, want)
 	if len(lookalikes) > 0 {
 		log.FromContext(ctx).Info("pods with a run's labels but another controller are not read", "run", keys.run, "pods", lookalikes, "controller", want.String())
 	}
 	if refused != nil {
-		return runReport{LogErr: refused}, nil
+		return summary.RunReport{LogErr: refused}, nil
 	}
 	// The oldest controlled pod is the launcher's. Should another claim the same controller (a forged
 	// reference, made in a race with the launcher), the next one is read when the first holds no
 	// finished runner's report, so that a forgery cannot fail the run. Without a finished report, the
 	// oldest pod's word stands: its report, or its read error.
-	var first *runReport
+	var first *summary.RunReport
 	var readErr error
 	for _, pod := range own[:min(len(own), maxLogPods)] {
 		report, err := r.readPodReport(ctx, pod, src.Container, keys)
@@ -97,7 +98,7 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 		}
 	}
 	if first == nil {
-		return runReport{}, readErr
+		return summary.RunReport{}, readErr
 	}
 	return *first, nil
 }
@@ -108,19 +109,19 @@ const maxLogPods = 2
 
 // readPodReport reads one pod's log and decodes the runner's frames in it; an error means that the
 // log may be read later.
-func (r *SuiteReconciler) readPodReport(ctx context.Context, pod *corev1.Pod, container string, keys frameKeys) (runReport, error) {
+func (r *SuiteReconciler) readPodReport(ctx context.Context, pod *corev1.Pod, container string, keys frameKeys) (summary.RunReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, logReadTimeout)
 	defer cancel()
 	stream, err := r.Logs.Open(ctx, pod.Namespace, pod.Name, container)
 	if err != nil {
-		return runReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, container, err)
+		return summary.RunReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, container, err)
 	}
 	defer func() { _ = stream.Close() }()
 	// The log is decoded as it streams in; a stream that breaks off is read again, not judged.
 	in := &readErrors{r: stream}
 	report := decodeReport(in, keys)
 	if in.err != nil {
-		return runReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, container, in.err)
+		return summary.RunReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, container, in.err)
 	}
 	return report, nil
 }
@@ -171,7 +172,7 @@ func (k frameKeys) tokenFor(id string) []byte { return k.tokens[k.runOf(id)] }
 // incomplete are reported, and the good ones are still used. Authentic frames of another run (a
 // frame checked under another run's token, or whose message names another run) are reported and
 // never used.
-func decodeReport(log io.Reader, keys frameKeys) runReport {
+func decodeReport(log io.Reader, keys frameKeys) summary.RunReport {
 	decoded, frameErr := frame.ScanKeys(log, keys.tokenFor)
 	msgs := make([]runplan.Message, 0, len(decoded))
 	var errs []error
@@ -222,14 +223,14 @@ const rawBudget = 512 << 10
 
 // rawOutputs keeps the end of every tool output of a run, for people to read, in a ConfigMap the
 // suite owns. It carries no run label, so the run's cleanup leaves it; it goes with the suite.
-func rawOutputs(suite *vmbenchv1.BenchmarkSuite, run string, report runReport) *corev1.ConfigMap {
+func rawOutputs(suite *vmbenchv1.BenchmarkSuite, run string, report summary.RunReport) *corev1.ConfigMap {
 	data := map[string]string{}
 	total := 0
-	for _, m := range latestResults(report.Results) {
+	for _, m := range summary.LatestResults(report.Results) {
 		if m.RawTail == "" || total+len(m.RawTail) > rawBudget {
 			continue
 		}
-		key := rawKey(m.Benchmark, where(m))
+		key := rawKey(m.Benchmark, summary.Where(m))
 		data[key] = m.RawTail
 		total += len(m.RawTail)
 	}
@@ -258,8 +259,8 @@ func rawKey(benchmark, node string) string {
 }
 
 // newRunReport sorts decoded messages by kind; later duplicates of started and done are ignored.
-func newRunReport(msgs []runplan.Message, frameErr error) runReport {
-	r := runReport{FrameErr: frameErr}
+func newRunReport(msgs []runplan.Message, frameErr error) summary.RunReport {
+	r := summary.RunReport{FrameErr: frameErr}
 	for i := range msgs {
 		m := msgs[i]
 		switch m.Kind {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -39,7 +40,7 @@ func TestCompactRun(t *testing.T) {
 					{Node: "node01", Allowed: "0-1", Online: 2}, {Node: "node02", Allowed: "0-1", Online: 2}},
 				BootSeconds: []vmbenchv1.NodeTiming{{Node: "master", Seconds: 20}, {Node: "node01", Seconds: 31.5}}},
 			want: vmbenchv1.RunStatus{Name: "s-vm-1", Phase: vmbenchv1.RunFailed, Message: strings.Repeat("e", 253) + "...",
-				Compacted: &vmbenchv1.RunSummary{Nodes: 3, MaxNoisePercent: ptrTo(12.25), MaxBootSeconds: ptrTo(31.5),
+				Compacted: &vmbenchv1.RunSummary{Nodes: 3, MaxNoisePercent: summary.PtrTo(12.25), MaxBootSeconds: summary.PtrTo(31.5),
 					Unpinned: []string{"node01", "node02"}}},
 		},
 		{
@@ -51,17 +52,17 @@ func TestCompactRun(t *testing.T) {
 		{
 			name: "a summary already there is merged into",
 			run: vmbenchv1.RunStatus{Name: "s-vm-2", Phase: vmbenchv1.RunSucceeded, Message: "short",
-				Compacted: &vmbenchv1.RunSummary{Nodes: 2, MaxNoisePercent: ptrTo(50), Unpinned: []string{"master"}},
+				Compacted: &vmbenchv1.RunSummary{Nodes: 2, MaxNoisePercent: summary.PtrTo(50), Unpinned: []string{"master"}},
 				Noise:     []vmbenchv1.NodeNoise{{Node: "node01", MaxPercent: 10}},
 				CPUs:      []vmbenchv1.NodeCPUs{{Node: "master"}, {Node: "node01"}}},
 			want: vmbenchv1.RunStatus{Name: "s-vm-2", Phase: vmbenchv1.RunSucceeded, Message: "short",
-				Compacted: &vmbenchv1.RunSummary{Nodes: 2, MaxNoisePercent: ptrTo(50), Unpinned: []string{"master", "node01"}}},
+				Compacted: &vmbenchv1.RunSummary{Nodes: 2, MaxNoisePercent: summary.PtrTo(50), Unpinned: []string{"master", "node01"}}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := tt.run
-			compactRun(&run)
+			summary.CompactRun(&run)
 			if diff := cmp.Diff(tt.want, run); diff != "" {
 				t.Errorf("compactRun mismatch (-want +got):\n%s", diff)
 			}
@@ -97,7 +98,7 @@ func TestFitStatusCompactsOldestRunsFirst(t *testing.T) {
 		for _, i := range runs {
 			want.Runs[i].Noise, want.Runs[i].CPUs, want.Runs[i].BootSeconds = nil, nil, nil
 			want.Runs[i].Message = strings.Repeat("m", 253) + "..."
-			want.Runs[i].Compacted = &vmbenchv1.RunSummary{Nodes: 2, MaxNoisePercent: ptrTo(2), MaxBootSeconds: ptrTo(40),
+			want.Runs[i].Compacted = &vmbenchv1.RunSummary{Nodes: 2, MaxNoisePercent: summary.PtrTo(2), MaxBootSeconds: summary.PtrTo(40),
 				Unpinned: []string{"master", "node01"}}
 		}
 		if dropSamples {
@@ -136,25 +137,25 @@ func TestFitStatusCompactsOldestRunsFirst(t *testing.T) {
 			switch {
 			case tt.over < 0:
 				want = st.DeepCopy()
-				pad(st, want, statusBudget)
+				pad(st, want, summary.StatusBudget)
 			case tt.over > 0:
-				pad(st, expect(st, tt.dropSamples, tt.compacted[:len(tt.compacted)-1]...), statusBudget+tt.over)
+				pad(st, expect(st, tt.dropSamples, tt.compacted[:len(tt.compacted)-1]...), summary.StatusBudget+tt.over)
 			case tt.dropSamples:
 				// Compacting every run leaves it one byte over; dropping the samples brings it under.
-				pad(st, expect(st, false, tt.compacted...), statusBudget+1)
+				pad(st, expect(st, false, tt.compacted...), summary.StatusBudget+1)
 			default:
-				pad(st, expect(st, false, tt.compacted...), statusBudget)
+				pad(st, expect(st, false, tt.compacted...), summary.StatusBudget)
 			}
 			want = expect(st, tt.dropSamples, tt.compacted...)
-			changed := fitStatus(st)
+			changed := summary.FitStatus(st)
 			if changed != (len(tt.compacted) > 0) {
 				t.Errorf("fitStatus() = %t, want %t", changed, len(tt.compacted) > 0)
 			}
 			if diff := cmp.Diff(want, st); diff != "" {
 				t.Errorf("status mismatch (-want +got):\n%s", diff)
 			}
-			if size := jsonSize(t, st); size > statusBudget {
-				t.Errorf("status is %d bytes after fitStatus, budget %d", size, statusBudget)
+			if size := jsonSize(t, st); size > summary.StatusBudget {
+				t.Errorf("status is %d bytes after fitStatus, budget %d", size, summary.StatusBudget)
 			}
 			w := warnings(vmbenchv1.BenchmarkSuiteSpec{}, st, "")
 			saysCompacted := slicesContainsSubstring(w, "runs keep only a summary of their per-node noise")
@@ -176,17 +177,17 @@ func TestPinningWarningCountsCompactedRuns(t *testing.T) {
 		{Name: "s-container-2", CPUs: []vmbenchv1.NodeCPUs{{Node: "master", Allowed: "2-3", Online: 8, Pinned: true},
 			{Node: "node02", Allowed: "0-7", Online: 8}}},
 	}}
-	w := pinningWarning(spec, st)
+	w := summary.PinningWarning(spec, st)
 	if want := "2 run nodes were not pinned (s-container-1/node01, s-container-2/node02): run s-container-2 node node02 could run on CPUs 0-7 of 8 online"; !strings.Contains(w, want) {
 		t.Errorf("warning %q does not say %q", w, want)
 	}
 	st.Runs[1] = vmbenchv1.RunStatus{Name: "s-container-2", Compacted: &vmbenchv1.RunSummary{Nodes: 2}}
-	w = pinningWarning(spec, st)
+	w = summary.PinningWarning(spec, st)
 	if want := "1 run nodes were not pinned (s-container-1/node01): run s-container-1 node node01 was not pinned (its CPU list was compacted)"; !strings.Contains(w, want) {
 		t.Errorf("warning %q does not say %q", w, want)
 	}
 	st.Runs[0].Compacted.Unpinned = nil
-	if w := pinningWarning(spec, st); w != "" {
+	if w := summary.PinningWarning(spec, st); w != "" {
 		t.Errorf("every compacted node was pinned, yet warned: %q", w)
 	}
 	if w := warnings(spec, st, platform.VMNetworkBridge); !slicesContainsSubstring(w, "2 of 2 runs keep only a summary") {
@@ -200,7 +201,7 @@ func filledMetric(name string, n int) vmbenchv1.MetricSummary {
 	for i := 0; i < n; i++ {
 		v := 1000 + float64(i*i%37) + 0.125*float64(i)
 		m.Samples = append(m.Samples, sample(int32(i/8+1), fmt.Sprintf("node%02d", i%8), v))
-		m.N, m.Mean, m.StdDev = combine(m.N, m.Mean, m.StdDev, v)
+		m.N, m.Mean, m.StdDev = summary.Combine(m.N, m.Mean, m.StdDev, v)
 	}
 	return m
 }
@@ -248,7 +249,7 @@ func TestFitStatus(t *testing.T) {
 		for i := 0; i < n; i++ {
 			v := 1000 + float64(i*i%37) + 0.125*float64(i)
 			m.Samples = append(m.Samples, sample(int32(i/8+1), fmt.Sprintf("node%02d", i%8), v))
-			m.N, m.Mean, m.StdDev = combine(m.N, m.Mean, m.StdDev, v)
+			m.N, m.Mean, m.StdDev = summary.Combine(m.N, m.Mean, m.StdDev, v)
 		}
 		return m
 	}
@@ -292,39 +293,39 @@ func TestFitStatus(t *testing.T) {
 		{name: "a small status is left alone", status: base},
 		{name: "exactly at the budget is left alone", status: func() *vmbenchv1.BenchmarkSuiteStatus {
 			st := base()
-			padTo(st, statusBudget)
+			padTo(st, summary.StatusBudget)
 			return st
 		}},
 		{name: "one byte over drops the biggest metric's samples only", wantDropped: []string{"big"},
 			status: func() *vmbenchv1.BenchmarkSuiteStatus {
 				st := base()
-				padTo(st, statusBudget+1)
+				padTo(st, summary.StatusBudget+1)
 				return st
 			}},
 		{name: "still over after the biggest drops the next biggest", wantDropped: []string{"big", "mid"},
 			status: func() *vmbenchv1.BenchmarkSuiteStatus {
 				st := base()
-				padTo(st, statusBudget+1, "big")
+				padTo(st, summary.StatusBudget+1, "big")
 				return st
 			}},
 		{name: "fits once the biggest is gone", wantDropped: []string{"big"},
 			status: func() *vmbenchv1.BenchmarkSuiteStatus {
 				st := base()
-				padTo(st, statusBudget, "big")
+				padTo(st, summary.StatusBudget, "big")
 				return st
 			}},
 		{name: "drops every sample and stops when the statistics alone are too big", wantOver: true,
 			wantDropped: []string{"small", "mid", "tiny", "big", "mid2"},
 			status: func() *vmbenchv1.BenchmarkSuiteStatus {
 				st := base()
-				st.Warnings = []string{strings.Repeat("w", statusBudget)}
+				st.Warnings = []string{strings.Repeat("w", summary.StatusBudget)}
 				return st
 			}},
 		{name: "too big without any sample drops nothing", wantOver: true,
 			status: func() *vmbenchv1.BenchmarkSuiteStatus {
 				st := base()
 				drop(st, "small", "mid", "tiny", "big", "mid2")
-				st.Warnings = []string{strings.Repeat("w", statusBudget)}
+				st.Warnings = []string{strings.Repeat("w", summary.StatusBudget)}
 				return st
 			}},
 	}
@@ -335,15 +336,15 @@ func TestFitStatus(t *testing.T) {
 			drop(want, tt.wantDropped...)
 			before := statsOf(st)
 
-			dropped := fitStatus(st)
+			dropped := summary.FitStatus(st)
 			if dropped != (len(tt.wantDropped) > 0) {
 				t.Errorf("fitStatus() = %t, want %t", dropped, len(tt.wantDropped) > 0)
 			}
 			if diff := cmp.Diff(want, st); diff != "" {
 				t.Errorf("status mismatch (-want +got):\n%s", diff)
 			}
-			if size := jsonSize(t, st); (size > statusBudget) != tt.wantOver {
-				t.Errorf("status is %d bytes after fitStatus, budget %d", size, statusBudget)
+			if size := jsonSize(t, st); (size > summary.StatusBudget) != tt.wantOver {
+				t.Errorf("status is %d bytes after fitStatus, budget %d", size, summary.StatusBudget)
 			}
 			// Statistics are never touched.
 			after := statsOf(st)
@@ -418,8 +419,8 @@ func TestWorstCaseLimitsAreTheCRDs(t *testing.T) {
 		{"spec.repetitions maximum", floatOf(at("spec", "repetitions").Maximum), worstCaseRepetitions},
 		{"spec.precision.maxRepetitions maximum", floatOf(at("spec", "precision", "maxRepetitions").Maximum), worstCaseRepetitions},
 		{"spec.cluster.nodes maximum", floatOf(at("spec", "cluster", "nodes").Maximum), worstCaseNodes},
-		{"status.results[].metrics maxItems", intOf(at("status", "results", "[]", "metrics").MaxItems), maxMetricsPerEntry},
-		{"status.results[].metrics[].name maxLength", intOf(at("status", "results", "[]", "metrics", "[]", "name").MaxLength), maxMetricName},
+		{"status.results[].metrics maxItems", intOf(at("status", "results", "[]", "metrics").MaxItems), summary.MaxMetricsPerEntry},
+		{"status.results[].metrics[].name maxLength", intOf(at("status", "results", "[]", "metrics", "[]", "name").MaxLength), summary.MaxMetricName},
 	} {
 		if c.crd != c.want {
 			t.Errorf("%s is %d in the CRD, the worst case and the controller use %d", c.what, c.crd, c.want)
@@ -508,7 +509,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	metricNames := make([]string, metricsPerRes)
 	for i := range metricNames {
-		metricNames[i] = fmt.Sprintf("%s_%02d", strings.Repeat("m", maxMetricName-3), i) // the API maximum
+		metricNames[i] = fmt.Sprintf("%s_%02d", strings.Repeat("m", summary.MaxMetricName-3), i) // the API maximum
 	}
 
 	// Every execution keeps a table, and loses one too, so that both counts and the warning that
@@ -562,8 +563,8 @@ func TestWorstCaseStatusSize(t *testing.T) {
 				msgs = append(msgs, m)
 			}
 		}
-		finishRun(st, run, vmbenchv1.PlatformVM, benchmarks, runCompletion{
-			Report: runReport{
+		summary.FinishRun(st, run, vmbenchv1.PlatformVM, benchmarks, summary.RunCompletion{
+			Report: summary.RunReport{
 				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu", CPUSets: cpuSets,
 					SharedServer: strings.Repeat("v", 100), SharedMount: strings.Repeat("m", 300)},
 				Results: msgs,
@@ -575,7 +576,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		})
 	}
 	st.StartTime = &metav1.Time{Time: finishStart}
-	st.Ratios = computeRatios(st, suite.Spec.Baseline)
+	st.Ratios = summary.ComputeRatios(st, suite.Spec.Baseline)
 	for _, p := range suite.Spec.Platforms[1:] {
 		st.VMSettings = append(st.VMSettings, vmbenchv1.VMSettingsStatus{Platform: p.Name, Run: strings.Repeat("r", 63),
 			NetworkBinding: strings.Repeat("n", 32), DiskBus: strings.Repeat("b", 16), DiskCache: strings.Repeat("c", 16), DedicatedCPUs: true,
@@ -612,8 +613,8 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		t.Fatalf("%d platforms recorded what backed their Shared target, want %d", len(st.SharedStorage), maxPlatforms)
 	}
 	for _, s := range st.SharedStorage {
-		if len(s.BackedBy) != maxSharedStorage {
-			t.Fatalf("platform %s records %d bytes of what backed its Shared target, want the schema's maximum of %d", s.Platform, len(s.BackedBy), maxSharedStorage)
+		if len(s.BackedBy) != summary.MaxSharedStorage {
+			t.Fatalf("platform %s records %d bytes of what backed its Shared target, want the schema's maximum of %d", s.Platform, len(s.BackedBy), summary.MaxSharedStorage)
 		}
 	}
 	if len(st.Ratios) != maxBenchmarks*(maxPlatforms-1) {
@@ -651,21 +652,21 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		}
 	}
 	// The rest of status is set before fitting, as in Reconcile, and the warnings again after it.
-	st.Headline = headline(suite.Spec, st.Ratios)
+	st.Headline = summary.Headline(suite.Spec, st.Ratios)
 	if st.Headline == nil {
 		// Every run failed, so no ratio is the headline: it takes its room all the same.
-		st.Headline = &vmbenchv1.Headline{Benchmark: strings.Repeat("b", worstCaseNameLength), Metric: strings.Repeat("m", maxMetricName),
+		st.Headline = &vmbenchv1.Headline{Benchmark: strings.Repeat("b", worstCaseNameLength), Metric: strings.Repeat("m", summary.MaxMetricName),
 			Summary: strings.Repeat("s", 128), Band: strings.Repeat("w", 16)}
 	}
 	setConditions(st, suiteState{Generation: 1, Now: finishNow})
 	setPrecisionReached(suite, precision)
 	start := time.Now()
-	fitWithWarnings(st, func() []string { return warnings(suite.Spec, st, platform.VMNetworkMasquerade) })
+	summary.FitWithWarnings(st, func() []string { return warnings(suite.Spec, st, platform.VMNetworkMasquerade) })
 	elapsed := time.Since(start)
 	sizeAfter := jsonSize(t, st)
 
-	if sizeAfter > statusBudget {
-		t.Errorf("status is %d bytes after fitStatus, more than the budget of %d", sizeAfter, statusBudget)
+	if sizeAfter > summary.StatusBudget {
+		t.Errorf("status is %d bytes after fitStatus, more than the budget of %d", sizeAfter, summary.StatusBudget)
 	}
 	if diff := cmp.Diff(vmSettings, st.VMSettings); diff != "" {
 		t.Errorf("fitStatus changed the VM settings (-want +got):\n%s", diff)
@@ -692,7 +693,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	// At every API maximum some samples still fit: the statistics alone leave room under the budget.
 	if kept == 0 {
-		t.Errorf("no metric kept its samples: the status without any sample is too close to the budget of %d", statusBudget)
+		t.Errorf("no metric kept its samples: the status without any sample is too close to the budget of %d", summary.StatusBudget)
 	}
 	// The biggest go first: no metric that kept its samples had more than one that lost them.
 	if largestKept > smallestDropped {
@@ -709,9 +710,9 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		compacted++
 		want := runsBefore[i]
 		want.Noise, want.CPUs, want.BootSeconds = nil, nil, nil
-		want.Message = want.Message[:maxCompactedMessage-3] + "..."
-		want.Compacted = &vmbenchv1.RunSummary{Nodes: maxNodes, MaxNoisePercent: ptrTo(maxNoise(runsBefore[i].Noise)),
-			MaxBootSeconds: ptrTo(maxBoot(runsBefore[i].BootSeconds)), Unpinned: nodes}
+		want.Message = want.Message[:summary.MaxCompactedMessage-3] + "..."
+		want.Compacted = &vmbenchv1.RunSummary{Nodes: maxNodes, MaxNoisePercent: summary.PtrTo(maxNoise(runsBefore[i].Noise)),
+			MaxBootSeconds: summary.PtrTo(maxBoot(runsBefore[i].BootSeconds)), Unpinned: nodes}
 		if diff := cmp.Diff(want, r); diff != "" {
 			t.Errorf("compacted run %s mismatch (-want +got):\n%s", r.Name, diff)
 		}
@@ -729,7 +730,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	floor := jsonSize(t, bare)
 	total := jsonSize(t, suite)
-	t.Logf("status without any sample: %d bytes, %.1f%% of the budget", floor, 100*float64(floor)/statusBudget)
+	t.Logf("status without any sample: %d bytes, %.1f%% of the budget", floor, 100*float64(floor)/summary.StatusBudget)
 	t.Logf("status before fitStatus: %d bytes (%.2f MiB; %s), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, %d of %d runs compacted, in %s",
 		sizeBefore, float64(sizeBefore)/(1<<20), sectionsBefore, samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before),
 		compacted, len(st.Runs), elapsed)

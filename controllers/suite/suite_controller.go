@@ -34,6 +34,7 @@ import (
 	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/controllers/masterkey"
 	"github.com/vmbench/vmbench/controllers/runqueue"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/metrics"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -219,15 +220,15 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	setQueued(st, queue.Wait, state.InvalidSpec, suite.Generation, suite.Spec, r.MaxSuiteDuration)
 	setQueuedByKey(st, keyHold, suite.Generation)
 
-	st.Ratios = computeRatios(st, suite.Spec.Baseline)
-	st.Headline = headline(suite.Spec, st.Ratios)
+	st.Ratios = summary.ComputeRatios(st, suite.Spec.Baseline)
+	st.Headline = summary.Headline(suite.Spec, st.Ratios)
 	if st.Headline != nil {
-		st.Headline.Band = headlineBand(suite)
+		st.Headline.Band = summary.HeadlineBand(suite)
 	}
 	setConditions(st, state)
 	setPrecisionReached(suite, precision)
 	st.ObservedGeneration = suite.Generation
-	fitWithWarnings(st, func() []string { return warnings(suite.Spec, st, r.VMNetwork) })
+	summary.FitWithWarnings(st, func() []string { return warnings(suite.Spec, st, r.VMNetwork) })
 
 	// A status that this pass left as it was is not written: the suites in line are reconciled each
 	// time the line moves, and most of them stay where they were.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -45,7 +46,7 @@ func TestFinishRunStoresNoiseFromFrames(t *testing.T) {
 	}
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-vm-2", Platform: "container", Repetition: 2, StartTime: &metav1.Time{Time: finishStart}}
-	finishRun(st, run, vmbenchv1.PlatformContainer, finishBenchmarks(), runCompletion{
+	summary.FinishRun(st, run, vmbenchv1.PlatformContainer, finishBenchmarks(), summary.RunCompletion{
 		Report: report, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})
 	want := []vmbenchv1.NodeNoise{
@@ -72,7 +73,7 @@ func TestFinishRunStoresNoiseFromFrames(t *testing.T) {
 }
 
 func TestNodeNoiseOfVMs(t *testing.T) {
-	got := nodeNoise([]runplan.Message{
+	got := summary.NodeNoise([]runplan.Message{
 		{Kind: runplan.KindResult, Node: "master", Noise: noiseOf("master", 90, 4, nil)},
 		{Kind: runplan.KindResult, Node: "master", Variant: "bs1K", Noise: noiseOf("master", 90, 10, nil)},
 		{Kind: runplan.KindResult, Node: "node01"}, // not sampled
@@ -90,7 +91,7 @@ func TestNodeCPUsAndPinningWarning(t *testing.T) {
 		"node01": {Allowed: "0-7", Online: 8}, // the shared pool: the kubelet ignored the request
 		"node02": {Allowed: "0-1", Online: 2}, // as many CPUs as the node has: nothing to tell it from the pool
 	}
-	got := nodeCPUs(sets, vmbenchv1.PlatformContainer, shape, false)
+	got := summary.NodeCPUs(sets, vmbenchv1.PlatformContainer, shape, false)
 	want := []vmbenchv1.NodeCPUs{
 		{Node: "master", Allowed: "2-3", Online: 8, Pinned: true},
 		{Node: "node01", Allowed: "0-7", Online: 8},
@@ -99,13 +100,13 @@ func TestNodeCPUsAndPinningWarning(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if pinned(runplan.CPUSet{Allowed: "2-4", Online: 8}, 2) || pinned(runplan.CPUSet{Allowed: "x", Online: 8}, 2) {
+	if summary.Pinned(runplan.CPUSet{Allowed: "2-4", Online: 8}, 2) || summary.Pinned(runplan.CPUSet{Allowed: "x", Online: 8}, 2) {
 		t.Error("three CPUs, or an unreadable list, taken for two pinned CPUs")
 	}
 
 	spec := vmbenchv1.BenchmarkSuiteSpec{Cluster: shape}
 	st := &vmbenchv1.BenchmarkSuiteStatus{Runs: []vmbenchv1.RunStatus{{Name: "demo-container-1", CPUs: got}}}
-	w := pinningWarning(spec, st)
+	w := summary.PinningWarning(spec, st)
 	for _, part := range []string{"2 run nodes", "demo-container-1/node01", "demo-container-1/node02", "CPUs 0-7 of 8 online", "--cpu-manager-policy=static", "CPUManager"} {
 		if !strings.Contains(w, part) {
 			t.Errorf("warning %q does not say %q", w, part)
@@ -115,17 +116,17 @@ func TestNodeCPUsAndPinningWarning(t *testing.T) {
 		t.Errorf("the suite's warnings lack %q", w)
 	}
 	spec.Cluster.DedicatedCPUs = false
-	if w := pinningWarning(spec, st); w != "" {
+	if w := summary.PinningWarning(spec, st); w != "" {
 		t.Errorf("not asked for, yet warned: %q", w)
 	}
 
 	// A VM guest sees only its vCPUs; its pinning is KubeVirt's dedicatedCpuPlacement.
-	vm := nodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape, true)
+	vm := summary.NodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape, true)
 	if len(vm) != 1 || !vm[0].Pinned {
 		t.Errorf("VM with dedicatedCPUs: %+v", vm)
 	}
 	shape.DedicatedCPUs = false
-	if vm := nodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape, false); vm[0].Pinned {
+	if vm := summary.NodeCPUs(map[string]runplan.CPUSet{"master": {Allowed: "0-1", Online: 2}}, vmbenchv1.PlatformVM, shape, false); vm[0].Pinned {
 		t.Errorf("VM without dedicatedCPUs counted as pinned: %+v", vm)
 	}
 }

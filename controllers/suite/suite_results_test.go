@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
@@ -59,7 +60,7 @@ func TestCombine(t *testing.T) {
 			var n int32
 			var mean, stddev float64
 			for i, x := range tt.xs {
-				n, mean, stddev = combine(n, mean, stddev, x)
+				n, mean, stddev = summary.Combine(n, mean, stddev, x)
 				wantMean, wantStdDev := meanStdDev(tt.xs[:i+1])
 				if n != int32(i+1) || !approxEqual(mean, wantMean) || !approxEqual(stddev, wantStdDev) {
 					t.Fatalf("after %v: combine = (n %d, mean %g, stddev %g), want (n %d, mean %g, stddev %g)",
@@ -101,9 +102,9 @@ func TestAddSampleCountsEverySample(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{}
-			res := resultFor(st, "cpu", "vm")
+			res := summary.ResultFor(st, "cpu", "vm")
 			for _, s := range tt.add {
-				addSample(res, metric("events_per_second", s.Value), s)
+				summary.AddSample(res, metric("events_per_second", s.Value), s)
 			}
 			values := make([]float64, len(tt.add))
 			for i, s := range tt.add {
@@ -121,11 +122,11 @@ func TestAddSampleCountsEverySample(t *testing.T) {
 
 func TestAddSampleKeepsMetricsApart(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
-	res := resultFor(st, "ping", "container")
-	addSample(res, latency("rtt_avg_ms", 0.5), sample(1, "master-node01", 0.5))
-	addSample(res, metric("packets", 10), sample(1, "master-node01", 10))
-	addSample(res, latency("rtt_avg_ms", 0.7), sample(1, "node01-master", 0.7))
-	if got := resultFor(st, "ping", "container"); got != &st.Results[0] || len(st.Results) != 1 {
+	res := summary.ResultFor(st, "ping", "container")
+	summary.AddSample(res, latency("rtt_avg_ms", 0.5), sample(1, "master-node01", 0.5))
+	summary.AddSample(res, metric("packets", 10), sample(1, "master-node01", 10))
+	summary.AddSample(res, latency("rtt_avg_ms", 0.7), sample(1, "node01-master", 0.7))
+	if got := summary.ResultFor(st, "ping", "container"); got != &st.Results[0] || len(st.Results) != 1 {
 		t.Fatalf("resultFor made a second result for the same benchmark and platform: %+v", st.Results)
 	}
 	want := []vmbenchv1.MetricSummary{
@@ -145,14 +146,14 @@ func TestAddSampleCapsEveryMetric(t *testing.T) {
 		add         int
 		wantSamples int
 	}{
-		{name: "below the cap keeps every sample", add: samplesPerMetric - 1, wantSamples: samplesPerMetric - 1},
-		{name: "at the cap keeps every sample", add: samplesPerMetric, wantSamples: samplesPerMetric},
-		{name: "past the cap keeps the first samples", add: samplesPerMetric + 50, wantSamples: samplesPerMetric},
+		{name: "below the cap keeps every sample", add: summary.SamplesPerMetric - 1, wantSamples: summary.SamplesPerMetric - 1},
+		{name: "at the cap keeps every sample", add: summary.SamplesPerMetric, wantSamples: summary.SamplesPerMetric},
+		{name: "past the cap keeps the first samples", add: summary.SamplesPerMetric + 50, wantSamples: summary.SamplesPerMetric},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{}
-			res := resultFor(st, "new", "vm")
+			res := summary.ResultFor(st, "new", "vm")
 			var values []float64
 			var added []vmbenchv1.Sample
 			for i := 0; i < tt.add; i++ {
@@ -160,7 +161,7 @@ func TestAddSampleCapsEveryMetric(t *testing.T) {
 				values = append(values, v)
 				s := sample(int32(i/10+1), fmt.Sprintf("node%02d", i%10), v)
 				added = append(added, s)
-				addSample(res, metric("m", v), s)
+				summary.AddSample(res, metric("m", v), s)
 			}
 			got := st.Results[0].Metrics[0]
 			if diff := cmp.Diff(added[:tt.wantSamples], got.Samples); diff != "" {
@@ -182,23 +183,23 @@ func TestAddSampleCapIsPerMetric(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	const metrics = 70
 	for i := 0; i < metrics; i++ {
-		res := resultFor(st, fmt.Sprintf("b%02d", i/2), "container")
-		for s := 0; s < samplesPerMetric+5; s++ {
-			addSample(res, metric(fmt.Sprintf("m%d", i%2), 1), sample(int32(s/8+1), fmt.Sprintf("node%02d", s%8), 1))
+		res := summary.ResultFor(st, fmt.Sprintf("b%02d", i/2), "container")
+		for s := 0; s < summary.SamplesPerMetric+5; s++ {
+			summary.AddSample(res, metric(fmt.Sprintf("m%d", i%2), 1), sample(int32(s/8+1), fmt.Sprintf("node%02d", s%8), 1))
 		}
 	}
 	total := 0
 	for _, r := range st.Results {
 		for _, m := range r.Metrics {
-			if len(m.Samples) != samplesPerMetric || m.N != samplesPerMetric+5 {
+			if len(m.Samples) != summary.SamplesPerMetric || m.N != summary.SamplesPerMetric+5 {
 				t.Errorf("%s/%s keeps %d samples of %d, want %d of %d", r.Benchmark, m.Name, len(m.Samples), m.N,
-					samplesPerMetric, samplesPerMetric+5)
+					summary.SamplesPerMetric, summary.SamplesPerMetric+5)
 			}
 			total += len(m.Samples)
 		}
 	}
-	if total != metrics*samplesPerMetric {
-		t.Errorf("status keeps %d samples, want %d", total, metrics*samplesPerMetric)
+	if total != metrics*summary.SamplesPerMetric {
+		t.Errorf("status keeps %d samples, want %d", total, metrics*summary.SamplesPerMetric)
 	}
 }
 
@@ -243,7 +244,7 @@ func TestLatestResults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, latestResults(tt.in), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.want, summary.LatestResults(tt.in), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("latestResults() mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -275,7 +276,7 @@ func TestSampleError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sampleError(tt.msg); got != tt.want {
+			if got := summary.SampleError(tt.msg); got != tt.want {
 				t.Errorf("sampleError() = %q, want %q", got, tt.want)
 			}
 		})
@@ -325,20 +326,20 @@ func TestFinishRun(t *testing.T) {
 	tests := []struct {
 		name         string
 		platformType vmbenchv1.PlatformType
-		report       runReport
+		report       summary.RunReport
 		outcome      platform.Outcome
 		timedOut     bool
 		want         want
 	}{
 		{
 			name:    "success",
-			report:  runReport{Started: started("none"), Results: goodResults(), Done: done},
+			report:  summary.RunReport{Started: started("none"), Results: goodResults(), Done: done},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:    want{phase: vmbenchv1.RunSucceeded},
 		},
 		{
 			name:     "timed out",
-			report:   runReport{Started: started("none"), Results: goodResults()[:2]},
+			report:   summary.RunReport{Started: started("none"), Results: goodResults()[:2]},
 			outcome:  platform.Outcome{Phase: platform.PhaseRunning},
 			timedOut: true,
 			want: want{phase: vmbenchv1.RunFailed, failed: []string{"ping"}, failures: [2]int32{0, 1},
@@ -347,33 +348,33 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name:     "timed out while the child failed names the deadline",
-			report:   runReport{Results: goodResults()},
+			report:   summary.RunReport{Results: goodResults()},
 			outcome:  platform.Outcome{Phase: platform.PhaseFailed, Message: "MPIJob demo-container-1 failed: DeadlineExceeded: too slow"},
 			timedOut: true,
 			want:     want{phase: vmbenchv1.RunFailed, message: "run did not finish within its deadline of 25m0s"},
 		},
 		{
 			name:    "child failed with its message",
-			report:  runReport{Started: started("none"), Results: goodResults()},
+			report:  summary.RunReport{Started: started("none"), Results: goodResults()},
 			outcome: platform.Outcome{Phase: platform.PhaseFailed, Message: "MPIJob demo-container-1 failed: BackoffLimitExceeded: launcher exited"},
 			want:    want{phase: vmbenchv1.RunFailed, message: "MPIJob demo-container-1 failed: BackoffLimitExceeded: launcher exited"},
 		},
 		{
 			name:    "no done message",
-			report:  runReport{Started: started("none"), Results: goodResults()},
+			report:  summary.RunReport{Started: started("none"), Results: goodResults()},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:    want{phase: vmbenchv1.RunFailed, message: "the runner never reported that it finished"},
 		},
 		{
 			name: "corrupt frames",
-			report: runReport{Started: started("none"), Results: goodResults(), Done: done,
+			report: summary.RunReport{Started: started("none"), Results: goodResults(), Done: done,
 				FrameErr: errors.Join(errors.New("frame r-3: bad MAC"), errors.New("frame r-4: incomplete"))},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:    want{phase: vmbenchv1.RunFailed, message: "corrupt result frames: frame r-3: bad MAC; frame r-4: incomplete"},
 		},
 		{
 			name: "frames too large",
-			report: runReport{Started: started("none"), Results: goodResults(), Done: done,
+			report: summary.RunReport{Started: started("none"), Results: goodResults(), Done: done,
 				FrameErr: errors.Join(&frame.LimitError{What: "the log", Limit: "4096 distinct messages"})},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want: want{phase: vmbenchv1.RunFailed, message: "result frames too large: frame: the log is too large to read: the log holds more than " +
@@ -382,13 +383,13 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name:    "corrupt frames on several lines",
-			report:  runReport{Results: goodResults(), Done: done, FrameErr: errors.New("frame r-3:\nbad MAC")},
+			report:  summary.RunReport{Results: goodResults(), Done: done, FrameErr: errors.New("frame r-3:\nbad MAC")},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:    want{phase: vmbenchv1.RunFailed, message: "corrupt result frames: frame r-3:; bad MAC"},
 		},
 		{
 			name:    "log unreadable",
-			report:  runReport{LogErr: errors.New("no pod with labels x exists")},
+			report:  summary.RunReport{LogErr: errors.New("no pod with labels x exists")},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want: want{phase: vmbenchv1.RunFailed, failed: []string{"cpu", "ping"}, failures: [2]int32{1, 1},
 				lastError: [2]string{"run demo-container-1 reported no result", "run demo-container-1 reported no result"},
@@ -396,7 +397,7 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name:    "a benchmark without result fails the benchmark, not the run",
-			report:  runReport{Started: started("none"), Results: goodResults()[:2], Done: done},
+			report:  summary.RunReport{Started: started("none"), Results: goodResults()[:2], Done: done},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"ping"}, failures: [2]int32{0, 1},
 				lastError: [2]string{"", "run demo-container-1 reported no result"},
@@ -404,7 +405,7 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name: "a benchmark error on one node",
-			report: runReport{Started: started("none"), Done: done, Results: append(goodResults()[:1],
+			report: summary.RunReport{Started: started("none"), Done: done, Results: append(goodResults()[:1],
 				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "node01", Error: "sysbench: exit status 1"},
 				goodResults()[2])},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
@@ -414,7 +415,7 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name: "a zero throughput is a failure",
-			report: runReport{Done: done, Results: []runplan.Message{
+			report: summary.RunReport{Done: done, Results: []runplan.Message{
 				resultMsg("cpu", "master", metric("events_per_second", 0)), goodResults()[2]}},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want: want{phase: vmbenchv1.RunSucceeded, failed: []string{"cpu"}, failures: [2]int32{1, 0},
@@ -423,7 +424,7 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name: "every failed benchmark is named with its first cause, in spec order",
-			report: runReport{Started: started("none"), Done: done, Results: []runplan.Message{
+			report: summary.RunReport{Started: started("none"), Done: done, Results: []runplan.Message{
 				{Kind: runplan.KindResult, Benchmark: "ping", Node: "master-node01", Error: "ping: 100% packet loss"},
 				{Kind: runplan.KindResult, Benchmark: "ping", Node: "node01-master", Error: "ping: exit status 2"}}},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
@@ -433,7 +434,7 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name: "a runner that measured again replaces its failed result",
-			report: runReport{Started: started("none"), Done: done, Results: []runplan.Message{
+			report: summary.RunReport{Started: started("none"), Done: done, Results: []runplan.Message{
 				{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"},
 				goodResults()[0], goodResults()[1], goodResults()[2]}},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
@@ -441,14 +442,14 @@ func TestFinishRun(t *testing.T) {
 		},
 		{
 			name: "a runner that failed when it measured again keeps the earlier measurement",
-			report: runReport{Started: started("none"), Done: done, Results: append(goodResults(),
+			report: summary.RunReport{Started: started("none"), Done: done, Results: append(goodResults(),
 				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"})},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:    want{phase: vmbenchv1.RunSucceeded},
 		},
 		{
 			name: "a runner that failed twice at one execution fails the benchmark once",
-			report: runReport{Started: started("none"), Done: done, Results: append(goodResults()[1:],
+			report: summary.RunReport{Started: started("none"), Done: done, Results: append(goodResults()[1:],
 				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed"},
 				runplan.Message{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: "sysbench: killed again"})},
 			outcome: platform.Outcome{Phase: platform.PhaseSucceeded},
@@ -459,21 +460,21 @@ func TestFinishRun(t *testing.T) {
 		{
 			name:         "VM under software emulation",
 			platformType: vmbenchv1.PlatformVM,
-			report:       runReport{Started: started("qemu"), Results: goodResults(), Done: done},
+			report:       summary.RunReport{Started: started("qemu"), Results: goodResults(), Done: done},
 			outcome:      platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:         want{phase: vmbenchv1.RunSucceeded, accelerator: vmbenchv1.AcceleratorEmulation, emulated: true},
 		},
 		{
 			name:         "VM under KVM",
 			platformType: vmbenchv1.PlatformVM,
-			report:       runReport{Started: started("kvm"), Results: goodResults(), Done: done},
+			report:       summary.RunReport{Started: started("kvm"), Results: goodResults(), Done: done},
 			outcome:      platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:         want{phase: vmbenchv1.RunSucceeded, accelerator: vmbenchv1.AcceleratorKVM},
 		},
 		{
 			name:         "VM that never started has no accelerator",
 			platformType: vmbenchv1.PlatformVM,
-			report:       runReport{},
+			report:       summary.RunReport{},
 			outcome:      platform.Outcome{Phase: platform.PhaseFailed, Message: "VMI demo-vm-1-master failed"},
 			want: want{phase: vmbenchv1.RunFailed, failed: []string{"cpu", "ping"}, failures: [2]int32{1, 1},
 				lastError: [2]string{"run demo-container-1 reported no result", "run demo-container-1 reported no result"},
@@ -482,7 +483,7 @@ func TestFinishRun(t *testing.T) {
 		{
 			name:         "a container ignores the host's virtualization",
 			platformType: vmbenchv1.PlatformContainer,
-			report:       runReport{Started: started("qemu"), Results: goodResults(), Done: done},
+			report:       summary.RunReport{Started: started("qemu"), Results: goodResults(), Done: done},
 			outcome:      platform.Outcome{Phase: platform.PhaseSucceeded},
 			want:         want{phase: vmbenchv1.RunSucceeded},
 		},
@@ -496,7 +497,7 @@ func TestFinishRun(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{}
 			run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1, Phase: vmbenchv1.RunRunning,
 				StartTime: &metav1.Time{Time: finishStart}}
-			failed := finishRun(st, run, platformType, finishBenchmarks(), runCompletion{
+			failed := summary.FinishRun(st, run, platformType, finishBenchmarks(), summary.RunCompletion{
 				Report: tt.report, Outcome: tt.outcome, TimedOut: tt.timedOut, Deadline: 25 * time.Minute, Now: finishNow,
 			})
 
@@ -539,8 +540,8 @@ func TestFinishRunRecordsSamples(t *testing.T) {
 	msgs := append(goodResults(),
 		resultMsg("unknown", "master", metric("x", 1)), // not in the spec: ignored
 		resultMsg("cpu", "node02", metric("events_per_second", 120)))
-	finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
-		Report:  runReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}},
+	summary.FinishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), summary.RunCompletion{
+		Report:  summary.RunReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}},
 		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})
 	want := []vmbenchv1.BenchmarkResult{
@@ -568,8 +569,8 @@ func TestFinishRunKeepsTheLastResult(t *testing.T) {
 		resultMsg("ping", "master-node01", latency("rtt_avg_ms", 0.5)),
 		resultMsg("cpu", "master", metric("events_per_second", 250), latency("latency_avg_ms", 3)),
 	}
-	failed := finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
-		Report:  runReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}},
+	failed := summary.FinishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), summary.RunCompletion{
+		Report:  summary.RunReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}},
 		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})
 	if len(failed) != 0 || run.Phase != vmbenchv1.RunSucceeded {
@@ -597,7 +598,7 @@ func TestFinishRunTimings(t *testing.T) {
 	tests := []struct {
 		name          string
 		start         *metav1.Time
-		report        runReport
+		report        summary.RunReport
 		created       map[string]time.Time
 		wantBoot      []vmbenchv1.NodeTiming
 		wantOrchestra *float64
@@ -605,7 +606,7 @@ func TestFinishRunTimings(t *testing.T) {
 		{
 			name:  "boot per node from creation to readiness, orchestration is wall time minus benchmark time",
 			start: &metav1.Time{Time: finishStart},
-			report: runReport{
+			report: summary.RunReport{
 				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: map[string]time.Time{
 					"node01": created.Add(20 * time.Second),
 					"master": created.Add(12340 * time.Millisecond),
@@ -621,18 +622,18 @@ func TestFinishRunTimings(t *testing.T) {
 		{
 			name:   "no done message, no orchestration time",
 			start:  &metav1.Time{Time: finishStart},
-			report: runReport{Started: &runplan.Message{Kind: runplan.KindStarted}},
+			report: summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted}},
 		},
 		{
 			name:   "no start time, no orchestration time",
-			report: runReport{Done: &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 1}},
+			report: summary.RunReport{Done: &runplan.Message{Kind: runplan.KindDone, BenchmarkSeconds: 1}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{}
 			run := &vmbenchv1.RunStatus{Name: "demo-vm-1", Platform: "vm", Repetition: 1, StartTime: tt.start}
-			finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
+			summary.FinishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), summary.RunCompletion{
 				Report: tt.report, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow, Created: tt.created,
 			})
 			if diff := cmp.Diff(tt.wantBoot, run.BootSeconds); diff != "" {
@@ -650,8 +651,8 @@ func TestFinishRunKeepsEmulatedFlag(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	for rep, virt := range []string{"qemu", "kvm"} {
 		run := &vmbenchv1.RunStatus{Name: fmt.Sprintf("demo-vm-%d", rep+1), Platform: "vm", Repetition: int32(rep + 1)}
-		finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{
-			Report: runReport{Started: &runplan.Message{Kind: runplan.KindStarted, Virtualization: virt}, Results: goodResults(),
+		summary.FinishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), summary.RunCompletion{
+			Report: summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted, Virtualization: virt}, Results: goodResults(),
 				Done: &runplan.Message{Kind: runplan.KindDone}},
 			Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 		})
@@ -672,8 +673,8 @@ func TestFinishRunMarksAllNodesResults(t *testing.T) {
 	benchmarks[0].Concurrency = vmbenchv1.ConcurrencyAllNodes
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
-	finishRun(st, run, vmbenchv1.PlatformContainer, benchmarks, runCompletion{
-		Report:  runReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Results: goodResults(), Done: &runplan.Message{Kind: runplan.KindDone}},
+	summary.FinishRun(st, run, vmbenchv1.PlatformContainer, benchmarks, summary.RunCompletion{
+		Report:  summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Results: goodResults(), Done: &runplan.Message{Kind: runplan.KindDone}},
 		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})
 	if len(st.Results) != 2 {
@@ -690,8 +691,8 @@ func TestFinishRunTruncatesMessages(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
 	long := strings.Repeat("x", 2000)
-	finishRun(st, run, vmbenchv1.PlatformContainer, finishBenchmarks(), runCompletion{
-		Report: runReport{Done: &runplan.Message{Kind: runplan.KindDone}, Results: []runplan.Message{
+	summary.FinishRun(st, run, vmbenchv1.PlatformContainer, finishBenchmarks(), summary.RunCompletion{
+		Report: summary.RunReport{Done: &runplan.Message{Kind: runplan.KindDone}, Results: []runplan.Message{
 			{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Error: long}, goodResults()[2]}},
 		Outcome: platform.Outcome{Phase: platform.PhaseFailed, Message: long}, Now: finishNow,
 	})
@@ -708,10 +709,10 @@ func TestFinishRunTruncatesMessages(t *testing.T) {
 func TestAddSampleNeverRefillsTrimmedDetail(t *testing.T) {
 	res := &vmbenchv1.BenchmarkResult{Benchmark: "cpu", Platform: "vm"}
 	for i := range 4 {
-		addSample(res, metric("e", float64(i)), sample(int32(i+1), "master", float64(i)))
+		summary.AddSample(res, metric("e", float64(i)), sample(int32(i+1), "master", float64(i)))
 	}
 	res.Metrics[0].Samples = nil // what fitStatus does
-	addSample(res, metric("e", 10), sample(5, "master", 10))
+	summary.AddSample(res, metric("e", 10), sample(5, "master", 10))
 	m := res.Metrics[0]
 	if len(m.Samples) != 0 || m.N != 5 {
 		t.Fatalf("after trimming: %d samples, N=%d; want 0 samples, N=5", len(m.Samples), m.N)
@@ -726,11 +727,11 @@ func TestAddSampleNeverRefillsTrimmedDetail(t *testing.T) {
 func TestFinishRunReportsRunnerAbort(t *testing.T) {
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-vm-1", Platform: "vm", Repetition: 1, Phase: vmbenchv1.RunRunning}
-	report := runReport{
+	report := summary.RunReport{
 		Results: []runplan.Message{{Kind: runplan.KindResult, Error: "nodes did not answer within 15m0s: node02"}},
 		Done:    &runplan.Message{Kind: runplan.KindDone},
 	}
-	finishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), runCompletion{Report: report, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
+	summary.FinishRun(st, run, vmbenchv1.PlatformVM, finishBenchmarks(), summary.RunCompletion{Report: report, Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
 	if run.Phase != vmbenchv1.RunFailed {
 		t.Errorf("phase %s, want Failed", run.Phase)
 	}
@@ -747,7 +748,7 @@ func TestLatestResultsKeepsVariantsApart(t *testing.T) {
 		m.Variant = variant
 		return m
 	}
-	got := latestResults([]runplan.Message{bs("bs1K", 1), bs("bs1M", 2), bs("bs1K", 3)})
+	got := summary.LatestResults([]runplan.Message{bs("bs1K", 1), bs("bs1M", 2), bs("bs1K", 3)})
 	if diff := cmp.Diff([]runplan.Message{bs("bs1K", 3), bs("bs1M", 2)}, got); diff != "" {
 		t.Errorf("latestResults() mismatch (-want +got):\n%s", diff)
 	}
@@ -764,21 +765,21 @@ func TestFinishRunKeepsStatusWithinItsSchema(t *testing.T) {
 		ms = append(ms, results.Metric{Name: fmt.Sprintf("m%02d", i), Unit: "MB/s", Direction: results.HigherIsBetter, Value: 1})
 	}
 	ms = append(ms[:10:10], append([]results.Metric{{Name: strings.Repeat("a_stressor_", 7), Unit: "ops/s", Direction: results.HigherIsBetter, Value: 1}}, ms[10:]...)...)
-	finishRun(st, run, vmbenchv1.PlatformContainer, []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}, runCompletion{
-		Report: runReport{Done: &runplan.Message{Kind: runplan.KindDone},
+	summary.FinishRun(st, run, vmbenchv1.PlatformContainer, []vmbenchv1.Benchmark{{Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}, summary.RunCompletion{
+		Report: summary.RunReport{Done: &runplan.Message{Kind: runplan.KindDone},
 			Results: []runplan.Message{{Kind: runplan.KindResult, Benchmark: "cpu", Node: "master", Metrics: ms}}},
 		Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}, Now: finishNow,
 	})
-	if got := len(st.Results[0].Metrics); got != maxMetricsPerEntry {
-		t.Errorf("kept %d metrics, want %d", got, maxMetricsPerEntry)
+	if got := len(st.Results[0].Metrics); got != summary.MaxMetricsPerEntry {
+		t.Errorf("kept %d metrics, want %d", got, summary.MaxMetricsPerEntry)
 	}
 	long := st.Results[0].Metrics[10].Name
-	if len(long) != maxMetricName || !strings.HasPrefix(long, "a_stressor_a_stressor_") {
-		t.Errorf("the long name became %q, want its start and a hash in %d characters", long, maxMetricName)
+	if len(long) != summary.MaxMetricName || !strings.HasPrefix(long, "a_stressor_a_stressor_") {
+		t.Errorf("the long name became %q, want its start and a hash in %d characters", long, summary.MaxMetricName)
 	}
 	for _, m := range st.Results[0].Metrics {
-		if len(m.Name) > maxMetricName {
-			t.Errorf("kept metric %q, longer than the schema's %d", m.Name, maxMetricName)
+		if len(m.Name) > summary.MaxMetricName {
+			t.Errorf("kept metric %q, longer than the schema's %d", m.Name, summary.MaxMetricName)
 		}
 	}
 	if run.Phase != vmbenchv1.RunSucceeded || run.Message != "" {

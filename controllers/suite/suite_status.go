@@ -10,6 +10,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -124,14 +125,14 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 	if samplesTrimmed(st) {
 		out = append(out, "some metrics keep only their statistics, not every sample, so that the status stays small")
 	}
-	if n := compactedRuns(st); n > 0 {
+	if n := summary.CompactedRuns(st); n > 0 {
 		out = append(out, fmt.Sprintf("%d of %d runs keep only a summary of their per-node noise, CPU lists and VM boot times "+
-			"(runs[].compacted) and the first %d characters of their message, so that the status stays small", n, len(st.Runs), maxCompactedMessage))
+			"(runs[].compacted) and the first %d characters of their message, so that the status stays small", n, len(st.Runs), summary.MaxCompactedMessage))
 	}
 	if !spec.Cluster.Guaranteed() {
 		out = append(out, "cluster requests are below limits: pods and VMs are not in Guaranteed QoS, so neighbours can take their CPU")
 	}
-	if w := pinningWarning(spec, st); w != "" {
+	if w := summary.PinningWarning(spec, st); w != "" {
 		out = append(out, w)
 	}
 	for _, r := range st.Runs {
@@ -160,12 +161,12 @@ func warnings(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteSta
 	if w := notKeptWarning(st); w != "" {
 		out = append(out, w)
 	}
-	if w := lostTablesWarning(st); w != "" {
+	if w := summary.LostTablesWarning(st); w != "" {
 		out = append(out, w)
 	}
 	for _, r := range st.Results {
-		if len(r.Metrics) >= maxMetricsPerEntry {
-			out = append(out, fmt.Sprintf("%s on %s reported more metrics than status holds (%d): the rest are only in the raw outputs", r.Benchmark, r.Platform, maxMetricsPerEntry))
+		if len(r.Metrics) >= summary.MaxMetricsPerEntry {
+			out = append(out, fmt.Sprintf("%s on %s reported more metrics than status holds (%d): the rest are only in the raw outputs", r.Benchmark, r.Platform, summary.MaxMetricsPerEntry))
 		}
 	}
 	// The schema holds 8 warnings; the first ones are the most general.

@@ -12,6 +12,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -272,7 +273,7 @@ func TestWarnings(t *testing.T) {
 				s.Cluster.CPURequest, s.Cluster.MemoryRequest = quantity("2000m"), quantity("2048Mi")
 			}},
 		{name: "every sample kept", network: platform.VMNetworkBridge, results: withSamples(3, 3)},
-		{name: "samples capped per metric", network: platform.VMNetworkBridge, results: withSamples(samplesPerMetric+1, samplesPerMetric),
+		{name: "samples capped per metric", network: platform.VMNetworkBridge, results: withSamples(summary.SamplesPerMetric+1, summary.SamplesPerMetric),
 			want: []string{trimmedWarning}},
 		{name: "samples dropped to fit the status", network: platform.VMNetworkBridge, results: withSamples(7, 0),
 			want: []string{trimmedWarning}},

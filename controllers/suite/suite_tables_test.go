@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runner"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -70,7 +71,7 @@ func TestResultTables(t *testing.T) {
 	noSeries.TableError = "iperf3: report has no intervals"
 	broken := withTable(resultMsg("net", "master-node02", netMetrics...), series)
 	broken.Error = "iperf3 failed (exit status 1)"
-	report := runReport{Results: []runplan.Message{
+	report := summary.RunReport{Results: []runplan.Message{
 		io("master", "local"), io("master", "shared"), io("node01", "local"),
 		withTable(resultMsg("net", "master-node01", netMetrics...), series),
 		noSeries, broken,
@@ -78,21 +79,21 @@ func TestResultTables(t *testing.T) {
 		// A benchmark the spec does not have counts nowhere.
 		withTable(resultMsg("gone", "master", netMetrics...), series),
 	}}
-	got := resultTables(suite, "demo-vm-2", "vm", DefaultedBenchmarks(suite), report)
+	got := summary.ResultTables(suite, "demo-vm-2", "vm", DefaultedBenchmarks(suite), report)
 
-	if diff := cmp.Diff(map[string]int32{"disk": 3, "net": 1}, got.kept); diff != "" {
+	if diff := cmp.Diff(map[string]int32{"disk": 3, "net": 1}, got.Kept); diff != "" {
 		t.Errorf("kept (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]int32{"net": 1}, got.lost); diff != "" {
+	if diff := cmp.Diff(map[string]int32{"net": 1}, got.Lost); diff != "" {
 		t.Errorf("lost (-want +got):\n%s", diff)
 	}
-	if len(got.causes) != 1 || got.causes[0].Cause != "the runner read no table from the output: iperf3: report has no intervals" {
-		t.Errorf("causes %+v", got.causes)
+	if len(got.Causes) != 1 || got.Causes[0].Cause != "the runner read no table from the output: iperf3: report has no intervals" {
+		t.Errorf("causes %+v", got.Causes)
 	}
-	if len(got.maps) != 1 {
-		t.Fatalf("%d ConfigMaps, want 1", len(got.maps))
+	if len(got.Maps) != 1 {
+		t.Fatalf("%d ConfigMaps, want 1", len(got.Maps))
 	}
-	cm := got.maps[0]
+	cm := got.Maps[0]
 	if cm.Name != "demo-vm-2-tables" || cm.Namespace != "bench" {
 		t.Errorf("ConfigMap %s/%s", cm.Namespace, cm.Name)
 	}
@@ -142,22 +143,22 @@ func TestResultTablesSpillAndCountWhatDoesNotFit(t *testing.T) {
 		m.Variant, m.Table = "local", &table
 		msgs = append(msgs, m)
 	}
-	got := resultTables(suite, "demo-container-1", "container", DefaultedBenchmarks(suite), runReport{Results: msgs})
-	if len(got.maps) != tables.MaxMaps || got.maps[1].Name != "demo-container-1-tables-2" || got.maps[15].Name != "demo-container-1-tables-16" {
-		t.Fatalf("%d ConfigMaps", len(got.maps))
+	got := summary.ResultTables(suite, "demo-container-1", "container", DefaultedBenchmarks(suite), summary.RunReport{Results: msgs})
+	if len(got.Maps) != tables.MaxMaps || got.Maps[1].Name != "demo-container-1-tables-2" || got.Maps[15].Name != "demo-container-1-tables-16" {
+		t.Fatalf("%d ConfigMaps", len(got.Maps))
 	}
-	if got.kept["disk"] != int32(n-3) || got.lost["disk"] != 3 {
-		t.Errorf("kept %d, lost %d of %d", got.kept["disk"], got.lost["disk"], n)
+	if got.Kept["disk"] != int32(n-3) || got.Lost["disk"] != 3 {
+		t.Errorf("kept %d, lost %d of %d", got.Kept["disk"], got.Lost["disk"], n)
 	}
 
 	// finishRun counts them in status, and the warning says so.
 	st := &vmbenchv1.BenchmarkSuiteStatus{}
 	run := &vmbenchv1.RunStatus{Name: "demo-container-1", Platform: "container", Repetition: 1}
-	finishRun(st, run, vmbenchv1.PlatformContainer, DefaultedBenchmarks(suite), runCompletion{
-		Report: runReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}}, Now: finishNow,
-		TablesKept: got.kept, TablesLost: got.lost,
+	summary.FinishRun(st, run, vmbenchv1.PlatformContainer, DefaultedBenchmarks(suite), summary.RunCompletion{
+		Report: summary.RunReport{Results: msgs, Done: &runplan.Message{Kind: runplan.KindDone}}, Now: finishNow,
+		TablesKept: got.Kept, TablesLost: got.Lost,
 	})
-	res := resultFor(st, "disk", "container")
+	res := summary.ResultFor(st, "disk", "container")
 	if res.Tables != int32(n-3) || res.TablesLost != 3 {
 		t.Errorf("status counts %d kept, %d lost", res.Tables, res.TablesLost)
 	}
@@ -166,7 +167,7 @@ func TestResultTablesSpillAndCountWhatDoesNotFit(t *testing.T) {
 	if w := warnings(suite.Spec, st, ""); !contains(w, want) {
 		t.Errorf("warnings %q lack %q", w, want)
 	}
-	if w := lostTablesWarning(&vmbenchv1.BenchmarkSuiteStatus{Results: []vmbenchv1.BenchmarkResult{{Benchmark: "disk", Platform: "vm", Tables: 9}}}); w != "" {
+	if w := summary.LostTablesWarning(&vmbenchv1.BenchmarkSuiteStatus{Results: []vmbenchv1.BenchmarkResult{{Benchmark: "disk", Platform: "vm", Tables: 9}}}); w != "" {
 		t.Errorf("nothing lost, warning %q", w)
 	}
 }

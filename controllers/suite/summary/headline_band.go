@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -10,7 +10,7 @@ import (
 // into the higher-is-better sense, held against the band of its metric's family with the VM's
 // recorded settings. "" when the headline is no VM's ratio to a container's or its metric has no
 // band. The report places the ratio's interval; here the ratio alone is placed.
-func headlineBand(suite *vmbenchv1.BenchmarkSuite) string {
+func HeadlineBand(suite *vmbenchv1.BenchmarkSuite) string {
 	st := &suite.Status
 	h := st.Headline
 	if h == nil {
@@ -53,7 +53,7 @@ func headlineBand(suite *vmbenchv1.BenchmarkSuite) string {
 func directionOf(st *vmbenchv1.BenchmarkSuiteStatus, platform, benchmark, metric string) vmbenchv1.Direction {
 	for _, res := range st.Results {
 		if res.Platform == platform && res.Benchmark == benchmark {
-			if m := findMetric(res.Metrics, metric); m != nil {
+			if m := FindMetric(res.Metrics, metric); m != nil {
 				return m.Direction
 			}
 		}

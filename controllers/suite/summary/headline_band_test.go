@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"testing"
@@ -64,13 +64,13 @@ func TestHeadlineBand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.suite.Status.Headline = headline(tt.suite.Spec, tt.suite.Status.Ratios)
-			if got := headlineBand(tt.suite); got != tt.want {
+			tt.suite.Status.Headline = Headline(tt.suite.Spec, tt.suite.Status.Ratios)
+			if got := HeadlineBand(tt.suite); got != tt.want {
 				t.Errorf("band %q, want %q (headline %+v)", got, tt.want, tt.suite.Status.Headline)
 			}
 		})
 	}
-	if got := headlineBand(&vmbenchv1.BenchmarkSuite{}); got != "" {
+	if got := HeadlineBand(&vmbenchv1.BenchmarkSuite{}); got != "" {
 		t.Errorf("a suite without a headline: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // What backed the Shared storage target, per platform, as its runs recorded it.
 
 // maxSharedStorage is the longest PlatformSharedStorage.BackedBy the schema admits.
-const maxSharedStorage = 256
+const MaxSharedStorage = 256
 
 // sharedStorageOf says what backed a run's Shared target, from what the run was built with and what
 // its runner saw: a Container or Host run's claim and its class, a VM run's NFS server on the master
@@ -33,7 +33,7 @@ func sharedStorageOf(run string, platformType vmbenchv1.PlatformType, claim *vmb
 	if started.SharedMount != "" {
 		s += ", mounted as " + started.SharedMount
 	}
-	return conditions.Truncate(strings.ReplaceAll(s, run, "<run>"), maxSharedStorage)
+	return conditions.Truncate(strings.ReplaceAll(s, run, "<run>"), MaxSharedStorage)
 }
 
 // recordSharedStorage keeps what backed the Shared target of run's platform, as run recorded it: one

@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"time"
@@ -10,17 +10,17 @@ import (
 
 // observeRunnerReady records when the runner said it had reached every node: the time of its
 // started message, by its own clock.
-func observeRunnerReady(run *vmbenchv1.RunStatus, started time.Time) {
+func ObserveRunnerReady(run *vmbenchv1.RunStatus, started time.Time) {
 	if run.StartTime == nil || started.IsZero() {
 		return
 	}
-	run.StartupSeconds = mergeStartup(run.StartupSeconds,
-		vmbenchv1.RunStartup{RunnerReady: latestSeconds(run.StartTime.Time, []time.Time{started})})
+	run.StartupSeconds = MergeStartup(run.StartupSeconds,
+		vmbenchv1.RunStartup{RunnerReady: LatestSeconds(run.StartTime.Time, []time.Time{started})})
 }
 
 // mergeStartup keeps, per phase, the later of what was recorded and what is seen now; nil when
 // neither has any phase.
-func mergeStartup(had *vmbenchv1.RunStartup, seen vmbenchv1.RunStartup) *vmbenchv1.RunStartup {
+func MergeStartup(had *vmbenchv1.RunStartup, seen vmbenchv1.RunStartup) *vmbenchv1.RunStartup {
 	out := vmbenchv1.RunStartup{}
 	if had != nil {
 		out = *had
@@ -45,7 +45,7 @@ func mergeStartup(had *vmbenchv1.RunStartup, seen vmbenchv1.RunStartup) *vmbench
 
 // latestSeconds is the latest of times, in seconds after since, rounded to a tenth; nil when there
 // is none, or when it is before since: a member older than the run is not the run's.
-func latestSeconds(since time.Time, times []time.Time) *float64 {
+func LatestSeconds(since time.Time, times []time.Time) *float64 {
 	var latest time.Time
 	for _, t := range times {
 		if t.After(latest) {
@@ -55,6 +55,6 @@ func latestSeconds(since time.Time, times []time.Time) *float64 {
 	if latest.IsZero() || latest.Before(since) {
 		return nil
 	}
-	s := round(latest.Sub(since).Seconds(), 1)
+	s := Round(latest.Sub(since).Seconds(), 1)
 	return &s
 }

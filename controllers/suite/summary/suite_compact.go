@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // included: far below etcd's 1.5 MiB object
 // limit, with room for the spec and metadata. Past it, fitStatus drops per-sample detail; statistics
 // stay exact because they are updated sample by sample (combine).
-const statusBudget = 800 << 10
+const StatusBudget = 800 << 10
 
 // fitStatus brings the status within statusBudget. It first compacts the per-node lists of finished
 // runs, oldest first (compactRun), and only then drops per-sample detail, from the metrics with the
@@ -25,14 +25,14 @@ const statusBudget = 800 << 10
 // gist in its summary. Count, mean and standard deviation are never touched. It reports whether it
 // changed anything. The status is marshalled once: dropping a metric's samples removes exactly its
 // `"samples":[...],` from the JSON, thanks to omitempty, and a run is measured before and after.
-func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
+func FitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 	size := jsonLen(st)
-	if size <= statusBudget {
+	if size <= StatusBudget {
 		return false
 	}
 	changed := false
 	for i := range st.Runs {
-		if size <= statusBudget {
+		if size <= StatusBudget {
 			break
 		}
 		run := &st.Runs[i]
@@ -40,13 +40,13 @@ func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 			continue
 		}
 		before := jsonLen(run)
-		compactRun(run)
+		CompactRun(run)
 		size += jsonLen(run) - before
 		changed = true
 	}
-	if size > statusBudget {
+	if size > StatusBudget {
 		before := jsonLen(st.Environments)
-		if newestEnvironments(st) {
+		if NewestEnvironments(st) {
 			size += jsonLen(st.Environments) - before
 			changed = true
 		}
@@ -61,7 +61,7 @@ func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 	}
 	sort.SliceStable(metrics, func(i, j int) bool { return len(metrics[i].Samples) > len(metrics[j].Samples) })
 	for _, m := range metrics {
-		if size <= statusBudget {
+		if size <= StatusBudget {
 			break
 		}
 		samples, err := json.Marshal(m.Samples)
@@ -78,20 +78,20 @@ func fitStatus(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 // fitWithWarnings sets the warnings and fits the status, again after each pass that changed it: a
 // pass may add a warning (samples dropped, runs compacted), and the next pass makes room for its
 // bytes. It ends, as every pass that changes something removes a run's lists or a metric's samples.
-func fitWithWarnings(st *vmbenchv1.BenchmarkSuiteStatus, warn func() []string) {
+func FitWithWarnings(st *vmbenchv1.BenchmarkSuiteStatus, warn func() []string) {
 	st.Warnings = warn()
-	for fitStatus(st) {
+	for FitStatus(st) {
 		st.Warnings = warn()
 	}
 }
 
 // maxCompactedMessage is the most of its message that a compacted run keeps.
-const maxCompactedMessage = 256
+const MaxCompactedMessage = 256
 
 // compactable is a run that compactRun would make smaller.
 func compactable(run *vmbenchv1.RunStatus) bool {
-	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Message) > maxCompactedMessage ||
-		len(run.NotKept) > maxCompactedMessage
+	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Message) > MaxCompactedMessage ||
+		len(run.NotKept) > MaxCompactedMessage
 }
 
 // compactRun replaces a run's per-node lists with their summary: the noisiest node's noise, the
@@ -99,7 +99,7 @@ func compactable(run *vmbenchv1.RunStatus) bool {
 // use of a run once it ended. It keeps the start of the run's message, which still says whether and
 // why it failed (the Failed condition quotes the messages, cut to its own limit), and the start of
 // its notKept. A summary already there is merged into.
-func compactRun(run *vmbenchv1.RunStatus) {
+func CompactRun(run *vmbenchv1.RunStatus) {
 	s := run.Compacted
 	if s == nil {
 		s = &vmbenchv1.RunSummary{}
@@ -107,12 +107,12 @@ func compactRun(run *vmbenchv1.RunStatus) {
 	s.Nodes = max(s.Nodes, int32(len(run.Noise)), int32(len(run.CPUs)), int32(len(run.BootSeconds)))
 	for _, n := range run.Noise {
 		if s.MaxNoisePercent == nil || n.MaxPercent > *s.MaxNoisePercent {
-			s.MaxNoisePercent = ptrTo(n.MaxPercent)
+			s.MaxNoisePercent = PtrTo(n.MaxPercent)
 		}
 	}
 	for _, b := range run.BootSeconds {
 		if s.MaxBootSeconds == nil || b.Seconds > *s.MaxBootSeconds {
-			s.MaxBootSeconds = ptrTo(b.Seconds)
+			s.MaxBootSeconds = PtrTo(b.Seconds)
 		}
 	}
 	for _, c := range run.CPUs {
@@ -122,14 +122,14 @@ func compactRun(run *vmbenchv1.RunStatus) {
 	}
 	run.Compacted = s
 	run.Noise, run.CPUs, run.BootSeconds = nil, nil, nil
-	run.Message = conditions.Truncate(run.Message, maxCompactedMessage)
-	run.NotKept = conditions.Truncate(run.NotKept, maxCompactedMessage)
+	run.Message = conditions.Truncate(run.Message, MaxCompactedMessage)
+	run.NotKept = conditions.Truncate(run.NotKept, MaxCompactedMessage)
 }
 
-func ptrTo(x float64) *float64 { return &x }
+func PtrTo(x float64) *float64 { return &x }
 
 // compactedRuns counts the runs whose per-node lists were compacted.
-func compactedRuns(st *vmbenchv1.BenchmarkSuiteStatus) int {
+func CompactedRuns(st *vmbenchv1.BenchmarkSuiteStatus) int {
 	n := 0
 	for _, r := range st.Runs {
 		if r.Compacted != nil {
@@ -149,7 +149,7 @@ func jsonLen(v any) int {
 
 // newestEnvironments keeps, of the suite's environments, the newest of each platform type: what
 // fitStatus gives up before any sample. Runs keep the IDs of the entries that went.
-func newestEnvironments(st *vmbenchv1.BenchmarkSuiteStatus) bool {
+func NewestEnvironments(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 	newest := map[vmbenchv1.PlatformType]int{}
 	for i, env := range st.Environments {
 		newest[env.Platform] = i

@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // nodeNoise sums up the noise the runner sampled around each execution, per sampled node. Only the
 // results that status keeps count (latestResults), so that an execution measured again is counted
 // once.
-func nodeNoise(results []runplan.Message) []vmbenchv1.NodeNoise {
+func NodeNoise(results []runplan.Message) []vmbenchv1.NodeNoise {
 	type acc struct {
 		others, steal, maxLevel float64
 		withOthers, n           int32
@@ -40,12 +40,12 @@ func nodeNoise(results []runplan.Message) []vmbenchv1.NodeNoise {
 	for node, a := range byNode {
 		nn := vmbenchv1.NodeNoise{
 			Node:         conditions.Truncate(node, maxRunNode),
-			StealPercent: round(a.steal/float64(a.n), 1),
-			MaxPercent:   round(a.maxLevel, 1),
+			StealPercent: Round(a.steal/float64(a.n), 1),
+			MaxPercent:   Round(a.maxLevel, 1),
 			Samples:      a.n,
 		}
 		if a.withOthers > 0 {
-			others := round(a.others/float64(a.withOthers), 1)
+			others := Round(a.others/float64(a.withOthers), 1)
 			nn.OthersPercent = &others
 		}
 		out = append(out, nn)
@@ -62,7 +62,7 @@ func sampleNoise(m runplan.Message) *float64 {
 	if m.Noise == nil {
 		return nil
 	}
-	level := round(m.Noise.Level(), 1)
+	level := Round(m.Noise.Level(), 1)
 	return &level
 }
 
@@ -79,14 +79,14 @@ const (
 // (every online CPU). A VM's guest sees only its vCPUs, so there the evidence is KubeVirt's:
 // a VMI with dedicatedCpuPlacement (cluster.dedicatedCPUs or the platform's vm.dedicatedCPUs, which
 // dedicatedVM says) is only placed on a node whose kubelet pins.
-func nodeCPUs(sets map[string]runplan.CPUSet, platformType vmbenchv1.PlatformType, shape vmbenchv1.ClusterShape, dedicatedVM bool) []vmbenchv1.NodeCPUs {
+func NodeCPUs(sets map[string]runplan.CPUSet, platformType vmbenchv1.PlatformType, shape vmbenchv1.ClusterShape, dedicatedVM bool) []vmbenchv1.NodeCPUs {
 	out := make([]vmbenchv1.NodeCPUs, 0, len(sets))
 	for node, set := range sets {
 		nc := vmbenchv1.NodeCPUs{Node: conditions.Truncate(node, maxRunNode), Allowed: conditions.Truncate(set.Allowed, maxCPUSetList), Online: int32(set.Online)}
 		if platformType == vmbenchv1.PlatformVM {
 			nc.Pinned = dedicatedVM
 		} else {
-			nc.Pinned = pinned(set, shape.CPULimit())
+			nc.Pinned = Pinned(set, shape.CPULimit())
 		}
 		out = append(out, nc)
 	}
@@ -99,14 +99,14 @@ func nodeCPUs(sets map[string]runplan.CPUSet, platformType vmbenchv1.PlatformTyp
 
 // pinned decides from a pod's CPU list whether it had exclusive CPUs: exactly want of them, fewer
 // than the node has online. A list that cannot be read is never taken for pinning.
-func pinned(set runplan.CPUSet, want int32) bool {
+func Pinned(set runplan.CPUSet, want int32) bool {
 	n, err := runplan.CountCPUs(set.Allowed)
 	return err == nil && n == int(want) && n < set.Online
 }
 
 // pinningWarning names the first run and node where dedicated CPUs were asked for and not granted,
 // with what the runner saw and what to change; "" when every node was pinned or none was asked.
-func pinningWarning(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteStatus) string {
+func PinningWarning(spec vmbenchv1.BenchmarkSuiteSpec, st *vmbenchv1.BenchmarkSuiteStatus) string {
 	if !spec.Cluster.DedicatedCPUs {
 		return ""
 	}

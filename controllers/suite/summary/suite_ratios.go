@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 
 // computeRatios divides every platform's mean by the baseline's, metric by metric; a ratio that is
 // not a finite number (a baseline mean next to zero) is left out.
-func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenchv1.PlatformRatios {
+func ComputeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenchv1.PlatformRatios {
 	var out []vmbenchv1.PlatformRatios
 	for _, base := range st.Results {
 		if base.Platform != baseline {
@@ -27,7 +27,7 @@ func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenc
 			}
 			pr := vmbenchv1.PlatformRatios{Benchmark: base.Benchmark, Platform: other.Platform, Emulated: other.Emulated}
 			for _, bm := range base.Metrics {
-				om := findMetric(other.Metrics, bm.Name)
+				om := FindMetric(other.Metrics, bm.Name)
 				if om == nil || bm.N == 0 || om.N == 0 || bm.Mean == 0 {
 					continue
 				}
@@ -37,10 +37,10 @@ func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenc
 					overhead = (ratio - 1) * 100
 				}
 				// Means of very different magnitudes can give a ratio that status cannot hold.
-				if !finite(ratio, overhead) {
+				if !Finite(ratio, overhead) {
 					continue
 				}
-				pr.Metrics = append(pr.Metrics, vmbenchv1.RatioValue{Metric: bm.Name, Ratio: round(ratio, 4), OverheadPercent: round(overhead, 2)})
+				pr.Metrics = append(pr.Metrics, vmbenchv1.RatioValue{Metric: bm.Name, Ratio: Round(ratio, 4), OverheadPercent: Round(overhead, 2)})
 			}
 			if len(pr.Metrics) > 0 {
 				out = append(out, pr)
@@ -50,7 +50,7 @@ func computeRatios(st *vmbenchv1.BenchmarkSuiteStatus, baseline string) []vmbenc
 	return out
 }
 
-func findMetric(ms []vmbenchv1.MetricSummary, name string) *vmbenchv1.MetricSummary {
+func FindMetric(ms []vmbenchv1.MetricSummary, name string) *vmbenchv1.MetricSummary {
 	for i := range ms {
 		if ms[i].Name == name {
 			return &ms[i]
@@ -70,7 +70,7 @@ func toolOf(t vmbenchv1.BenchmarkType) results.Tool {
 
 // headline is the first benchmark, in spec order, whose headline metric has a ratio. The runner may
 // prefix a metric with a block size or target (bs1M_mib_per_second), so a suffix matches too.
-func headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.PlatformRatios) *vmbenchv1.Headline {
+func Headline(spec vmbenchv1.BenchmarkSuiteSpec, ratios []vmbenchv1.PlatformRatios) *vmbenchv1.Headline {
 	for _, b := range spec.Benchmarks {
 		want := results.Headline(toolOf(b.Type))
 		for _, pr := range ratios {

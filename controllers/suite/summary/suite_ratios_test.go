@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"testing"
@@ -112,7 +112,7 @@ func TestComputeRatios(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &vmbenchv1.BenchmarkSuiteStatus{Results: tt.results}
-			if diff := cmp.Diff(tt.want, computeRatios(st, tt.baseline), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			if diff := cmp.Diff(tt.want, ComputeRatios(st, tt.baseline), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("computeRatios() mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -185,7 +185,7 @@ func TestHeadline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, headline(spec, tt.ratios)); diff != "" {
+			if diff := cmp.Diff(tt.want, Headline(spec, tt.ratios)); diff != "" {
 				t.Errorf("headline() mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"errors"
@@ -23,11 +23,11 @@ import (
 // added to each metric's statistics.
 
 // samplesPerMetric caps the samples kept for one metric.
-const samplesPerMetric = 100
+const SamplesPerMetric = 100
 
 // runCompletion is everything known when a run ends.
-type runCompletion struct {
-	Report   runReport
+type RunCompletion struct {
+	Report   RunReport
 	Outcome  platform.Outcome
 	TimedOut bool
 	Deadline time.Duration
@@ -49,8 +49,8 @@ type runCompletion struct {
 
 // finishRun records a finished run in status: its phase and cause, timings, and every parsed sample.
 // It returns the names of the benchmarks that failed in this run.
-func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType,
-	benchmarks []vmbenchv1.Benchmark, c runCompletion) []string {
+func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType,
+	benchmarks []vmbenchv1.Benchmark, c RunCompletion) []string {
 	rep := c.Report
 	var causes []string
 	switch {
@@ -90,8 +90,8 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 			recordSharedStorage(st, run, sharedStorageOf(run.Name, platformType, c.SharedStorage, rep.Started))
 		}
 		run.BootSeconds = bootSeconds(rep.Started.NodesReady, c.Created)
-		run.CPUs = nodeCPUs(rep.Started.CPUSets, platformType, c.Shape, c.DedicatedVM)
-		observeRunnerReady(run, rep.Started.Time)
+		run.CPUs = NodeCPUs(rep.Started.CPUSets, platformType, c.Shape, c.DedicatedVM)
+		ObserveRunnerReady(run, rep.Started.Time)
 	}
 	if rep.Done != nil && run.StartTime != nil {
 		orchestration := c.Now.Sub(run.StartTime.Time).Seconds() - rep.Done.BenchmarkSeconds
@@ -100,10 +100,10 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 
 	emulated := run.Accelerator == vmbenchv1.AcceleratorEmulation
 	var failedBenchmarks, benchmarkCauses []string
-	latest := latestResults(rep.Results)
-	run.Noise = nodeNoise(latest)
+	latest := LatestResults(rep.Results)
+	run.Noise = NodeNoise(latest)
 	for _, b := range benchmarks {
-		res := resultFor(st, b.Name, run.Platform)
+		res := ResultFor(st, b.Name, run.Platform)
 		res.Emulated = res.Emulated || emulated
 		res.Concurrent = res.Concurrent || b.Concurrency == vmbenchv1.ConcurrencyAllNodes
 		res.Tables += c.TablesKept[b.Name]
@@ -114,26 +114,26 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				continue
 			}
 			reported = true
-			if err := sampleError(m); err != "" {
+			if err := SampleError(m); err != "" {
 				res.Failures++
-				res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s", run.Name, where(m), err), 512)
+				res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s", run.Name, Where(m), err), 512)
 				if firstErr == "" {
-					firstErr = where(m) + ": " + err
+					firstErr = Where(m) + ": " + err
 				}
 				continue
 			}
 			for _, metric := range m.Metrics {
 				metric = fitMetric(metric)
-				if findMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= maxMetricsPerEntry {
+				if FindMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= MaxMetricsPerEntry {
 					continue // warnings() says that the benchmark reached the limit
 				}
 				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: conditions.Truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)}
-				if !addSample(res, metric, sample) {
+				if !AddSample(res, metric, sample) {
 					res.Failures++
 					res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s = %g would make its statistics in status infinite; it was not added",
-						run.Name, where(m), metric.Name, metric.Value), 512)
+						run.Name, Where(m), metric.Name, metric.Value), 512)
 					if firstErr == "" {
-						firstErr = fmt.Sprintf("%s: %s = %g would make its statistics infinite", where(m), metric.Name, metric.Value)
+						firstErr = fmt.Sprintf("%s: %s = %g would make its statistics infinite", Where(m), metric.Name, metric.Value)
 					}
 				}
 			}
@@ -165,14 +165,14 @@ func finishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 // measurement to an error: a runner started again in the same log (a rebooted VM) measured again,
 // and no execution may count twice. A run is merged into status once, when it ends, so this is the
 // only place where duplicates can meet.
-func latestResults(msgs []runplan.Message) []runplan.Message {
+func LatestResults(msgs []runplan.Message) []runplan.Message {
 	type key struct{ benchmark, node, variant string }
 	index := map[key]int{}
 	var out []runplan.Message
 	for _, m := range msgs {
 		k := key{m.Benchmark, m.Node, m.Variant}
 		if i, ok := index[k]; ok {
-			if sampleError(m) == "" || sampleError(out[i]) != "" {
+			if SampleError(m) == "" || SampleError(out[i]) != "" {
 				out[i] = m
 			}
 			continue
@@ -184,7 +184,7 @@ func latestResults(msgs []runplan.Message) []runplan.Message {
 }
 
 // where names the execution of a result: its node or pair, and its variant if any.
-func where(m runplan.Message) string {
+func Where(m runplan.Message) string {
 	if m.Variant == "" {
 		return m.Node
 	}
@@ -194,7 +194,7 @@ func where(m runplan.Message) string {
 // sampleError is why one result cannot be used: the runner's error, no metric at all, or a
 // throughput of zero, which is a broken run, never a measurement (a flag of zero is one: netperf's
 // confidence_achieved says the interval was not reached, and the result stands).
-func sampleError(m runplan.Message) string {
+func SampleError(m runplan.Message) string {
 	if m.Error != "" {
 		return m.Error
 	}
@@ -247,7 +247,7 @@ func noiseError(n *runplan.Noise) string {
 func finiteWithin(x float64) bool { return !math.IsNaN(x) && math.Abs(x) <= maxValue }
 
 // finite reports whether every x is a number that JSON, and so status, can hold.
-func finite(xs ...float64) bool {
+func Finite(xs ...float64) bool {
 	for _, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return false
@@ -273,13 +273,13 @@ func bootSeconds(ready map[string]time.Time, created map[string]time.Time) []vmb
 		if !ok || t.Before(c) {
 			continue
 		}
-		out = append(out, vmbenchv1.NodeTiming{Node: node, Seconds: round(t.Sub(c).Seconds(), 1)})
+		out = append(out, vmbenchv1.NodeTiming{Node: node, Seconds: Round(t.Sub(c).Seconds(), 1)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
 	return out
 }
 
-func resultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName string) *vmbenchv1.BenchmarkResult {
+func ResultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName string) *vmbenchv1.BenchmarkResult {
 	for i := range st.Results {
 		if st.Results[i].Benchmark == benchmark && st.Results[i].Platform == platformName {
 			return &st.Results[i]
@@ -292,19 +292,19 @@ func resultFor(st *vmbenchv1.BenchmarkSuiteStatus, benchmark, platformName strin
 // Limits of the status schema (api/v1alpha1): a status beyond them is refused by the API server, and
 // every later status write of the suite with it.
 const (
-	maxMetricName      = 64
+	MaxMetricName      = 64
 	maxMetricUnit      = 16
 	maxSampleNode      = 40
-	maxMetricsPerEntry = 48
+	MaxMetricsPerEntry = 48
 )
 
 // fitMetric shortens what the status schema cannot hold: a name past its limit keeps its start and a
 // hash of the whole, so that the same long name always gives the same short one.
 func fitMetric(m results.Metric) results.Metric {
-	if len(m.Name) > maxMetricName {
+	if len(m.Name) > MaxMetricName {
 		h := fnv.New32a()
 		_, _ = h.Write([]byte(m.Name))
-		m.Name = fmt.Sprintf("%s_%08x", m.Name[:maxMetricName-9], h.Sum32())
+		m.Name = fmt.Sprintf("%s_%08x", m.Name[:MaxMetricName-9], h.Sum32())
 	}
 	if len(m.Unit) > maxMetricUnit {
 		m.Unit = m.Unit[:maxMetricUnit]
@@ -315,9 +315,9 @@ func fitMetric(m results.Metric) results.Metric {
 // addSample adds one value to a metric's statistics, and to its samples while the metric has room.
 // It reports false, and adds nothing, when the statistics would no longer be finite numbers (a
 // status edited by hand to hold huge ones).
-func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) bool {
-	if summary := findMetric(res.Metrics, m.Name); summary != nil {
-		if _, mean, sd := combine(summary.N, summary.Mean, summary.StdDev, s.Value); !finite(mean, sd) {
+func AddSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sample) bool {
+	if summary := FindMetric(res.Metrics, m.Name); summary != nil {
+		if _, mean, sd := Combine(summary.N, summary.Mean, summary.StdDev, s.Value); !Finite(mean, sd) {
 			return false
 		}
 	}
@@ -333,16 +333,16 @@ func addSample(res *vmbenchv1.BenchmarkResult, m results.Metric, s vmbenchv1.Sam
 	}
 	// Samples stay a prefix of everything measured: once detail was dropped or capped, later
 	// repetitions are not added, or the kept samples would be biased towards them.
-	if len(summary.Samples) == int(summary.N) && len(summary.Samples) < samplesPerMetric {
+	if len(summary.Samples) == int(summary.N) && len(summary.Samples) < SamplesPerMetric {
 		summary.Samples = append(summary.Samples, s)
 	}
-	summary.N, summary.Mean, summary.StdDev = combine(summary.N, summary.Mean, summary.StdDev, s.Value)
+	summary.N, summary.Mean, summary.StdDev = Combine(summary.N, summary.Mean, summary.StdDev, s.Value)
 	return true
 }
 
 // combine adds x to a sample of n values with the given mean and sample standard deviation (Welford's
 // update), so that statistics stay exact after per-sample detail is dropped.
-func combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
+func Combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
 	m2 := 0.0
 	if n > 1 {
 		m2 = stddev * stddev * float64(n-1)
@@ -359,7 +359,7 @@ func combine(n int32, mean, stddev, x float64) (int32, float64, float64) {
 
 // round rounds x to digits decimals; a number too large for that is left as it is, rather than
 // made infinite.
-func round(x float64, digits int) float64 {
+func Round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	if math.IsInf(x*p, 0) {
 		return x
@@ -368,7 +368,7 @@ func round(x float64, digits int) float64 {
 }
 
 // runReport is what a run's runner reported, decoded from its log.
-type runReport struct {
+type RunReport struct {
 	Started *runplan.Message
 	Results []runplan.Message
 	Done    *runplan.Message

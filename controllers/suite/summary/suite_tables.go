@@ -1,4 +1,4 @@
-package suite
+package summary
 
 import (
 	"fmt"
@@ -13,46 +13,46 @@ import (
 
 // runTables is what became of the whole result tables of a run (iozone auto-mode tables, iperf3 time
 // series): the ConfigMaps that keep them, and per benchmark how many were kept and lost.
-type runTables struct {
-	maps       []*corev1.ConfigMap
-	kept, lost map[string]int32
+type RunTables struct {
+	Maps       []*corev1.ConfigMap
+	Kept, Lost map[string]int32
 	// causes say why each lost table was lost, for the log.
-	causes []tables.Lost
+	Causes []tables.Lost
 }
 
 // resultTables lays out the tables of a run's results in ConfigMaps that the suite owns (package
 // tables has the layout). Like the raw outputs they carry no run label, so the run's cleanup leaves
 // them; they go with the suite. Only the tables of results that count in status are kept; an
 // execution whose runner could not read its table counts as a lost table.
-func resultTables(suite *vmbenchv1.BenchmarkSuite, run, platformName string, benchmarks []vmbenchv1.Benchmark, report runReport) runTables {
+func ResultTables(suite *vmbenchv1.BenchmarkSuite, run, platformName string, benchmarks []vmbenchv1.Benchmark, report RunReport) RunTables {
 	inSpec := map[string]bool{}
 	for _, b := range benchmarks {
 		inSpec[b.Name] = true
 	}
-	out := runTables{kept: map[string]int32{}, lost: map[string]int32{}}
+	out := RunTables{Kept: map[string]int32{}, Lost: map[string]int32{}}
 	var entries []tables.Entry
-	for _, m := range latestResults(report.Results) {
-		if !inSpec[m.Benchmark] || sampleError(m) != "" {
+	for _, m := range LatestResults(report.Results) {
+		if !inSpec[m.Benchmark] || SampleError(m) != "" {
 			continue
 		}
 		switch {
 		case m.Table != nil:
 			entries = append(entries, tables.Entry{Benchmark: m.Benchmark, Node: m.Node, Variant: m.Variant, Table: *m.Table})
-			out.kept[m.Benchmark]++
+			out.Kept[m.Benchmark]++
 		case m.TableError != "":
-			out.lost[m.Benchmark]++
-			out.causes = append(out.causes, tables.Lost{Benchmark: m.Benchmark, Node: m.Node, Variant: m.Variant,
+			out.Lost[m.Benchmark]++
+			out.Causes = append(out.Causes, tables.Lost{Benchmark: m.Benchmark, Node: m.Node, Variant: m.Variant,
 				Cause: "the runner read no table from the output: " + m.TableError})
 		}
 	}
 	data, lost := tables.Pack(entries)
 	for _, l := range lost {
-		out.kept[l.Benchmark]--
-		out.lost[l.Benchmark]++
+		out.Kept[l.Benchmark]--
+		out.Lost[l.Benchmark]++
 	}
-	out.causes = append(out.causes, lost...)
+	out.Causes = append(out.Causes, lost...)
 	for i, d := range data {
-		out.maps = append(out.maps, &corev1.ConfigMap{
+		out.Maps = append(out.Maps, &corev1.ConfigMap{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{
 				Name: tables.MapName(run, i), Namespace: suite.Namespace,
@@ -65,7 +65,7 @@ func resultTables(suite *vmbenchv1.BenchmarkSuite, run, platformName string, ben
 }
 
 // lostTablesWarning says which benchmarks lost tables, from the counts in status, or "".
-func lostTablesWarning(st *vmbenchv1.BenchmarkSuiteStatus) string {
+func LostTablesWarning(st *vmbenchv1.BenchmarkSuiteStatus) string {
 	var parts []string
 	for _, r := range st.Results {
 		if r.TablesLost > 0 {
