@@ -19,6 +19,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -57,7 +58,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			return step{result: ctrl.Result{RequeueAfter: settle}}, err
 		}
 		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: fmt.Sprintf("%s: %s was deleted while the run was running; "+
-			"this run's results are lost, later runs go on", ReasonChildDeleted, outcome.Gone)}
+			"this run's results are lost, later runs go on", failure.ReasonChildDeleted, outcome.Gone)}
 	}
 	// What the kubelets and virt-handler say of the run's members after they started
 	// (member_policy.go): a member that cannot come back fails the run now, not at its deadline.
@@ -70,7 +71,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		if member != nil && member.Terminal {
 			msg := member.String()
 			// The MPI Operator's words add to the member's; a failed VMI's would repeat them.
-			if outcome.Phase == platform.PhaseFailed && member.Reason != ReasonVMFailed {
+			if outcome.Phase == platform.PhaseFailed && member.Reason != failure.ReasonVMFailed {
 				msg += "; " + outcome.Message
 			}
 			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: msg}
@@ -117,12 +118,12 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: held.String()}
 		case now.Before(startupEnd):
 			if held == nil {
-				held = &conditions.Cause{Reason: ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
+				held = &conditions.Cause{Reason: failure.ReasonStarting, Message: fmt.Sprintf("the run's %s are starting", membersOf(planned.Platform.Type))}
 			}
 			active.Message = waitingMessage(held, startupEnd)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, end, t.suiteEnd)}}, nil
 		default:
-			msg := fmt.Sprintf("%s: the run's %s did not start within %s", ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
+			msg := fmt.Sprintf("%s: the run's %s did not start within %s", failure.ReasonStartupTimeout, membersOf(planned.Platform.Type), t.startup)
 			if held != nil {
 				msg += ": " + held.String()
 			}
@@ -148,7 +149,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)
 		if now.Before(retryEnd) {
-			held := &conditions.Cause{Reason: ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
+			held := &conditions.Cause{Reason: failure.ReasonLogUnreadable, Message: fmt.Sprintf("reading the runner's log of run %s failed, retrying until %s: %v",
 				run.Name, retryEnd.UTC().Format(time.RFC3339), err)}
 			if member != nil && member.Terminal {
 				// The member's failure is the cause; the log is read for what was measured before it.
@@ -157,7 +158,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			active.Message = conditions.Truncate("collecting: "+held.Message, 1024)
 			return step{waiting: held, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 		}
-		report = summary.RunReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", ReasonLogUnreadable, collectRetry, err)}
+		report = summary.RunReport{LogErr: fmt.Errorf("%s: gave up after %s: %w", failure.ReasonLogUnreadable, collectRetry, err)}
 	}
 	// The results go to status whatever becomes of the raw outputs and tables (keep_outputs.go).
 	kept := summary.ResultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
@@ -198,7 +199,7 @@ func (r *SuiteReconciler) memberTrouble(ctx context.Context, suite *vmbenchv1.Be
 		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run}); err != nil {
 		return nil, fmt.Errorf("listing the pods of run %s: %w", run, err)
 	}
-	o := memberObservation{Run: run, Pods: pods.Items, Owners: map[types.UID]bool{}, Benchmarks: benchmarks}
+	o := failure.MemberObservation{Run: run, Pods: pods.Items, Owners: map[types.UID]bool{}, Benchmarks: benchmarks}
 	for _, obj := range children {
 		o.Owners[obj.GetUID()] = true
 		if _, ok := obj.(*mpiv2.MPIJob); ok {
@@ -208,7 +209,7 @@ func (r *SuiteReconciler) memberTrouble(ctx context.Context, suite *vmbenchv1.Be
 			o.VMIs = append(o.VMIs, vmi)
 		}
 	}
-	return memberCause(o), nil
+	return failure.MemberCause(o), nil
 }
 
 // membersOf names what a platform's cluster is made of, for messages.

@@ -16,6 +16,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -111,7 +112,7 @@ func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbench
 	}
 	err = r.Create(ctx, owner, client.FieldOwner(vmbenchv1.FieldManager))
 	if err != nil && refusedForGood(err) {
-		return "", &conditions.Cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, conditions.OneLineString(err.Error()))}, nil
+		return "", &conditions.Cause{Reason: failure.ReasonChildRejected, Message: fmt.Sprintf("the API server refused ConfigMap %s: %s", owner.Name, conditions.OneLineString(err.Error()))}, nil
 	}
 	if err != nil {
 		return "", nil, fmt.Errorf("creating ConfigMap %s: %w", owner.Name, err)
@@ -143,7 +144,7 @@ func (r *SuiteReconciler) createSecret(ctx context.Context, secret *corev1.Secre
 	if err == nil || apierrors.IsAlreadyExists(err) || !refusedForGood(err) {
 		return nil, client.IgnoreAlreadyExists(err)
 	}
-	return &conditions.Cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused Secret %s: %s", secret.Name, conditions.OneLineString(err.Error()))}, nil
+	return &conditions.Cause{Reason: failure.ReasonChildRejected, Message: fmt.Sprintf("the API server refused Secret %s: %s", secret.Name, conditions.OneLineString(err.Error()))}, nil
 }
 
 // markPerRunKeys records on a run's children that its runner signs with the run's own key.

@@ -24,6 +24,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/scheme"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
@@ -325,7 +326,7 @@ func TestSecretsOwnerOfAnotherSuiteHoldsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	owner, held, err := r.ensureSecretsOwner(ctx, suite, run)
-	if err != nil || owner != "" || held == nil || held.Reason != ReasonChildOfAnotherSuite ||
+	if err != nil || owner != "" || held == nil || held.Reason != failure.ReasonChildOfAnotherSuite ||
 		!strings.Contains(held.Message, "ConfigMap demo-vm-1-secrets exists and is not this suite's") {
 		t.Errorf("ensureSecretsOwner = %q, %v, %v; want the run held, naming the ConfigMap", owner, held, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -118,11 +119,11 @@ func (r *SuiteReconciler) waitToStart(active *vmbenchv1.RunStatus, platformType 
 	startupEnd := after(active.StartTime.Time, startup)
 	if !now.Before(startupEnd) {
 		return failToStart(active, platformType, fmt.Sprintf("%s: the run's children could not be created within %s: %s",
-			ReasonStartupTimeout, startup, held), now), nil
+			failure.ReasonStartupTimeout, startup, held), now), nil
 	}
 	active.Message = waitingMessage(held, startupEnd)
 	st := step{waiting: held, result: ctrl.Result{RequeueAfter: requeueAfter(now, now.Add(pollWhileStarting), startupEnd, suiteEnd)}}
-	if held.Reason == ReasonChildRejected {
+	if held.Reason == failure.ReasonChildRejected {
 		st.rejected = held
 	}
 	return st, nil

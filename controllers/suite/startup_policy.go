@@ -13,6 +13,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -24,7 +25,7 @@ import (
 // holdUp gathers what the run's pods, VMIs, claims and events say, and names what holds the run up.
 func (r *SuiteReconciler) holdUp(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run platform.Run,
 	children []client.Object, since time.Time) (*conditions.Cause, error) {
-	o := startObservation{Since: since}
+	o := failure.StartObservation{Since: since}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(suite.Namespace),
 		client.MatchingLabels{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run.Name}); err != nil {
@@ -44,7 +45,7 @@ func (r *SuiteReconciler) holdUp(ctx context.Context, suite *vmbenchv1.Benchmark
 		return nil, err
 	}
 	o.Events = events
-	return explainNoKVM(explainVMScheduling(holdUp(o), run), r.Emulation), nil
+	return explainNoKVM(explainVMScheduling(failure.HoldUp(o), run), r.Emulation), nil
 }
 
 // kvmDevice is the extended resource that KubeVirt's device plugin (in virt-handler) offers on the
@@ -54,7 +55,7 @@ const kvmDevice = "devices.kubevirt.io/kvm"
 // explainNoKVM says what a VM that the scheduler cannot place for want of KVM means: without it the
 // VMs can only run under KubeVirt's useEmulation, whose figures are no measure of VM overhead.
 func explainNoKVM(c *conditions.Cause, emulation EmulationPolicy) *conditions.Cause {
-	if c == nil || c.Reason != ReasonUnschedulable || !strings.Contains(c.Message, kvmDevice) {
+	if c == nil || c.Reason != failure.ReasonUnschedulable || !strings.Contains(c.Message, kvmDevice) {
 		return c
 	}
 	msg := c.Message + "; no node that could take the VMs offers " + kvmDevice + " (KubeVirt's device plugin offers it where /dev/kvm exists), " +
@@ -64,7 +65,7 @@ func explainNoKVM(c *conditions.Cause, emulation EmulationPolicy) *conditions.Ca
 	if emulation == EmulationForbid {
 		msg += "; this vmbench runs with --emulation=forbid (Helm value emulation), which then refuses the VM runs"
 	}
-	return &conditions.Cause{Reason: ReasonNoKVM, Message: msg, Terminal: c.Terminal}
+	return &conditions.Cause{Reason: failure.ReasonNoKVM, Message: msg, Terminal: c.Terminal}
 }
 
 // Warning events are read around the cache, only while a run starts: a watch on every event of every
@@ -92,7 +93,7 @@ func (r *SuiteReconciler) runWarnings(ctx context.Context, namespace, run string
 		past := false
 		for i := range page.Items {
 			e := &page.Items[i]
-			if belongsToRun(e, run) {
+			if failure.BelongsToRun(e, run) {
 				out = append(out, *e)
 			}
 			past = past || (e.Name > run && !strings.HasPrefix(e.Name, run))

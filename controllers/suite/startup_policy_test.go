@@ -17,6 +17,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -139,8 +140,8 @@ func TestNoKVMIsNamedWithWhatToDo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got == nil || got.Reason != ReasonNoKVM || got.Terminal {
-				t.Fatalf("holdUp() = %+v, want a waiting %s", got, ReasonNoKVM)
+			if got == nil || got.Reason != failure.ReasonNoKVM || got.Terminal {
+				t.Fatalf("holdUp() = %+v, want a waiting %s", got, failure.ReasonNoKVM)
 			}
 			for _, want := range []string{
 				"cannot be scheduled", "Insufficient devices.kubevirt.io/kvm",
@@ -162,15 +163,15 @@ func TestNoKVMIsNamedWithWhatToDo(t *testing.T) {
 func TestExplainNoKVMLeavesOtherCausesAlone(t *testing.T) {
 	for name, c := range map[string]*conditions.Cause{
 		"no cause":                    nil,
-		"another resource":            {Reason: ReasonUnschedulable, Message: "VMI q-vm-1-master cannot be scheduled: 0/3 nodes are available: 3 Insufficient memory."},
-		"not the scheduler's refusal": {Reason: ReasonFailedCreate, Message: "VMI q-vm-1-master: FailedCreate: devices.kubevirt.io/kvm: quota exceeded"},
+		"another resource":            {Reason: failure.ReasonUnschedulable, Message: "VMI q-vm-1-master cannot be scheduled: 0/3 nodes are available: 3 Insufficient memory."},
+		"not the scheduler's refusal": {Reason: failure.ReasonFailedCreate, Message: "VMI q-vm-1-master: FailedCreate: devices.kubevirt.io/kvm: quota exceeded"},
 	} {
 		if got := explainNoKVM(c, EmulationAllow); got != c {
 			t.Errorf("%s: %+v, want the cause unchanged", name, got)
 		}
 	}
-	c := &conditions.Cause{Reason: ReasonUnschedulable, Message: "pod p cannot be scheduled: 0/1 nodes are available: 1 Insufficient devices.kubevirt.io/kvm."}
-	if explainNoKVM(c, EmulationAllow); c.Reason != ReasonUnschedulable || strings.Contains(c.Message, "useEmulation") {
+	c := &conditions.Cause{Reason: failure.ReasonUnschedulable, Message: "pod p cannot be scheduled: 0/1 nodes are available: 1 Insufficient devices.kubevirt.io/kvm."}
+	if explainNoKVM(c, EmulationAllow); c.Reason != failure.ReasonUnschedulable || strings.Contains(c.Message, "useEmulation") {
 		t.Errorf("the cause it was given was changed: %+v", c)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -167,7 +168,7 @@ func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.Be
 		}
 		err := r.apply(ctx, suite, obj)
 		if err != nil && refusedForGood(err) {
-			return &conditions.Cause{Reason: ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind, obj.GetName(), conditions.OneLineString(err.Error()))}, nil
+			return &conditions.Cause{Reason: failure.ReasonChildRejected, Message: fmt.Sprintf("the API server refused %s %s: %s", kind, obj.GetName(), conditions.OneLineString(err.Error()))}, nil
 		}
 		if err != nil {
 			return nil, wrapApply(err, kind, obj)
@@ -198,11 +199,11 @@ func (r *SuiteReconciler) checkOwner(ctx context.Context, suite *vmbenchv1.Bench
 // wait for.
 func ownedHere(suite *vmbenchv1.BenchmarkSuite, existing client.Object, kind string) *conditions.Cause {
 	if owner := metav1.GetControllerOf(existing); owner == nil || owner.UID != suite.UID {
-		return &conditions.Cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
+		return &conditions.Cause{Reason: failure.ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s exists and is not this suite's (%s); "+
 			"vmbench waits until it is deleted, or delete it yourself", kind, existing.GetName(), controllerOf(existing))}
 	}
 	if existing.GetDeletionTimestamp() != nil {
-		return &conditions.Cause{Reason: ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
+		return &conditions.Cause{Reason: failure.ReasonChildOfAnotherSuite, Message: fmt.Sprintf("%s %s is still being deleted; vmbench waits until it is gone",
 			kind, existing.GetName())}
 	}
 	return nil

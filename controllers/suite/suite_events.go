@@ -11,6 +11,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
 
@@ -26,7 +27,7 @@ func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite,
 		}
 	}
 	// A cause that holds a run up is told once, when it first appears or changes.
-	if c := next.waiting; c != nil && c.Reason != ReasonStarting {
+	if c := next.waiting; c != nil && c.Reason != failure.ReasonStarting {
 		before := meta.FindStatusCondition(orig.Status.Conditions, vmbenchv1.ConditionProgressing)
 		if before == nil || before.Reason != c.Reason {
 			kind, action := corev1.EventTypeWarning, "Start"

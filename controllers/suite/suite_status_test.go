@@ -12,6 +12,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -95,8 +96,8 @@ func TestSetConditions(t *testing.T) {
 			name:         "a run held up names its cause",
 			runs:         []vmbenchv1.RunStatus{r("s-container-1", vmbenchv1.RunRunning, "waiting: ..."), r("s-vm-1", vmbenchv1.RunPending, "")},
 			startTime:    &earlier,
-			state:        suiteState{Waiting: &conditions.Cause{Reason: ReasonImagePull, Message: "pod s-container-1-worker-0 cannot pull image runner:x"}},
-			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: ReasonImagePull}, notDone, noFailure),
+			state:        suiteState{Waiting: &conditions.Cause{Reason: failure.ReasonImagePull, Message: "pod s-container-1-worker-0 cannot pull image runner:x"}},
+			wantConds:    conds(cond{Status: metav1.ConditionTrue, Reason: failure.ReasonImagePull}, notDone, noFailure),
 			wantPhase:    vmbenchv1.SuiteRunning,
 			wantProgress: "0/2", wantProgressingMsg: []string{"run s-container-1 is waiting: pod s-container-1-worker-0 cannot pull image runner:x (0/2 runs finished)"},
 		},

@@ -6,6 +6,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -50,7 +51,7 @@ func recordVMSettings(st *vmbenchv1.BenchmarkSuiteStatus, platformName string, c
 // explainVMScheduling adds to a run's hold-up what the VM platform's settings need of the nodes, when
 // the scheduler cannot place its VMs for a reason the settings explain.
 func explainVMScheduling(c *conditions.Cause, run platform.Run) *conditions.Cause {
-	if c == nil || c.Reason != ReasonUnschedulable || run.Platform.Type != vmbenchv1.PlatformVM {
+	if c == nil || c.Reason != failure.ReasonUnschedulable || run.Platform.Type != vmbenchv1.PlatformVM {
 		return c
 	}
 	if hint := platform.VMSchedulingHint(run.Platform, run.Suite.Spec.Cluster, c.Message); hint != "" {

@@ -13,6 +13,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -64,10 +65,10 @@ func TestRecordVMSettings(t *testing.T) {
 func TestExplainVMScheduling(t *testing.T) {
 	suite := testSuite()
 	tuned := vmbenchv1.Platform{Name: "vmtuned", Type: vmbenchv1.PlatformVM, VM: &vmbenchv1.VMSettings{DedicatedCPUs: true}}
-	unschedulable := &conditions.Cause{Reason: ReasonUnschedulable,
+	unschedulable := &conditions.Cause{Reason: failure.ReasonUnschedulable,
 		Message: "pod virt-launcher-s-vmtuned-1-master-x cannot be scheduled: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}
 	got := explainVMScheduling(unschedulable, platform.Run{Suite: suite, Platform: tuned})
-	if !strings.HasPrefix(got.Message, unschedulable.Message+"; dedicated CPUs put VMs only on nodes labelled cpumanager=true") || got.Reason != ReasonUnschedulable {
+	if !strings.HasPrefix(got.Message, unschedulable.Message+"; dedicated CPUs put VMs only on nodes labelled cpumanager=true") || got.Reason != failure.ReasonUnschedulable {
 		t.Errorf("explained cause %+v", got)
 	}
 	if strings.Contains(unschedulable.Message, "cpumanager") {
@@ -78,7 +79,7 @@ func TestExplainVMScheduling(t *testing.T) {
 		p vmbenchv1.Platform
 	}{
 		"no cause":              {nil, tuned},
-		"an image pull":         {&conditions.Cause{Reason: ReasonImagePull, Message: "node(s) didn't match"}, tuned},
+		"an image pull":         {&conditions.Cause{Reason: failure.ReasonImagePull, Message: "node(s) didn't match"}, tuned},
 		"a container platform":  {unschedulable, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer}},
 		"a VM without settings": {unschedulable, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM}},
 	} {

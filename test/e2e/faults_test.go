@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 )
 
 // managerArgs replaces flags of the manager's container for the rest of a test, and puts the original
@@ -91,7 +91,7 @@ func TestStartupFailuresNameTheirCause(t *testing.T) {
 	// Before the limit: the Progressing condition names the cause. Both suites are polled together,
 	// and each counts once it showed its reason, so that neither waits for the other's check: the
 	// condition changes when the limit fails the run.
-	reasons := map[string]string{"noimage": suitecontroller.ReasonImagePull, "nowhere": suitecontroller.ReasonUnschedulable}
+	reasons := map[string]string{"noimage": failure.ReasonImagePull, "nowhere": failure.ReasonUnschedulable}
 	shown, last := map[string]time.Duration{}, map[string]string{}
 	created := time.Now()
 	e.g.Eventually(func(g Gomega) {

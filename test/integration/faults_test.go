@@ -19,6 +19,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -56,7 +57,7 @@ func TestTransientLogErrorIsRetriedAndNothingIsLost(t *testing.T) {
 
 	// While the log cannot be read, the run says so and keeps its children, whose log is the only copy.
 	s := h.eventuallySuite("flaky", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonLogUnreadable))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonLogUnreadable))
 	})
 	h.g.Expect(progressing(s).Message).To(Or(ContainSubstring("TLS handshake timeout"), ContainSubstring("http2: stream closed")))
 	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "flaky-container-1"}, &mpiv2.MPIJob{})).To(Succeed())
@@ -82,7 +83,7 @@ func TestRejectedChildIsNamedAtOnceAndTheSuiteStillTimesOut(t *testing.T) {
 	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
 
 	s := h.eventuallySuite("refused", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonChildRejected))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonChildRejected))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("the API server refused MPIJob refused-container-1"))
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("benchmarks are not allowed in this namespace"))
@@ -90,7 +91,7 @@ func TestRejectedChildIsNamedAtOnceAndTheSuiteStillTimesOut(t *testing.T) {
 	h.g.Eventually(func(g Gomega) {
 		events := &corev1.EventList{}
 		g.Expect(k8s.List(h.ctx, events, client.InNamespace(h.ns))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", suitecontroller.ReasonChildRejected), HaveField("Type", corev1.EventTypeWarning))))
+		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", failure.ReasonChildRejected), HaveField("Type", corev1.EventTypeWarning))))
 	}, timeout, interval).Should(Succeed())
 
 	h.clock.Step(61 * time.Minute)
@@ -119,7 +120,7 @@ func TestUnschedulablePodIsNamedThenFailsTheRunAtTheStartupLimit(t *testing.T) {
 	h.g.Expect(k8s.Status().Update(h.ctx, pod)).To(Succeed())
 
 	s := h.eventuallySuite("stuck", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonUnschedulable))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonUnschedulable))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("didn't match Pod's node affinity/selector"))
 	h.g.Expect(s.Status.Runs[0].Message).To(HavePrefix("waiting: Unschedulable: pod stuck-container-1-worker-0 cannot be scheduled"))
@@ -188,7 +189,7 @@ func TestFailedCreateIsFoundAmongManyWarningEvents(t *testing.T) {
 	})).To(Succeed())
 	h.poke("psa-container-1")
 	s := h.eventuallySuite("psa", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonFailedCreate))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonFailedCreate))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring("Job psa-container-1-launcher: FailedCreate: Error creating: " +
 		`pods "psa-container-1-launcher-abcde" is forbidden: exceeded quota: pods`))
@@ -235,7 +236,7 @@ func TestSameNameRecreationNeverAdoptsThePredecessorsChildren(t *testing.T) {
 	h.g.Expect(k8s.Create(h.ctx, second)).To(Succeed())
 
 	s := h.eventuallySuite("again", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonChildOfAnotherSuite))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonChildOfAnotherSuite))
 	})
 	h.g.Expect(progressing(s).Message).To(ContainSubstring(string(old.OwnerReferences[0].UID)))
 	h.g.Consistently(func(g Gomega) {

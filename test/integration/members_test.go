@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 )
 
 // What a kubelet or virt-handler reports of a run's members after they started is named in the
@@ -114,7 +114,7 @@ func TestCrashLoopingWorkerFailsTheRunPastTheRestartBound(t *testing.T) {
 	pod := h.workerPod(job, 0, corev1.RestartPolicyAlways, crashLooping(1))
 
 	s := h.eventuallySuite("loop", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonCrashLoop))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonCrashLoop))
 	})
 	h.g.Expect(runOf(s, "loop-container-1").Message).To(HavePrefix("waiting: CrashLoopBackOff: container worker of pod loop-container-1-worker-0 (worker) " +
 		"on node node-b restarted 1 times (the run fails at 3); its last run exited with code 1 (Error)"))
@@ -241,7 +241,7 @@ func TestWorkerOnALostNodeIsNamedThenItsEvictionFailsTheRun(t *testing.T) {
 	want := "NodeLost: pod lost-container-1-worker-0 (worker) on node node-b is not ready while its containers still run: its node is NotReady or unreachable; " +
 		"the run fails when the pod is evicted from it (after its not-ready toleration, 300s by default), and goes on if the node comes back"
 	s := h.eventuallySuite("lost", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonNodeLost))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonNodeLost))
 	})
 	h.g.Expect(runOf(s, "lost-container-1").Phase).To(Equal(vmbenchv1.RunRunning))
 	h.g.Expect(runOf(s, "lost-container-1").Message).To(Equal(want))

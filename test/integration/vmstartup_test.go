@@ -14,6 +14,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	suitecontroller "github.com/vmbench/vmbench/controllers/suite"
+	"github.com/vmbench/vmbench/controllers/suite/failure"
 )
 
 // vmiUnschedulable writes a VMI's status as virt-controller does while the scheduler cannot place
@@ -57,7 +58,7 @@ func TestNoKVMIsNamedForWhatItMeans(t *testing.T) {
 	h.vmiUnschedulable("nokvm-vm-1-master", noKVM)
 
 	s := h.eventuallySuite("nokvm", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonNoKVM), progressing(s).Message)
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonNoKVM), progressing(s).Message)
 	})
 	for _, msg := range []string{progressing(s).Message, s.Status.Runs[0].Message} {
 		h.g.Expect(msg).To(And(
@@ -73,7 +74,7 @@ func TestNoKVMIsNamedForWhatItMeans(t *testing.T) {
 	h.g.Eventually(func(g Gomega) {
 		events := &corev1.EventList{}
 		g.Expect(k8s.List(h.ctx, events, client.InNamespace(h.ns))).To(Succeed())
-		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", suitecontroller.ReasonNoKVM), HaveField("Type", corev1.EventTypeWarning),
+		g.Expect(events.Items).To(ContainElement(And(HaveField("Reason", failure.ReasonNoKVM), HaveField("Type", corev1.EventTypeWarning),
 			HaveField("Message", ContainSubstring("useEmulation")))))
 	}, timeout, interval).Should(Succeed())
 
@@ -102,7 +103,7 @@ func TestVMRunFailsAtTheVMStartupLimit(t *testing.T) {
 	h.vmiUnschedulable("slowvm-vm-1-master", "0/3 nodes are available: 3 Insufficient memory.")
 
 	s := h.eventuallySuite("slowvm", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonUnschedulable))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonUnschedulable))
 	})
 	h.g.Expect(s.Status.Runs[0].StartTime.Time).To(BeTemporally("==", start))
 	h.g.Expect(s.Status.Runs[0].Message).To(Equal("waiting: Unschedulable: VMI slowvm-vm-1-master cannot be scheduled: 0/3 nodes are available: " +
@@ -116,7 +117,7 @@ func TestVMRunFailsAtTheVMStartupLimit(t *testing.T) {
 		g.Expect(s.Status.Runs[0].Message).To(ContainSubstring("Insufficient cpu"), "the run was failed before the VM startup limit: %s", s.Status.Runs[0].Message)
 	})
 	h.g.Expect(runPhase(s, "slowvm-vm-1")).To(Equal(vmbenchv1.RunRunning))
-	h.g.Expect(progressing(s).Reason).To(Equal(suitecontroller.ReasonUnschedulable))
+	h.g.Expect(progressing(s).Reason).To(Equal(failure.ReasonUnschedulable))
 
 	// Past the VM limit the run fails, with the VM limit and the cause.
 	h.clock.Step(6 * time.Minute)

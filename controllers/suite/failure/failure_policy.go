@@ -1,4 +1,4 @@
-package suite
+package failure
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ const (
 )
 
 // startObservation is what the reconcile saw of a run that is not up yet.
-type startObservation struct {
+type StartObservation struct {
 	Pods   []corev1.Pod
 	VMIs   []*kubevirtv1.VirtualMachineInstance
 	Claims []corev1.PersistentVolumeClaim
@@ -49,7 +49,7 @@ type startObservation struct {
 // a VMI's condition or any Warning event since the run started), then the most specific: a pod's own
 // waiting reason or scheduling condition, a VMI's failed condition, a claim left pending, the newest
 // Warning event. It is nil when nothing says anything is wrong (the cluster is merely still starting).
-func holdUp(o startObservation) *conditions.Cause {
+func HoldUp(o StartObservation) *conditions.Cause {
 	for _, vmi := range o.VMIs {
 		if c := vmiCause(vmi); c != nil && c.Terminal {
 			return c
@@ -214,7 +214,7 @@ func eventTime(e *corev1.Event) time.Time {
 
 // belongsToRun reports whether an event's object is one of a run's children or their pods, which
 // are all named after the run.
-func belongsToRun(e *corev1.Event, run string) bool {
+func BelongsToRun(e *corev1.Event, run string) bool {
 	name := e.InvolvedObject.Name
 	return name == run || strings.HasPrefix(name, run+"-")
 }

@@ -1,4 +1,4 @@
-package suite
+package failure
 
 import (
 	"strings"
@@ -43,34 +43,34 @@ func TestHoldUp(t *testing.T) {
 	}
 	tests := []struct {
 		name         string
-		o            startObservation
+		o            StartObservation
 		wantReason   string
 		wantIn       []string
 		wantTerminal bool
 	}{
-		{name: "nothing wrong yet", o: startObservation{Pods: []corev1.Pod{pod("q-container-1-worker-0", func(*corev1.Pod) {})}}},
-		{name: "unschedulable with the scheduler's message", o: startObservation{Pods: []corev1.Pod{unschedulable}},
+		{name: "nothing wrong yet", o: StartObservation{Pods: []corev1.Pod{pod("q-container-1-worker-0", func(*corev1.Pod) {})}}},
+		{name: "unschedulable with the scheduler's message", o: StartObservation{Pods: []corev1.Pod{unschedulable}},
 			wantReason: ReasonUnschedulable, wantIn: []string{"pod q-container-1-worker-0 cannot be scheduled", "didn't match Pod's node affinity/selector"}},
 		{name: "image pull back-off names the image",
-			o:          startObservation{Pods: []corev1.Pod{waiting("q-container-1-worker-1", "ImagePullBackOff", "Back-off pulling image")}},
+			o:          StartObservation{Pods: []corev1.Pod{waiting("q-container-1-worker-1", "ImagePullBackOff", "Back-off pulling image")}},
 			wantReason: ReasonImagePull, wantIn: []string{"registry.example/runner:v1", "ImagePullBackOff", "Back-off pulling image"}},
 		{name: "ErrImagePull counts too",
-			o:          startObservation{Pods: []corev1.Pod{waiting("p", "ErrImagePull", "not found")}},
+			o:          StartObservation{Pods: []corev1.Pod{waiting("p", "ErrImagePull", "not found")}},
 			wantReason: ReasonImagePull, wantIn: []string{"cannot pull image"}},
 		{name: "container config error",
-			o:          startObservation{Pods: []corev1.Pod{waiting("p", "CreateContainerConfigError", `secret "q-auth" not found`)}},
+			o:          StartObservation{Pods: []corev1.Pod{waiting("p", "CreateContainerConfigError", `secret "q-auth" not found`)}},
 			wantReason: ReasonContainerConfig, wantIn: []string{`secret "q-auth" not found`}},
 		{name: "a pod being deleted says nothing",
-			o: startObservation{Pods: []corev1.Pod{pod("p", func(p *corev1.Pod) {
+			o: StartObservation{Pods: []corev1.Pod{pod("p", func(p *corev1.Pod) {
 				p.DeletionTimestamp = ptr.To(metav1.NewTime(start))
 				p.Status = unschedulable.Status
 			})}}},
 		{name: "pods before events: the first pod by name",
-			o: startObservation{Pods: []corev1.Pod{waiting("b", "ErrImagePull", "x"), unschedulable},
+			o: StartObservation{Pods: []corev1.Pod{waiting("b", "ErrImagePull", "x"), unschedulable},
 				Events: []corev1.Event{event("MPIJob", "q-container-1", "MPIJobFailed", "boom", start.Add(time.Second))}},
 			wantReason: ReasonImagePull},
 		{name: "pod security refusal from the launcher Job's events",
-			o: startObservation{Since: start, Events: []corev1.Event{
+			o: StartObservation{Since: start, Events: []corev1.Event{
 				event("Job", "q-container-1-launcher", "FailedCreate", "old refusal", start.Add(-time.Minute)),
 				event("Job", "q-container-1-launcher", "FailedCreate", `pods "q-container-1-launcher-x" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities`, start.Add(2*time.Second)),
 				event("MPIJob", "q-container-1", "MPIJobFailed", "older", start.Add(time.Second)),
@@ -78,33 +78,33 @@ func TestHoldUp(t *testing.T) {
 			wantReason: ReasonFailedCreate, wantIn: []string{"Job q-container-1-launcher: FailedCreate", "violates PodSecurity", "Host platforms need privileged"},
 			wantTerminal: true},
 		{name: "other refusals of the launcher Job's pod heal by waiting",
-			o: startObservation{Since: start, Events: []corev1.Event{event("Job", "q-container-1-launcher", "FailedCreate",
+			o: StartObservation{Since: start, Events: []corev1.Event{event("Job", "q-container-1-launcher", "FailedCreate",
 				`pods "q-container-1-launcher-x" is forbidden: exceeded quota: compute, requested: cpu=2`, start.Add(time.Second))}},
 			wantReason: ReasonFailedCreate, wantIn: []string{"exceeded quota"}},
 		{name: "a VMI whose virt-launcher pod Pod Security refuses",
-			o:          startObservation{Since: start, VMIs: []*kubevirtv1.VirtualMachineInstance{psaVMI("q-vm-1-master")}},
+			o:          StartObservation{Since: start, VMIs: []*kubevirtv1.VirtualMachineInstance{psaVMI("q-vm-1-master")}},
 			wantReason: vmbenchv1.ReasonNamespaceRefusesVMs, wantTerminal: true,
 			wantIn: []string{"VMI q-vm-1-master: FailedCreate", `violates PodSecurity "restricted:latest"`, "pod-security.kubernetes.io/enforce=baseline"}},
 		{name: "virt-controller's refusal event, before a newer event and an unschedulable pod",
-			o: startObservation{Since: start, Pods: []corev1.Pod{unschedulable}, Events: []corev1.Event{
+			o: StartObservation{Since: start, Pods: []corev1.Pod{unschedulable}, Events: []corev1.Event{
 				event("VirtualMachineInstance", "q-vm-1-node01", "FailedCreate", `failed to render launch manifest: pods "virt-launcher-q-vm-1-node01-" `+
 					`is forbidden: violates PodSecurity "baseline:latest": non-default capabilities (container "compute" must not include "SYS_NICE")`, start.Add(time.Second)),
 				event("VirtualMachineInstance", "q-vm-1-master", "SyncFailed", "something else", start.Add(2*time.Second)),
 			}},
 			wantReason: vmbenchv1.ReasonNamespaceRefusesVMs, wantTerminal: true, wantIn: []string{"VirtualMachineInstance q-vm-1-node01: FailedCreate", "SYS_NICE"}},
 		{name: "events before the run started belong to an earlier object",
-			o: startObservation{Since: start, Events: []corev1.Event{event("MPIJob", "q-container-1", "MPIJobFailed", "old", start.Add(-time.Second))}}},
+			o: StartObservation{Since: start, Events: []corev1.Event{event("MPIJob", "q-container-1", "MPIJobFailed", "old", start.Add(-time.Second))}}},
 		{name: "scheduler events are unschedulable",
-			o:          startObservation{Since: start, Events: []corev1.Event{event("Pod", "q-vm-1-master-abcde", "FailedScheduling", "0/3 nodes", start)}},
+			o:          StartObservation{Since: start, Events: []corev1.Event{event("Pod", "q-vm-1-master-abcde", "FailedScheduling", "0/3 nodes", start)}},
 			wantReason: ReasonUnschedulable},
 		{name: "a VMI that cannot be scheduled",
-			o: startObservation{VMIs: []*kubevirtv1.VirtualMachineInstance{{ObjectMeta: metav1.ObjectMeta{Name: "q-vm-1-master"},
+			o: StartObservation{VMIs: []*kubevirtv1.VirtualMachineInstance{{ObjectMeta: metav1.ObjectMeta{Name: "q-vm-1-master"},
 				Status: kubevirtv1.VirtualMachineInstanceStatus{Conditions: []kubevirtv1.VirtualMachineInstanceCondition{{
 					Type: kubevirtv1.VirtualMachineInstanceConditionType(corev1.PodScheduled), Status: corev1.ConditionFalse,
 					Reason: "Unschedulable", Message: "Insufficient devices.kubevirt.io/kvm"}}}}}},
 			wantReason: ReasonUnschedulable, wantIn: []string{"VMI q-vm-1-master", "devices.kubevirt.io/kvm"}},
 		{name: "a claim no provisioner binds",
-			o: startObservation{Since: start, Claims: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "q-container-1-shared"},
+			o: StartObservation{Since: start, Claims: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "q-container-1-shared"},
 				Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To("standard")},
 				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}},
 				Events: []corev1.Event{event("PersistentVolumeClaim", "q-container-1-shared", "ProvisioningFailed", "NodeStageVolume: RWX not supported", start)}},
@@ -112,7 +112,7 @@ func TestHoldUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := holdUp(tt.o)
+			got := HoldUp(tt.o)
 			if tt.wantReason == "" {
 				if got != nil {
 					t.Fatalf("holdUp() = %v, want nothing", got)
@@ -137,7 +137,7 @@ func TestHoldUp(t *testing.T) {
 func TestBelongsToRun(t *testing.T) {
 	for name, want := range map[string]bool{"q-vm-1": true, "q-vm-1-master": true, "q-vm-1-master-abcde": true, "q-vm-10-master": false, "q-vm": false} {
 		e := &corev1.Event{InvolvedObject: corev1.ObjectReference{Name: name}}
-		if got := belongsToRun(e, "q-vm-1"); got != want {
+		if got := BelongsToRun(e, "q-vm-1"); got != want {
 			t.Errorf("belongsToRun(%s) = %t, want %t", name, got, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package suite
+package failure
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ const (
 const maxMemberRestarts = 3
 
 // memberObservation is what the reconcile saw of a started run's members.
-type memberObservation struct {
+type MemberObservation struct {
 	Run string
 	// Pods are the pods labelled with the run: the MPIJob's launcher and workers, or the VMs'
 	// virt-launchers. Only those that memberPods picks count.
@@ -56,7 +56,7 @@ type memberObservation struct {
 // cannot come back, or restarted maxMemberRestarts times) before any other, pods before VMIs, so
 // that a virt-launcher's own reason is named rather than only its VMI's phase. A non-terminal cause
 // is a member whose node stopped reporting. It is nil when every member is well or ended normally.
-func memberCause(o memberObservation) *conditions.Cause {
+func MemberCause(o MemberObservation) *conditions.Cause {
 	failedVMIs := map[types.UID]bool{}
 	for _, vmi := range o.VMIs {
 		failedVMIs[vmi.UID] = vmi.Status.Phase == kubevirtv1.Failed
@@ -100,7 +100,7 @@ type memberPod struct {
 // names (<run>-worker-<i>); the launcher Job's pod and each VMI's virt-launcher are the oldest pods
 // of their controller (the rule log_pod.go reads the launcher's log by). A launcher Job's pod older
 // than the run's MPIJob is an earlier MPIJob's.
-func memberPods(o memberObservation) []memberPod {
+func memberPods(o MemberObservation) []memberPod {
 	pods := make([]*corev1.Pod, len(o.Pods))
 	for i := range o.Pods {
 		pods[i] = &o.Pods[i]

@@ -1,4 +1,4 @@
-package suite
+package failure
 
 import (
 	"testing"
@@ -203,7 +203,7 @@ func TestMemberCause(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := memberCause(memberObservation{Run: run, Pods: tc.pods, VMIs: tc.vmis, Owners: owners, Benchmarks: tc.benchmarks, Since: tc.since})
+			got := MemberCause(MemberObservation{Run: run, Pods: tc.pods, VMIs: tc.vmis, Owners: owners, Benchmarks: tc.benchmarks, Since: tc.since})
 			if tc.wantReason == "" {
 				if got != nil {
 					t.Fatalf("memberCause = %s, want none", got)
