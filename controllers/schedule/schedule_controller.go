@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -69,30 +67,10 @@ func (r *ScheduleReconciler) minInterval() time.Duration {
 	return r.MinInterval
 }
 
-// maxActiveOf is spec.maxActive, or its default when left out.
-func maxActiveOf(spec vmbenchv1.BenchmarkScheduleSpec) int {
-	if spec.MaxActive == nil || *spec.MaxActive < 1 {
-		return vmbenchv1.DefaultMaxActive
-	}
-	return min(int(*spec.MaxActive), vmbenchv1.MaxMaxActive)
-}
-
-// atMaxActive says whether a start under Allow must wait, as spec.maxActive suites of the schedule
-// are unfinished.
-func atMaxActive(spec vmbenchv1.BenchmarkScheduleSpec, active int) bool {
-	return spec.ConcurrencyPolicy == vmbenchv1.ConcurrencyAllow && active >= maxActiveOf(spec)
-}
-
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules,verbs=get;list;watch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarkschedules/finalizers,verbs=update
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=create;delete
-
-// scheduleObservation is what one reconcile found of a schedule's suites.
-type scheduleObservation struct {
-	// Active are the unfinished suites, Finished the others; both only those the schedule controls.
-	Active, Finished []*vmbenchv1.BenchmarkSuite
-}
 
 // Reconcile records the schedule's finished suites, prunes them to the history limits, starts the
 // suite due now if any, and writes the status once.
@@ -394,125 +372,6 @@ func pruneFinished(spec vmbenchv1.BenchmarkScheduleSpec, finished []*vmbenchv1.B
 	return out
 }
 
-func findSuite(suites []*vmbenchv1.BenchmarkSuite, name string) *vmbenchv1.BenchmarkSuite {
-	for _, s := range suites {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
-
-// start acts on the time due, if any: it skips it when too late or forbidden by the concurrency
-// policy, replaces the active suites under Replace, and creates the suite. skip says why nothing
-// started; API errors that waiting may heal are returned.
-func (r *ScheduleReconciler) start(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision) (*vmbenchv1.BenchmarkSuite, *conditions.Cause, error) {
-	return r.startWith(ctx, sched, seen, d, nil)
-}
-
-// startWith is start with annotations added to the suite.
-func (r *ScheduleReconciler) startWith(ctx context.Context, sched *vmbenchv1.BenchmarkSchedule, seen scheduleObservation, d startDecision,
-	extra map[string]string) (*vmbenchv1.BenchmarkSuite, *conditions.Cause, error) {
-	if d.Due.IsZero() {
-		return nil, nil, nil
-	}
-	// The messages leave the due time out (status.skippedScheduleTime holds it), so that a start
-	// that waits through several due times is told once.
-	if d.TooLate {
-		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonMissedDeadline, Message: fmt.Sprintf(
-			"a due start (status.skippedScheduleTime) was skipped: it is later than spec.startingDeadlineSeconds (%d) after its time, "+
-				"as the manager was down, the schedule suspended or a suite of it still running; the next start is at "+
-				"status.nextScheduleTime. Raise startingDeadlineSeconds, or remove it, to let late starts happen",
-			*sched.Spec.StartingDeadlineSeconds)}, nil
-	}
-	// The suite of this time exists already when an earlier pass made it and its status write was
-	// lost: the start happened.
-	name := scheduledSuiteName(sched.Name, d.Due)
-	if s := findSuite(slices.Concat(seen.Active, seen.Finished), name); s != nil {
-		sched.Status.LastScheduleTime = &metav1.Time{Time: d.Due}
-		return nil, nil, nil
-	}
-	if len(seen.Active) > 0 {
-		switch sched.Spec.ConcurrencyPolicy {
-		case vmbenchv1.ConcurrencyAllow:
-			if atMaxActive(sched.Spec, len(seen.Active)) {
-				return nil, &conditions.Cause{Reason: vmbenchv1.ReasonMaxActive, Message: fmt.Sprintf(
-					"a due start (status.skippedScheduleTime) waits, as %d suites of this schedule are not finished, the most "+
-						"spec.maxActive allows under concurrencyPolicy Allow; it starts when one ends (unless later than "+
-						"spec.startingDeadlineSeconds by then). Raise spec.maxActive (at most %d), or start less often",
-					maxActiveOf(sched.Spec), vmbenchv1.MaxMaxActive)}, nil
-			}
-		case vmbenchv1.ConcurrencyReplace:
-			for _, s := range seen.Active {
-				if err := r.Delete(ctx, s, client.Preconditions{UID: &s.UID}); client.IgnoreNotFound(err) != nil {
-					return nil, nil, fmt.Errorf("deleting suite %s to replace it: %w", s.Name, err)
-				}
-			}
-		default:
-			return nil, &conditions.Cause{Reason: vmbenchv1.ReasonConcurrencyForbid, Message: fmt.Sprintf(
-				"a due start (status.skippedScheduleTime) waits, as suite %s of this schedule is not finished and "+
-					"spec.concurrencyPolicy is Forbid; it starts when that suite ends (unless later than spec.startingDeadlineSeconds "+
-					"by then). Set concurrencyPolicy to Allow to start beside it, or Replace to delete it and start anew", seen.Active[0].Name)}, nil
-		}
-	}
-	suite, err := r.buildSuite(sched, d.Due)
-	if err != nil {
-		return nil, nil, err
-	}
-	maps.Copy(suite.Annotations, extra)
-	err = r.Create(ctx, suite)
-	switch {
-	case err == nil:
-	case apierrors.IsAlreadyExists(err):
-		// Made by an earlier attempt at the same time, whose status write was lost: the name is the
-		// scheduled time's, so it is this start, if the schedule controls it.
-		existing := &vmbenchv1.BenchmarkSuite{}
-		if err := r.Get(ctx, client.ObjectKeyFromObject(suite), existing); err != nil {
-			return nil, nil, err
-		}
-		if ref := metav1.GetControllerOf(existing); ref == nil || ref.UID != sched.UID {
-			return nil, &conditions.Cause{Reason: vmbenchv1.ReasonSuiteNameTaken, Message: fmt.Sprintf(
-				"a due start (status.skippedScheduleTime) needs the name %s, which a BenchmarkSuite that this schedule did not start has: "+
-					"delete or rename that suite", suite.Name)}, nil
-		}
-		suite = existing
-	case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
-		return nil, &conditions.Cause{Reason: vmbenchv1.ReasonSuiteNotCreated, Message: fmt.Sprintf(
-			"suite %s, due at status.skippedScheduleTime, was refused by the API server: %v. Fix spec.suiteTemplate (or ask an "+
-				"admin about the refusal); the start is tried again on the next reconcile", suite.Name, err)}, nil
-	default:
-		return nil, nil, fmt.Errorf("creating suite %s: %w", suite.Name, err)
-	}
-	sched.Status.LastScheduleTime = &metav1.Time{Time: d.Due}
-	return suite, nil, nil
-}
-
-// buildSuite is the suite started for the scheduled time due.
-func (r *ScheduleReconciler) buildSuite(sched *vmbenchv1.BenchmarkSchedule, due time.Time) (*vmbenchv1.BenchmarkSuite, error) {
-	tmpl := sched.Spec.SuiteTemplate
-	labels := maps.Clone(tmpl.Metadata.Labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[vmbenchv1.LabelSchedule] = sched.Name
-	annotations := maps.Clone(tmpl.Metadata.Annotations)
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[vmbenchv1.AnnotationScheduledAt] = due.UTC().Format(time.RFC3339)
-	delete(annotations, vmbenchv1.AnnotationRecorded)
-	suite := &vmbenchv1.BenchmarkSuite{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: scheduledSuiteName(sched.Name, due), Namespace: sched.Namespace, Labels: labels, Annotations: annotations,
-		},
-		Spec: *tmpl.Spec.DeepCopy(),
-	}
-	if err := controllerutil.SetControllerReference(sched, suite, r.Scheme); err != nil {
-		return nil, err
-	}
-	return suite, nil
-}
-
 // requeueAt is when the schedule is looked at again without an event: at the next scheduled time,
 // or sooner when a start waiting under Forbid or spec.maxActive reaches its deadline, so that the
 // skip is said then.
@@ -529,20 +388,6 @@ func requeueAt(spec vmbenchv1.BenchmarkScheduleSpec, d startDecision, skip *cond
 		return 0
 	}
 	return max(at.Sub(now), time.Second)
-}
-
-// scheduleEvent is an event told once the status is written.
-type scheduleEvent struct {
-	kind, reason, action, note string
-}
-
-func (r *ScheduleReconciler) emit(sched *vmbenchv1.BenchmarkSchedule, evs []scheduleEvent) {
-	if r.Recorder == nil {
-		return
-	}
-	for _, e := range evs {
-		r.Recorder.Eventf(sched, nil, e.kind, e.reason, e.action, "%s", conditions.Truncate(e.note, 1024))
-	}
 }
 
 // SetupWithManager registers the owner index of suites and the watches: the schedule's spec and

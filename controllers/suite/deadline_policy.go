@@ -70,3 +70,7 @@ func effectiveTimeout(spec vmbenchv1.BenchmarkSuiteSpec, maxDuration time.Durati
 	}
 	return t
 }
+
+// settle is how soon a suite is looked at again when no watch event will say that it can go on: after
+// a run that never started, or while the cache has not yet caught up with the suite's last write.
+const settle = time.Second

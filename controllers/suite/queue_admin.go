@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/runqueue"
 )
 
 // An admin (or a suite's own tenant: it harms nobody else) ends or requeues a suite with the
@@ -105,4 +106,14 @@ func endedByAnnotation(st *vmbenchv1.BenchmarkSuiteStatus) bool {
 		}
 	}
 	return false
+}
+
+// runQueue is the suites' run queue, made once from the reconciler's settings.
+func (r *SuiteReconciler) runQueue() *runqueue.Queue {
+	r.queueOnce.Do(func() {
+		r.queue = &runqueue.Queue{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
+			Limits:    runqueue.Limits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace},
+			Namespace: r.QueueNamespace, Namespaces: r.Namespaces, Available: r.Available}
+	})
+	return r.queue
 }

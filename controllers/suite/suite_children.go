@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/cachepolicy"
 	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/controllers/suite/failure"
 	"github.com/vmbench/vmbench/internal/platform"
@@ -242,4 +243,16 @@ func controllerOf(obj client.Object) string {
 		return "it has no controller"
 	}
 	return fmt.Sprintf("its controller is %s %s, uid %s", owner.Kind, owner.Name, owner.UID)
+}
+
+// ownerIndex indexes children by the name of the BenchmarkSuite that controls them.
+const ownerIndex = ".metadata.controller.benchmarksuite"
+
+// childKinds are the kinds of objects a suite may own; each is listed through the owner index.
+// Secrets are not among them: the manager creates a run's Secrets and never reads them back (see
+// run_keys.go); the garbage collector deletes them with the run's ConfigMap that owns them.
+func childKinds() []client.ObjectList {
+	// ConfigMaps, Services and NetworkPolicies are cached as metadata only (cache_policy.go).
+	cm, svc, np := cachepolicy.MetadataKinds()[0], cachepolicy.MetadataKinds()[1], cachepolicy.MetadataKinds()[2]
+	return []client.ObjectList{cachepolicy.MetadataList(cm), cachepolicy.MetadataList(svc), &corev1.PersistentVolumeClaimList{}, cachepolicy.MetadataList(np)}
 }

@@ -39,13 +39,6 @@ import (
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
-// settle is how soon a suite is looked at again when no watch event will say that it can go on: after
-// a run that never started, or while the cache has not yet caught up with the suite's last write.
-const settle = time.Second
-
-// ownerIndex indexes children by the name of the BenchmarkSuite that controls them.
-const ownerIndex = ".metadata.controller.benchmarksuite"
-
 // SuiteReconciler reconciles BenchmarkSuites.
 type SuiteReconciler struct {
 	client.Client
@@ -93,25 +86,6 @@ type SuiteReconciler struct {
 	// queue is the run queue (queue.go), made from the fields above at its first use.
 	queue     *runqueue.Queue
 	queueOnce sync.Once
-}
-
-// runQueue is the suites' run queue, made once from the reconciler's settings.
-func (r *SuiteReconciler) runQueue() *runqueue.Queue {
-	r.queueOnce.Do(func() {
-		r.queue = &runqueue.Queue{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
-			Limits:    runqueue.Limits{Slots: r.MaxActiveRuns, PerNamespace: r.MaxActiveRunsPerNamespace},
-			Namespace: r.QueueNamespace, Namespaces: r.Namespaces, Available: r.Available}
-	})
-	return r.queue
-}
-
-// childKinds are the kinds of objects a suite may own; each is listed through the owner index.
-// Secrets are not among them: the manager creates a run's Secrets and never reads them back (see
-// run_keys.go); the garbage collector deletes them with the run's ConfigMap that owns them.
-func childKinds() []client.ObjectList {
-	// ConfigMaps, Services and NetworkPolicies are cached as metadata only (cache_policy.go).
-	cm, svc, np := cachepolicy.MetadataKinds()[0], cachepolicy.MetadataKinds()[1], cachepolicy.MetadataKinds()[2]
-	return []client.ObjectList{cachepolicy.MetadataList(cm), cachepolicy.MetadataList(svc), &corev1.PersistentVolumeClaimList{}, cachepolicy.MetadataList(np)}
 }
 
 // +kubebuilder:rbac:groups=vmbench.io,resources=benchmarksuites,verbs=get;list;watch;patch
