@@ -219,13 +219,16 @@ func TestFalseAlarmRateWithCorrelatedRuns(t *testing.T) {
 
 // On short histories the estimate of phi runs low (a false step in a wander takes the wander with
 // it), and at the defaults the false changes exceed what Alpha allows where the runs correlate
-// strongly and most of the noise is between runs. Config.AutocorrelationUpperBound holds the count
-// within the 99.9% quantile of Binomial(1000, Alpha) over 1,000 series of 30 and of 60 runs at phi
-// 0.3 and 0.6 on both machines, and still finds a 5% step in the middle of independent runs at
-// least as often as minFound (the measured count less about three binomial standard errors; the
-// defaults' counts are logged beside). Protects the cautious allowance in residualAutocorrelation
-// (the whole series' autocorrelation as evidence, the estimate plus one standard error). The
-// defaults' false changes are logged for docs/change-detection.md, not asserted.
+// strongly and most of the noise is between runs. With Config.AutocorrelationUpperBound the count
+// over these 1,000 series of 30 and of 60 runs at phi 0.3 and 0.6 on both machines is within the
+// 99.9% quantile of Binomial(1000, Alpha), and a 5% step in the middle of the series is still found
+// at least minFound times (the measured count less about three binomial standard errors; the
+// defaults' counts are logged beside). At phi 0.6 on the very noisy machine that is the draw of
+// these seeds more than the design: the 30-run count is at the limit, and 4,000 other series give
+// 0.78% and 0.35% at 30 and 60 runs (docs/change-detection.md, "Short histories"). Protects the
+// cautious allowance in residualAutocorrelation (the whole series' autocorrelation as evidence,
+// the estimate plus one standard error). The defaults' false changes are logged for the docs, not
+// asserted.
 //
 //	go test ./internal/detect -run Correlated -v
 func TestFalseAlarmRateWithCorrelatedRunsOnShortHistories(t *testing.T) {
