@@ -70,16 +70,57 @@ func autocorrelationFactor(w []float64, split int, tau2, phi float64, withinKnow
 	return math.Max(1, (indep+2*shared*cross)/indep)
 }
 
-// residualAutocorrelation is phi estimated from the residuals of the run means around the levels of
-// the segments that the steps at bounds delimit: the lag-1 autocovariance of the residuals over the
-// pairs inside a segment, bias-corrected for the segments' means, over the between-run variance
-// (their variance less the runs' own squared standard errors); in [0, maxAutocorrelation], 0 for a
-// series shorter than minRunsForAutocorrelation or without between-run variance.
-func residualAutocorrelation(y, s2 []float64, bounds []int) float64 {
+// autocorrelationUpper is how many standard errors of the estimate Config.AutocorrelationUpperBound
+// adds to phi: the allowance is then the autocorrelation the series cannot rule out at one standard
+// error (sqrt((1-phi²)/k)) rather than the estimate. The estimate around the steps of a short series
+// runs low: a false step in a wander takes the wander with it, and each segment's mean absorbs part
+// of the rest; a low phi in the step test gives false changes.
+const autocorrelationUpper = 1.0
+
+// residualAutocorrelation is phi as the detector allows for it, estimated from the residuals of the
+// run means around the levels of the segments that the steps at bounds delimit
+// (lag1Autocorrelation): 0 for a series shorter than minRunsForAutocorrelation, without between-run
+// variance, or whose residuals show no lag-1 autocorrelation that independent runs would exceed in
+// only 5% of series; otherwise the estimate, in [0, maxAutocorrelation].
+//
+// upper is Config.AutocorrelationUpperBound: the residuals around the series' single mean then
+// count as evidence too, since the steps found before the allowance may be false ones that absorbed
+// the wander they stand for (around them the residuals look independent), and the allowance is the
+// estimate (at least 0) plus autocorrelationUpper standard errors. A real step also makes the
+// single mean's residuals correlate and so gives independent runs an allowance: that is the power it
+// costs them.
+func residualAutocorrelation(y, s2 []float64, bounds []int, upper bool) float64 {
 	k := len(y)
 	if k < minRunsForAutocorrelation {
 		return 0
 	}
+	phi, z, ok := lag1Autocorrelation(y, s2, bounds)
+	if !ok {
+		return 0
+	}
+	if z < autocorrelationZ {
+		if !upper || len(bounds) == 0 {
+			return 0
+		}
+		if _, zAll, okAll := lag1Autocorrelation(y, s2, nil); !okAll || zAll < autocorrelationZ {
+			return 0
+		}
+	}
+	phi = math.Max(0, math.Min(maxAutocorrelation, phi))
+	if upper {
+		phi = math.Min(maxAutocorrelation, phi+autocorrelationUpper*math.Sqrt((1-phi*phi)/float64(k)))
+	}
+	return phi
+}
+
+// lag1Autocorrelation is the lag-1 autocovariance of the residuals of the run means around the
+// levels of the segments that the steps at bounds delimit, over the pairs inside a segment and
+// bias-corrected for the segments' means, divided by the between-run variance (the residuals'
+// variance less the runs' own squared standard errors): the estimate of phi. z is the lag-1
+// autocorrelation of the residuals (over their whole variance) times √k, about standard normal for
+// independent runs. ok is false without pairs or between-run variance.
+func lag1Autocorrelation(y, s2 []float64, bounds []int) (phi, z float64, ok bool) {
+	k := len(y)
 	cuts := append(append([]int{0}, bounds...), k)
 	slices.Sort(cuts)
 	var ss, lag, within float64
@@ -105,20 +146,14 @@ func residualAutocorrelation(y, s2 []float64, bounds []int) float64 {
 		}
 	}
 	if pairs == 0 || k <= groups {
-		return 0
+		return 0, 0, false
 	}
 	total := ss / float64(k-groups)
 	tau2 := total - within/float64(k)
 	if tau2 <= 0 {
-		return 0
+		return 0, 0, false
 	}
 	// Around its own mean a segment's residuals correlate by about -1/length at lag 1.
 	r := lag/float64(pairs) + total*float64(groups)/float64(k)
-	// Independent runs give a lag-1 autocorrelation r/total of sd about 1/√k: only one that
-	// independent runs would exceed in at most 5% of series counts, so that the allowance costs
-	// independent runs little power.
-	if r/total*math.Sqrt(float64(k)) < autocorrelationZ {
-		return 0
-	}
-	return math.Max(0, math.Min(maxAutocorrelation, r/tau2))
+	return r / tau2, r / total * math.Sqrt(float64(k)), true
 }

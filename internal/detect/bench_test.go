@@ -39,8 +39,19 @@ func benchSeries(count, runs int) [][]Run {
 //
 //	go test ./internal/detect -run '^$' -bench Analyze100x1000 -benchtime 5x
 func BenchmarkAnalyze100x1000(b *testing.B) {
-	all := benchSeries(100, 1000)
+	benchmark100x1000(b, DefaultConfig())
+}
+
+// BenchmarkAnalyze100x1000UpperBound is BenchmarkAnalyze100x1000 with
+// Config.AutocorrelationUpperBound, whose steps make the series be searched again.
+func BenchmarkAnalyze100x1000UpperBound(b *testing.B) {
 	cfg := DefaultConfig()
+	cfg.AutocorrelationUpperBound = true
+	benchmark100x1000(b, cfg)
+}
+
+func benchmark100x1000(b *testing.B, cfg Config) {
+	all := benchSeries(100, 1000)
 	b.ResetTimer()
 	start := cpuTime(b)
 	defer func() { b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N)/1e9, "cpu-s/op") }()

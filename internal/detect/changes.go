@@ -35,11 +35,20 @@ type Config struct {
 	Power float64
 	// MaxConfirmationRuns caps the confirmation runs a suspect asks for.
 	MaxConfirmationRuns int
+	// AutocorrelationUpperBound makes the allowance for autocorrelated runs cautious: the
+	// autocorrelation of the whole series around its single mean counts as evidence of it too, and
+	// the allowance is the estimate plus one standard error. On short histories whose runs
+	// correlate strongly it brings false changes near Alpha (at phi 0.6 on a very noisy machine, from
+	// about 4% to 0.8% of 30-run series); on independent runs it costs power, since a real step also
+	// makes the whole series correlate: a step of the minimum detectable change over 15+15 runs is
+	// found in 45% of series instead of 75%, so Noise.MinDetectableChange no longer keeps its power
+	// on short histories. Off by default (docs/change-detection.md, "Correlated runs").
+	AutocorrelationUpperBound bool
 }
 
 // DefaultConfig is p <= 0.001, a 3% minimum change, 3 runs on each side, no verdict before 5 runs,
-// suspects at a corrected p <= 0.05, drift judged at a trend p <= 0.05, 95% intervals, 80% power
-// and at most 5 confirmation runs.
+// suspects at a corrected p <= 0.05, drift judged at a trend p <= 0.05, 95% intervals, 80% power,
+// at most 5 confirmation runs, and the allowance for autocorrelated runs at its estimate.
 func DefaultConfig() Config {
 	return Config{Alpha: 0.001, MinChange: 0.03, MinRunsEachSide: 3, MinHistory: 5, SuspectAlpha: 0.05,
 		TrendAlpha: 0.05, Confidence: 0.95, Power: 0.8, MaxConfirmationRuns: 5}
@@ -220,7 +229,7 @@ func Analyze(runs []Run, sense Sense, cfg Config) (Analysis, error) {
 		for _, s := range slices.Concat(d.changes, d.minor) {
 			bounds = append(bounds, s.Index)
 		}
-		phi := residualAutocorrelation(d.y, d.s2, bounds)
+		phi := residualAutocorrelation(d.y, d.s2, bounds, d.cfg.AutocorrelationUpperBound)
 		if phi <= d.phi {
 			break
 		}
@@ -501,7 +510,7 @@ func MinDetectableChange(before []Run, after int, cfg Config) (float64, error) {
 	}
 	y, s2 := means(before), squaredStandardErrors(before)
 	g := summarizeGroup(y, s2)
-	phi := residualAutocorrelation(y, s2, nil)
+	phi := residualAutocorrelation(y, s2, nil, cfg.AutocorrelationUpperBound)
 	se := math.Sqrt(g.RunVar * (1/float64(len(before)) + 1/float64(after)) * equalRunsFactor(len(before), after, g, phi))
 	return math.Expm1(detectable(cfg, len(before)+after, se)), nil
 }
