@@ -526,27 +526,7 @@ func TestPrivilegedPlatformsPolicy(t *testing.T) {
 		t.Errorf("admissionPolicy.enabled=false still renders %v %v", off.names("ValidatingAdmissionPolicy"), off.names("ValidatingAdmissionPolicyBinding"))
 	}
 
-	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", "privileged_platforms.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := strings.Split(string(raw), "\n---\n")
-	if len(docs) != 2 {
-		t.Fatalf("config/admission/privileged_platforms.yaml has %d documents, want the policy and its binding", len(docs))
-	}
-	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
-		t.Errorf("config/admission's policy differs from the chart's (-chart +config):\n%s", diff)
-	}
-	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
-		t.Errorf("config/admission's binding differs from the chart's (-chart +config):\n%s", diff)
-	}
+	sameAsConfigAdmission(t, "privileged_platforms.yaml", policy, binding)
 }
 
 // managerPolicy checks what both policies on the manager's own requests share: on by default (the
@@ -586,6 +566,27 @@ func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.Va
 		t.Errorf("%s.enabled=false still renders %s", valueSwitch, name)
 	}
 
+	sa := &corev1.ServiceAccount{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "service_account.yaml"), sa)
+	if sa.Namespace != namespace || sa.Name != d.Spec.Template.Spec.ServiceAccountName {
+		t.Fatalf("config/rbac's service account %s/%s is not the chart's default %s/%s: the policies cannot agree",
+			sa.Namespace, sa.Name, namespace, d.Spec.Template.Spec.ServiceAccountName)
+	}
+	sameAsConfigAdmission(t, file, policy, binding)
+	kustomization, err := os.ReadFile(filepath.Join(root, "config", "admission", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(kustomization), "- "+file) {
+		t.Errorf("config/admission/kustomization.yaml does not list %s", file)
+	}
+	return policy
+}
+
+// sameAsConfigAdmission fails unless config/admission/<file> holds exactly two documents, a policy
+// and a binding whose specs equal the chart's: a kustomize install must enforce what the chart does.
+func sameAsConfigAdmission(t *testing.T, file string, policy *admissionv1.ValidatingAdmissionPolicy, binding *admissionv1.ValidatingAdmissionPolicyBinding) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", file))
 	if err != nil {
 		t.Fatal(err)
@@ -596,16 +597,10 @@ func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.Va
 	}
 	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
 	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
-		t.Fatal(err)
+		t.Fatalf("config/admission/%s, the policy: %v", file, err)
 	}
 	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
-		t.Fatal(err)
-	}
-	sa := &corev1.ServiceAccount{}
-	readYAML(t, filepath.Join(root, "config", "rbac", "service_account.yaml"), sa)
-	if sa.Namespace != namespace || sa.Name != d.Spec.Template.Spec.ServiceAccountName {
-		t.Fatalf("config/rbac's service account %s/%s is not the chart's default %s/%s: the policies cannot agree",
-			sa.Namespace, sa.Name, namespace, d.Spec.Template.Spec.ServiceAccountName)
+		t.Fatalf("config/admission/%s, the binding: %v", file, err)
 	}
 	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
 		t.Errorf("config/admission/%s: the policy differs from the chart's (-chart +config):\n%s", file, diff)
@@ -613,14 +608,6 @@ func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.Va
 	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
 		t.Errorf("config/admission/%s: the binding differs from the chart's (-chart +config):\n%s", file, diff)
 	}
-	kustomization, err := os.ReadFile(filepath.Join(root, "config", "admission", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(kustomization), "- "+file) {
-		t.Errorf("config/admission/kustomization.yaml does not list %s", file)
-	}
-	return policy
 }
 
 func validationsText(p *admissionv1.ValidatingAdmissionPolicy) string {
