@@ -16,7 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -155,22 +154,8 @@ func TestOnlyTheManagerWritesScheduleHistory(t *testing.T) {
 	h.g.Expect(yaml.UnmarshalStrict([]byte(doc), policy)).To(Succeed())
 	h.enforceInNamespace(policy)
 
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: h.ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
-			Verbs: []string{"get", "create", "update", "patch", "delete"}}}}
-	h.g.Expect(k8s.Create(h.ctx, role)).To(Succeed())
-	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: h.ns},
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"},
-			{Kind: "User", APIGroup: rbacv1.GroupName, Name: "tenant-jane"}}})).To(Succeed())
-	as := func(user string) client.Client {
-		impersonated := rest.CopyConfig(cfg)
-		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := client.New(impersonated, client.Options{Scheme: controllers.NewScheme()})
-		h.g.Expect(err).NotTo(HaveOccurred())
-		return c
-	}
-	manager, jane := as("system:serviceaccount:vmbench-system:vmbench-manager"), as("tenant-jane")
+	manager, jane := h.managerAndTenant("configmap-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"},
+		Verbs: []string{"get", "create", "update", "patch", "delete"}})
 	labelled := func(name string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns,
 			Labels: map[string]string{vmbenchv1.LabelHistoryOf: "nightly"}}, Data: map[string]string{history.DataKey: "{}\n"}}
