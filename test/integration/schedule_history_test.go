@@ -83,15 +83,9 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{Nodes: true,
 			PollInterval: vmbenchv1.DurationOf(poll)}}
 	})
-	store := &controllers.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
-	for _, rec := range syntheticRecords("forge", 16, func(int) float64 { return 900 }, 3) {
-		_, err := store.Append(h.ctx, sched, rec)
-		h.g.Expect(err).NotTo(HaveOccurred())
-	}
+	h.appendHistory(sched, syntheticRecords("forge", 16, func(int) float64 { return 900 }, 3))
 	h.clock.SetTime(sched.CreationTimestamp.Add(poll + time.Minute))
-	now := h.clock.Now()
-	latest := h.ownedSuite(sched, now.Add(-time.Hour))
-	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	now, latest := h.finishLatest(sched)
 
 	// The tenant's lines: 8 records after the latest suite, the VM arm at half, run on the node with
 	// another kernel; and the second signed line with its VM arm halved.
@@ -136,8 +130,7 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 		ConsistOf(And(HaveField("Type", corev1.EventTypeWarning),
 			HaveField("Message", And(ContainSubstring("8 lines of ConfigMap forge-history-0 carry no signature"),
 				ContainSubstring("1 lines of ConfigMap forge-history-0 fail the signature check"))))))
-	recs, err := store.List(h.ctx, sched)
-	h.g.Expect(err).NotTo(HaveOccurred())
+	recs := h.historyRecords(sched)
 	h.g.Expect(recs).To(HaveLen(16), "the history holds the manager's records but the changed one, and none of the tenant's")
 }
 
