@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/vmbench/vmbench/controllers"
 )
 
 const (
@@ -610,6 +612,24 @@ func sameAsConfigAdmission(t *testing.T, file string, policy *admissionv1.Valida
 	}
 }
 
+// masterKeySecret is the name of the master key Secret the rendered manager is started with
+// (--master-key-secret=<release namespace>/<name>).
+func masterKeySecret(t *testing.T, objs rendered) string {
+	t.Helper()
+	_, c := manager(t, objs)
+	for _, a := range c.Args {
+		if ref, ok := strings.CutPrefix(a, "--master-key-secret="); ok {
+			ns, name, _ := strings.Cut(ref, "/")
+			if ns != namespace || name == "" {
+				t.Fatalf("--master-key-secret=%s, want a Secret of the release namespace %s", ref, namespace)
+			}
+			return name
+		}
+	}
+	t.Fatalf("the manager's args %q have no --master-key-secret", c.Args)
+	return ""
+}
+
 func validationsText(p *admissionv1.ValidatingAdmissionPolicy) string {
 	var text strings.Builder
 	for _, v := range p.Spec.Validations {
@@ -630,18 +650,25 @@ func TestManagerSecretsPolicy(t *testing.T) {
 	if len(policy.Spec.MatchConditions) != 1 {
 		t.Errorf("match conditions %+v, want the manager's user alone, in every namespace", policy.Spec.MatchConditions)
 	}
+	// A run's Secret has a run Secret's name and is controlled by <run>-secrets; the master key is the
+	// one the manager is started with (--master-key-secret).
 	for _, want := range []string{"request.operation == 'CREATE'", "object.type == 'Opaque'", "'kubernetes.io/service-account.name' in object.metadata.annotations",
-		"'vmbench.io/suite' in object.metadata.labels", "request.namespace == '" + namespace + "'", "object.metadata.labels['app.kubernetes.io/component'] == 'master-key'"} {
+		"'vmbench.io/suite' in object.metadata.labels", "request.namespace == '" + namespace + "'", "object.metadata.labels['app.kubernetes.io/component'] == 'master-key'",
+		"object.metadata.name == '" + masterKeySecret(t, render(t)) + "'",
+		"object.metadata.name.startsWith(object.metadata.labels['vmbench.io/run'] + '-')", "object.metadata.name.matches('-(auth|cloudinit)-[0-9a-f]{10}$')",
+		"o.kind == 'ConfigMap' && o.name == object.metadata.labels['vmbench.io/run'] + '-secrets' && has(o.controller) && o.controller"} {
 		if !strings.Contains(validationsText(policy), want) {
 			t.Errorf("the policy's validations do not contain %q", want)
 		}
 	}
 }
 
-// The policy on the manager's writes of its children's kinds, outside the release namespace: every
-// kind the ClusterRole lets it create, patch or delete, and the label on the object and the old one.
+// The policy on the manager's writes of its children's kinds, in every namespace (in the release
+// namespace all but the master key's ID record): every kind the ClusterRole lets it create, patch or
+// delete, and the label on the object and the old one.
 func TestManagerChildrenPolicy(t *testing.T) {
 	policy := managerPolicy(t, "vmbench-manager-children", "managerChildrenPolicy", "manager_children.yaml")
+	objs := render(t)
 	matched := map[string]bool{}
 	for _, rule := range policy.Spec.MatchConstraints.ResourceRules {
 		if !slices.Equal(rule.Operations, []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete}) {
@@ -671,8 +698,11 @@ func TestManagerChildrenPolicy(t *testing.T) {
 			}
 		}
 	}
-	if conds := policy.Spec.MatchConditions; len(conds) != 2 || conds[1].Expression != "request.namespace != '"+namespace+"'" {
-		t.Errorf("match conditions %+v, want the manager's user outside the release namespace", conds)
+	// In the release namespace too, but for the manager's create of its master key's ID record.
+	record := masterKeySecret(t, objs) + controllers.MasterKeyRecordSuffix
+	if conds := policy.Spec.MatchConditions; len(conds) != 2 || conds[1].Expression != "!(request.namespace == '"+namespace+"' && "+
+		"request.resource.resource == 'configmaps' && request.operation == 'CREATE' && request.name == '"+record+"')" {
+		t.Errorf("match conditions %+v, want the manager's user in every namespace but for its create of ConfigMap %s/%s", conds, namespace, record)
 	}
 	for _, want := range []string{"'vmbench.io/suite' in object.metadata.labels", "'vmbench.io/suite' in oldObject.metadata.labels"} {
 		if !strings.Contains(validationsText(policy), want) {
