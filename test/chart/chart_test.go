@@ -506,7 +506,13 @@ func TestPrivilegedPlatformsPolicy(t *testing.T) {
 	if got := variable(policy, "allowedRuntimeClasses"); got != "[]" {
 		t.Errorf("default allowedRuntimeClasses expression %q, want []", got)
 	}
-	for _, want := range []string{"p.type == 'Host'", "has(p.runtimeClassName)", "kubectl label namespace ' + request.namespace + ' vmbench.io/privileged-platforms=true", "(now: none)"} {
+	if got := variable(policy, "controlPlaneTolerations"); !strings.Contains(got, "['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master']") {
+		t.Errorf("controlPlaneTolerations %q, want the control plane's taints (audit N6)", got)
+	}
+	if conds := policy.Spec.MatchConditions; len(conds) != 1 || !strings.Contains(conds[0].Expression, "oldObject.spec.placement.tolerations") {
+		t.Errorf("match conditions %+v, want a change of the tolerations judged too", conds)
+	}
+	for _, want := range []string{"p.type == 'Host'", "has(p.runtimeClassName)", "size(variables.controlPlaneTolerations) == 0", "kubectl label namespace ' + request.namespace + ' vmbench.io/privileged-platforms=true", "(now: none)"} {
 		if !strings.Contains(allText(policy), want) {
 			t.Errorf("the policy's validations do not contain %q", want)
 		}
