@@ -169,6 +169,7 @@ func TestEvictedWorkerFailsTheRunWithTheKubeletsMessage(t *testing.T) {
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("evict", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	job := h.mpiJob("evict-container-1")
+	h.expectRunStarting("evict", "evict-container-1")
 	started := runMessages(t, "evict-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
 	launcher := h.containerLauncherPod("evict", "evict-container-1", runnerLog(t, h.token("evict", "evict-container-1"), started...))
 	h.setMPIJobCondition("evict-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")
@@ -238,6 +239,7 @@ func TestWorkerOnALostNodeIsNamedThenItsEvictionFailsTheRun(t *testing.T) {
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("lost", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	job := h.mpiJob("lost-container-1")
+	h.expectRunStarting("lost", "lost-container-1")
 	started := runMessages(t, "lost-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
 	h.containerLauncherPod("lost", "lost-container-1", runnerLog(t, h.token("lost", "lost-container-1"), started...))
 	h.setMPIJobCondition("lost-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")
