@@ -121,7 +121,7 @@ func TestPrivilegedPlatformsAreAnAdminsChoice(t *testing.T) {
 		return s
 	}
 	for _, key := range []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"} {
-		h.g.Expect(dryRun(tolerating(plain, key))).To(MatchError(ContainSubstring("a toleration of "+key+" lets the suite run on control-plane nodes")))
+		h.g.Expect(dryRun(tolerating(plain, key))).To(MatchError(ContainSubstring("a toleration of " + key + " lets the suite run on control-plane nodes")))
 		h.g.Expect(dryRun(tolerating(plain, key))).To(MatchError(ContainSubstring("or remove the toleration from spec.placement.tolerations")))
 		h.g.Expect(dryRun(tolerating(allowed, key))).To(Succeed(), "%s in a namespace an admin labelled", key)
 	}
