@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,7 +39,9 @@ func historyUsage(w io.Writer, prog string) {
 
 Shows the history a BenchmarkSchedule keeps of its finished suites. The text output opens with the
 schedule, its records, the parameter hashes seen and the environment changes between consecutive
-records (kernel, OS image, container runtime, kubelet, KubeVirt, images) as "<suite>: field old → new";
+Complete records (KubeVirt, images, machine type, kernel, OS image, container runtime, kubelet,
+architecture, CPU model; the same comparison the manager's findings make, over all the record's runs
+and nodes) as "<suite>: field: old → new";
 then one line per benchmark, metric and platform: runs, the latest ratio to the baseline with its 95%%
 interval, the last %[2]d ratios oldest first, the coefficient of variation of the platform's repetitions
 in the latest run, and the change-point verdict on the log-ratio series (the baseline platform: on its
@@ -478,72 +479,16 @@ func writeHistoryText(w io.Writer, name, namespace string, records []history.Rec
 	return tw.Flush()
 }
 
-// environmentFields are the per-platform-type versions compared between consecutive records.
-func environmentFields(envs []vmbenchv1.RunEnvironment) map[string]string {
-	values := map[string][]string{}
-	add := func(field, v string) {
-		if v != "" && !slices.Contains(values[field], v) {
-			values[field] = append(values[field], v)
-		}
-	}
-	for _, e := range envs {
-		p := string(e.Platform)
-		add(p+" KubeVirt", e.KubeVirtVersion)
-		add(p+" launcher image", e.LauncherImage)
-		add(p+" runner image", e.RunnerImage)
-		add(p+" runner image ref", e.RunnerImageRef)
-		add(p+" launcher image ref", e.LauncherImageRef)
-		add(p+" machine type", e.MachineType)
-		for _, n := range e.Nodes {
-			add(p+" kernel", n.KernelVersion)
-			add(p+" OS image", n.OSImage)
-			add(p+" runtime", n.ContainerRuntimeVersion)
-			add(p+" kubelet", n.KubeletVersion)
-		}
-	}
-	out := map[string]string{}
-	for f, vs := range values {
-		sort.Strings(vs)
-		out[f] = strings.Join(vs, ",")
-	}
-	return out
-}
-
-// environmentChanges lists what changed between consecutive records that both captured their
-// environment, as "<suite>: field old → new", the suite being the first with the new value.
+// environmentChanges lists what changed between consecutive Complete records that captured their
+// environment, as "<suite>: field: old → new", the suite being the first with the new value. The
+// comparison is the manager's own (history.EnvironmentChangesOver), so the CLI shows exactly the
+// changes findings and the environment-change metric are built on.
 func environmentChanges(records []history.Record) []string {
 	var out []string
-	var prev map[string]string
-	for _, r := range records {
-		if len(r.Environments) == 0 {
-			continue
+	for _, c := range history.EnvironmentChangesOver(records) {
+		for _, line := range c.Changes {
+			out = append(out, records[c.Index].Suite+": "+line)
 		}
-		cur := environmentFields(r.Environments)
-		if prev != nil {
-			var fields []string
-			for f := range cur {
-				fields = append(fields, f)
-			}
-			for f := range prev {
-				if _, ok := cur[f]; !ok {
-					fields = append(fields, f)
-				}
-			}
-			sort.Strings(fields)
-			for _, f := range fields {
-				if prev[f] != cur[f] {
-					out = append(out, fmt.Sprintf("%s: %s %s → %s", r.Suite, f, orNone(prev[f]), orNone(cur[f])))
-				}
-			}
-		}
-		prev = cur
 	}
 	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
 }

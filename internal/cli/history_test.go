@@ -113,7 +113,7 @@ func TestHistoryTextFindsAStepAndAnEnvironmentChange(t *testing.T) {
 	wantHeader := "schedule nightly: 10 records, nightly-00 (2026-11-01T02:00:00Z) to nightly-09 (2026-11-10T02:00:00Z)\n" +
 		"parameters: p1 (10 records, analysed)\n" +
 		"environment changes:\n" +
-		"  nightly-06: VM KubeVirt v1.5.0 → v1.6.0\n"
+		"  nightly-06: kubeVirtVersion: v1.5.0 → v1.6.0\n"
 	if !strings.HasPrefix(out, wantHeader) {
 		t.Errorf("header:\n%s\nwant it to start with:\n%s", out, wantHeader)
 	}
@@ -362,7 +362,7 @@ func TestHistoryHTML(t *testing.T) {
 	for _, want := range []string{
 		`<line class="change" data-suite="nightly-06"`,
 		`<line class="env" data-suite="nightly-04"`,
-		"<title>nightly-04: VM KubeVirt v1.5.0 → v1.6.0</title>",
+		"<title>nightly-04: kubeVirtVersion: v1.5.0 → v1.6.0</title>",
 		`<polygon class="band" points="`,
 		"<h2>stream Triad_MBps on vm: ratio to pods</h2>",
 	} {

@@ -92,22 +92,43 @@ func EnvironmentChanges(before, after []vmbenchv1.RunEnvironment) []string {
 	return out
 }
 
-// LatestEnvironmentChange is the latest Complete record, of records oldest first, whose environment
-// differs from that of the Complete record before it (records without an environment are passed
-// over), with what changed. ok is false when no two such records differ.
-func LatestEnvironmentChange(records []Record) (latest Record, changes []string, ok bool) {
-	var prev *Record
+// EnvironmentChangeAt is what changed in the environment at records[Index], against the Complete
+// record with an environment before it.
+type EnvironmentChangeAt struct {
+	Index   int
+	Changes []string
+}
+
+// EnvironmentChangesOver lists, oldest first, each Complete record of records (oldest first) whose
+// environment differs from that of the Complete record before it, with what changed; records that
+// did not complete or have no environment are passed over. The manager's findings, metrics and the
+// CLI all read the environment's history through this one function, so they never disagree.
+func EnvironmentChangesOver(records []Record) []EnvironmentChangeAt {
+	var out []EnvironmentChangeAt
+	prev := -1
 	for i := range records {
 		r := &records[i]
 		if r.Phase != vmbenchv1.SuiteComplete || len(r.Environments) == 0 {
 			continue
 		}
-		if prev != nil {
-			if c := EnvironmentChanges(prev.Environments, r.Environments); len(c) > 0 {
-				latest, changes, ok = *r, c, true
+		if prev >= 0 {
+			if c := EnvironmentChanges(records[prev].Environments, r.Environments); len(c) > 0 {
+				out = append(out, EnvironmentChangeAt{Index: i, Changes: c})
 			}
 		}
-		prev = r
+		prev = i
 	}
-	return latest, changes, ok
+	return out
+}
+
+// LatestEnvironmentChange is the latest Complete record, of records oldest first, whose environment
+// differs from that of the Complete record before it (records without an environment are passed
+// over), with what changed. ok is false when no two such records differ.
+func LatestEnvironmentChange(records []Record) (latest Record, changes []string, ok bool) {
+	all := EnvironmentChangesOver(records)
+	if len(all) == 0 {
+		return Record{}, nil, false
+	}
+	last := all[len(all)-1]
+	return records[last.Index], last.Changes, true
 }

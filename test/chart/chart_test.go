@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/vmbench/vmbench/controllers/masterkey"
 )
 
 const (
@@ -504,7 +506,13 @@ func TestPrivilegedPlatformsPolicy(t *testing.T) {
 	if got := variable(policy, "allowedRuntimeClasses"); got != "[]" {
 		t.Errorf("default allowedRuntimeClasses expression %q, want []", got)
 	}
-	for _, want := range []string{"p.type == 'Host'", "has(p.runtimeClassName)", "kubectl label namespace ' + request.namespace + ' vmbench.io/privileged-platforms=true", "(now: none)"} {
+	if got := variable(policy, "controlPlaneTolerations"); !strings.Contains(got, "['node-role.kubernetes.io/control-plane', 'node-role.kubernetes.io/master']") {
+		t.Errorf("controlPlaneTolerations %q, want the control plane's taints (audit N6)", got)
+	}
+	if conds := policy.Spec.MatchConditions; len(conds) != 1 || !strings.Contains(conds[0].Expression, "oldObject.spec.placement.tolerations") {
+		t.Errorf("match conditions %+v, want a change of the tolerations judged too", conds)
+	}
+	for _, want := range []string{"p.type == 'Host'", "has(p.runtimeClassName)", "size(variables.controlPlaneTolerations) == 0", "kubectl label namespace ' + request.namespace + ' vmbench.io/privileged-platforms=true", "(now: none)"} {
 		if !strings.Contains(allText(policy), want) {
 			t.Errorf("the policy's validations do not contain %q", want)
 		}
@@ -526,27 +534,7 @@ func TestPrivilegedPlatformsPolicy(t *testing.T) {
 		t.Errorf("admissionPolicy.enabled=false still renders %v %v", off.names("ValidatingAdmissionPolicy"), off.names("ValidatingAdmissionPolicyBinding"))
 	}
 
-	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", "privileged_platforms.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := strings.Split(string(raw), "\n---\n")
-	if len(docs) != 2 {
-		t.Fatalf("config/admission/privileged_platforms.yaml has %d documents, want the policy and its binding", len(docs))
-	}
-	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
-		t.Errorf("config/admission's policy differs from the chart's (-chart +config):\n%s", diff)
-	}
-	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
-		t.Errorf("config/admission's binding differs from the chart's (-chart +config):\n%s", diff)
-	}
+	sameAsConfigAdmission(t, "privileged_platforms.yaml", policy, binding)
 }
 
 // managerPolicy checks what both policies on the manager's own requests share: on by default (the
@@ -586,6 +574,27 @@ func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.Va
 		t.Errorf("%s.enabled=false still renders %s", valueSwitch, name)
 	}
 
+	sa := &corev1.ServiceAccount{}
+	readYAML(t, filepath.Join(root, "config", "rbac", "service_account.yaml"), sa)
+	if sa.Namespace != namespace || sa.Name != d.Spec.Template.Spec.ServiceAccountName {
+		t.Fatalf("config/rbac's service account %s/%s is not the chart's default %s/%s: the policies cannot agree",
+			sa.Namespace, sa.Name, namespace, d.Spec.Template.Spec.ServiceAccountName)
+	}
+	sameAsConfigAdmission(t, file, policy, binding)
+	kustomization, err := os.ReadFile(filepath.Join(root, "config", "admission", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(kustomization), "- "+file) {
+		t.Errorf("config/admission/kustomization.yaml does not list %s", file)
+	}
+	return policy
+}
+
+// sameAsConfigAdmission fails unless config/admission/<file> holds exactly two documents, a policy
+// and a binding whose specs equal the chart's: a kustomize install must enforce what the chart does.
+func sameAsConfigAdmission(t *testing.T, file string, policy *admissionv1.ValidatingAdmissionPolicy, binding *admissionv1.ValidatingAdmissionPolicyBinding) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", file))
 	if err != nil {
 		t.Fatal(err)
@@ -596,16 +605,10 @@ func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.Va
 	}
 	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
 	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
-		t.Fatal(err)
+		t.Fatalf("config/admission/%s, the policy: %v", file, err)
 	}
 	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
-		t.Fatal(err)
-	}
-	sa := &corev1.ServiceAccount{}
-	readYAML(t, filepath.Join(root, "config", "rbac", "service_account.yaml"), sa)
-	if sa.Namespace != namespace || sa.Name != d.Spec.Template.Spec.ServiceAccountName {
-		t.Fatalf("config/rbac's service account %s/%s is not the chart's default %s/%s: the policies cannot agree",
-			sa.Namespace, sa.Name, namespace, d.Spec.Template.Spec.ServiceAccountName)
+		t.Fatalf("config/admission/%s, the binding: %v", file, err)
 	}
 	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
 		t.Errorf("config/admission/%s: the policy differs from the chart's (-chart +config):\n%s", file, diff)
@@ -613,14 +616,24 @@ func managerPolicy(t *testing.T, name, valueSwitch, file string) *admissionv1.Va
 	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
 		t.Errorf("config/admission/%s: the binding differs from the chart's (-chart +config):\n%s", file, diff)
 	}
-	kustomization, err := os.ReadFile(filepath.Join(root, "config", "admission", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
+}
+
+// masterKeySecret is the name of the master key Secret the rendered manager is started with
+// (--master-key-secret=<release namespace>/<name>).
+func masterKeySecret(t *testing.T, objs rendered) string {
+	t.Helper()
+	_, c := manager(t, objs)
+	for _, a := range c.Args {
+		if ref, ok := strings.CutPrefix(a, "--master-key-secret="); ok {
+			ns, name, _ := strings.Cut(ref, "/")
+			if ns != namespace || name == "" {
+				t.Fatalf("--master-key-secret=%s, want a Secret of the release namespace %s", ref, namespace)
+			}
+			return name
+		}
 	}
-	if !strings.Contains(string(kustomization), "- "+file) {
-		t.Errorf("config/admission/kustomization.yaml does not list %s", file)
-	}
-	return policy
+	t.Fatalf("the manager's args %q have no --master-key-secret", c.Args)
+	return ""
 }
 
 func validationsText(p *admissionv1.ValidatingAdmissionPolicy) string {
@@ -643,18 +656,25 @@ func TestManagerSecretsPolicy(t *testing.T) {
 	if len(policy.Spec.MatchConditions) != 1 {
 		t.Errorf("match conditions %+v, want the manager's user alone, in every namespace", policy.Spec.MatchConditions)
 	}
+	// A run's Secret has a run Secret's name and is controlled by <run>-secrets; the master key is the
+	// one the manager is started with (--master-key-secret).
 	for _, want := range []string{"request.operation == 'CREATE'", "object.type == 'Opaque'", "'kubernetes.io/service-account.name' in object.metadata.annotations",
-		"'vmbench.io/suite' in object.metadata.labels", "request.namespace == '" + namespace + "'", "object.metadata.labels['app.kubernetes.io/component'] == 'master-key'"} {
+		"'vmbench.io/suite' in object.metadata.labels", "request.namespace == '" + namespace + "'", "object.metadata.labels['app.kubernetes.io/component'] == 'master-key'",
+		"object.metadata.name == '" + masterKeySecret(t, render(t)) + "'",
+		"object.metadata.name.startsWith(object.metadata.labels['vmbench.io/run'] + '-')", "object.metadata.name.matches('-(auth|cloudinit)-[0-9a-f]{10}$')",
+		"o.kind == 'ConfigMap' && o.name == object.metadata.labels['vmbench.io/run'] + '-secrets' && has(o.controller) && o.controller"} {
 		if !strings.Contains(validationsText(policy), want) {
 			t.Errorf("the policy's validations do not contain %q", want)
 		}
 	}
 }
 
-// The policy on the manager's writes of its children's kinds, outside the release namespace: every
-// kind the ClusterRole lets it create, patch or delete, and the label on the object and the old one.
+// The policy on the manager's writes of its children's kinds, in every namespace (in the release
+// namespace all but the master key's ID record): every kind the ClusterRole lets it create, patch or
+// delete, and the label on the object and the old one.
 func TestManagerChildrenPolicy(t *testing.T) {
 	policy := managerPolicy(t, "vmbench-manager-children", "managerChildrenPolicy", "manager_children.yaml")
+	objs := render(t)
 	matched := map[string]bool{}
 	for _, rule := range policy.Spec.MatchConstraints.ResourceRules {
 		if !slices.Equal(rule.Operations, []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete}) {
@@ -684,8 +704,11 @@ func TestManagerChildrenPolicy(t *testing.T) {
 			}
 		}
 	}
-	if conds := policy.Spec.MatchConditions; len(conds) != 2 || conds[1].Expression != "request.namespace != '"+namespace+"'" {
-		t.Errorf("match conditions %+v, want the manager's user outside the release namespace", conds)
+	// In the release namespace too, but for the manager's create of its master key's ID record.
+	record := masterKeySecret(t, objs) + masterkey.MasterKeyRecordSuffix
+	if conds := policy.Spec.MatchConditions; len(conds) != 2 || conds[1].Expression != "!(request.namespace == '"+namespace+"' && "+
+		"request.resource.resource == 'configmaps' && request.operation == 'CREATE' && request.name == '"+record+"')" {
+		t.Errorf("match conditions %+v, want the manager's user in every namespace but for its create of ConfigMap %s/%s", conds, namespace, record)
 	}
 	for _, want := range []string{"'vmbench.io/suite' in object.metadata.labels", "'vmbench.io/suite' in oldObject.metadata.labels"} {
 		if !strings.Contains(validationsText(policy), want) {

@@ -1,15 +1,11 @@
 package chart
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // The schedule history policy matches creates and updates of ConfigMaps carrying
@@ -42,25 +38,5 @@ func TestScheduleHistoryPolicy(t *testing.T) {
 			t.Errorf("%s still renders %s", set, name)
 		}
 	}
-	raw, err := os.ReadFile(filepath.Join(root, "config", "admission", "schedule_history.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := strings.Split(string(raw), "\n---\n")
-	if len(docs) != 2 {
-		t.Fatalf("config/admission/schedule_history.yaml has %d documents, want the policy and its binding", len(docs))
-	}
-	kPolicy, kBinding := &admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{}
-	if err := yaml.UnmarshalStrict([]byte(docs[0]), kPolicy); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict([]byte(docs[1]), kBinding); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(policy.Spec, kPolicy.Spec); diff != "" {
-		t.Errorf("config/admission/schedule_history.yaml differs from the chart's policy (-chart +config):\n%s", diff)
-	}
-	if diff := cmp.Diff(binding.Spec, kBinding.Spec); diff != "" {
-		t.Errorf("config/admission/schedule_history.yaml differs from the chart's binding (-chart +config):\n%s", diff)
-	}
+	sameAsConfigAdmission(t, "schedule_history.yaml", policy, binding)
 }

@@ -31,8 +31,8 @@ import (
 func runnerImageRefOf(env vmbenchv1.RunEnvironment) string { return env.RunnerImageRef }
 
 // historyRunnerImageRef is how `vmbench history` names runnerImageRefOf's field among the
-// environment changes, after the platform type ("Container runner image ref").
-const historyRunnerImageRef = "runner image ref"
+// environment changes: the manager's own name of it (history.EnvironmentChanges).
+const historyRunnerImageRef = "runnerImageRef"
 
 // runnerTagChange is the manager's runner image moved to a second tag of the same image.
 type runnerTagChange struct {

@@ -103,7 +103,7 @@ func TestScheduleKeepsAHistoryOfItsSuites(t *testing.T) {
 	e.g.Expect(code).To(Equal(cli.ExitOK), "vmbench history: %s", stderr.String())
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^schedule \S*track: %d records`, len(records)))
 	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^cpu\s+events_per_second\s+container\s+%d\s`, len(records)))
-	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^  \S+: Container %s %s → %s$`, regexp.QuoteMeta(historyRunnerImageRef),
+	e.g.Expect(stdout.String()).To(MatchRegexp(`(?m)^  \S+: %s: %s → %s$`, regexp.QuoteMeta(historyRunnerImageRef),
 		regexp.QuoteMeta(change.from), regexp.QuoteMeta(change.to)), "the runner image's new tag among the environment changes")
 
 	e.checkScheduleBoards("track", change.done)

@@ -113,6 +113,27 @@ func TestPrivilegedPlatformsAreAnAdminsChoice(t *testing.T) {
 	h.g.Expect(dryRun(suite(allowed, container, withClass("runc-debug")))).To(MatchError(ContainSubstring(
 		"runtimeClassName runc-debug is not among the RuntimeClasses a cluster admin allowed for vmbench (now: kata); an admin adds it to the chart value allowedRuntimeClasses")))
 
+	// A toleration of the control plane's taint is the admin's choice too (audit N6): it would put
+	// the suite beside the API server and etcd. Another toleration needs nothing.
+	tolerating := func(ns, key string) *vmbenchv1.BenchmarkSuite {
+		s := suite(ns, container)
+		s.Spec.Placement.Tolerations = []vmbenchv1.Toleration{{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+		return s
+	}
+	for _, key := range []string{"node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"} {
+		h.g.Expect(dryRun(tolerating(plain, key))).To(MatchError(ContainSubstring("a toleration of " + key + " lets the suite run on control-plane nodes")))
+		h.g.Expect(dryRun(tolerating(plain, key))).To(MatchError(ContainSubstring("or remove the toleration from spec.placement.tolerations")))
+		h.g.Expect(dryRun(tolerating(allowed, key))).To(Succeed(), "%s in a namespace an admin labelled", key)
+	}
+	h.g.Expect(dryRun(tolerating(plain, "dedicated"))).To(Succeed(), "a toleration of another taint")
+	untolerated := tolerating(plain, "dedicated")
+	untolerated.Name = "tolerates"
+	h.g.Expect(k8s.Create(h.ctx, untolerated)).To(Succeed())
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKeyFromObject(untolerated), untolerated)).To(Succeed())
+	untolerated.Spec.Placement.Tolerations[0].Key = "node-role.kubernetes.io/control-plane"
+	h.g.Expect(k8s.Update(h.ctx, untolerated, client.DryRunAll)).To(MatchError(ContainSubstring("lets the suite run on control-plane nodes")),
+		"a toleration added to a suite later")
+
 	// Unprivileged platforms need nothing.
 	h.g.Expect(dryRun(suite(plain, container, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM}))).To(Succeed())
 	h.g.Expect(dryRun(h.suite("defaults", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU)))).To(Succeed())

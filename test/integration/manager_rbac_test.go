@@ -261,16 +261,38 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 			_, err = secrets.Create(ctx, labelledSecret(served, "unlabelled", corev1.SecretTypeOpaque, nil, nil), metav1.CreateOptions{})
 			g.Expect(err).To(MatchError(ContainSubstring("has neither the label vmbench.io/suite")))
 
-			// What vmbench makes: a run's Opaque, labelled Secret where it serves suites.
+			// A labelled Secret of a name a workload may expect, or of a run Secret's name but not owned by
+			// the run's <run>-secrets, is refused; so is a master key of another name.
+			owned := func(s *corev1.Secret, run string) *corev1.Secret {
+				s.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: run + "-secrets",
+					UID: "0b1c2d3e-0000-4000-8000-000000000001", Controller: ptr.To(true)}}
+				return s
+			}
+			_, err = secrets.Create(ctx, owned(labelledSecret(served, "registry-pull", corev1.SecretTypeOpaque, run("demo-container-1"), nil), "demo-container-1"),
+				metav1.CreateOptions{})
+			g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager creates only the Secrets of a run")), "a planted Secret name")
 			_, err = secrets.Create(ctx, labelledSecret(served, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque, run("demo-container-1"), nil),
 				metav1.CreateOptions{})
-			g.Expect(err).NotTo(HaveOccurred(), "a run's Secret")
+			g.Expect(err).To(MatchError(ContainSubstring("controlled by the ConfigMap <run>-secrets")), "a run Secret without its owner")
 			_, err = manager.CoreV1().Secrets(release).Create(ctx, labelledSecret(release, "fresh-key", corev1.SecretTypeOpaque,
 				map[string]string{"app.kubernetes.io/component": "master-key"}, nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-			g.Expect(err).NotTo(HaveOccurred(), "the master key, on the first start")
+			g.Expect(err).To(MatchError(ContainSubstring("nor is it the master key "+release+"/"+masterKey)), "a master key of another name")
+
+			// What vmbench makes: a run's Opaque, labelled Secret where it serves suites, owned by the
+			// run's ConfigMap; a VM's cloud-init Secret.
+			_, err = secrets.Create(ctx, owned(labelledSecret(served, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque, run("demo-container-1"), nil),
+				"demo-container-1"), metav1.CreateOptions{})
+			g.Expect(err).NotTo(HaveOccurred(), "a run's Secret")
+			_, err = secrets.Create(ctx, owned(labelledSecret(served, "demo-vm-1-node01-cloudinit-abcdef0123", corev1.SecretTypeOpaque, run("demo-vm-1"), nil),
+				"demo-vm-1"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			g.Expect(err).NotTo(HaveOccurred(), "a VM's cloud-init Secret")
+			// The master key exists (the test made it above): admitted, the create fails only on that.
+			_, err = manager.CoreV1().Secrets(release).Create(ctx, labelledSecret(release, masterKey, corev1.SecretTypeOpaque,
+				map[string]string{"app.kubernetes.io/component": "master-key"}, nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			g.Expect(apierrors.IsAlreadyExists(err)).To(BeTrue(), "the master key, admitted: %v", err)
 			if install.namespaced {
-				_, err = manager.CoreV1().Secrets(other).Create(ctx, labelledSecret(other, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque,
-					run("demo-container-1"), nil), metav1.CreateOptions{})
+				_, err = manager.CoreV1().Secrets(other).Create(ctx, owned(labelledSecret(other, "demo-container-1-auth-0123456789", corev1.SecretTypeOpaque,
+					run("demo-container-1"), nil), "demo-container-1"), metav1.CreateOptions{})
 				g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a Secret in a namespace the namespaced install does not serve: %v", err)
 			}
 
@@ -406,10 +428,18 @@ func TestManagerWritesOnlyVmbenchObjects(t *testing.T) {
 		s.Volumes = append(s.Volumes, kubevirtv1.Volume{Name: "loot", VolumeSource: kubevirtv1.VolumeSource{Secret: &kubevirtv1.SecretVolumeSource{SecretName: "others"}}})
 	}))).To(MatchError(ContainSubstring("has another volume or access credentials")))
 
-	// The release namespace is the manager's own.
+	// In the release namespace the manager creates the record of its master key's ID, and nothing
+	// else that is not vmbench's: no workload that mounts the archive's credentials or Helm's
+	// release Secrets there.
+	_, err = manager.CoreV1().ConfigMaps(release).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "writes-vmbench-master-key-id", Namespace: release}},
+		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	g.Expect(err).NotTo(HaveOccurred(), "the master key's ID record")
 	_, err = manager.CoreV1().ConfigMaps(release).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "state", Namespace: release}},
 		metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).To(MatchError(ContainSubstring("the vmbench manager writes only objects labelled vmbench.io/suite: CREATE of ConfigMap " + release + "/state")))
+	loot := mpiJob(func(p *corev1.PodSpec) { p.Volumes[0].Secret.SecretName = "writes-vmbench-archive-credentials" })
+	loot.Namespace = release
+	g.Expect(dryRun(loot)).To(MatchError(ContainSubstring("MPIJob " + release + "/demo-container-1 mounts another volume")))
 }
 
 // The controller itself, speaking as the chart's service account with the chart's exact RBAC and
@@ -538,6 +568,15 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		objs, err := adapter.Build(run)
 		g.Expect(err).NotTo(HaveOccurred(), "building the %s run", p.Type)
+		// The manager makes the run's ConfigMap <run>-secrets the controller of its Secrets before it
+		// creates them (ownSecrets, controllers/run_keys.go); TestManagerRunsASuiteWithTheChartsRBAC
+		// runs that path itself.
+		for _, o := range objs {
+			if _, ok := o.(*corev1.Secret); ok {
+				o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: run.Name + "-secrets",
+					UID: types.UID(run.SecretsOwner), Controller: ptr.To(true)}})
+			}
+		}
 		return objs
 	}
 	container := build(tenant, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer})

@@ -94,6 +94,17 @@ func (h *harness) expectRunFailedNow(suite, run, want string) *vmbenchv1.Benchma
 	return s
 }
 
+// expectRunStarting waits until the manager has started run, and written so: the run Running and
+// the suite waiting for its members (Starting), as it is before the MPI Operator or KubeVirt report
+// anything.
+func (h *harness) expectRunStarting(suite, run string) {
+	h.t.Helper()
+	h.eventuallySuite(suite, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, run)).To(Equal(vmbenchv1.RunRunning))
+		g.Expect(progressing(s).Reason).To(Equal(failure.ReasonStarting))
+	})
+}
+
 // expectNextRunStarts frees the slot of the failed run and waits until the next run is Running.
 func (h *harness) expectNextRunStarts(suite, failed, next string) {
 	h.t.Helper()
@@ -132,6 +143,10 @@ func TestOOMKilledWorkerFailsTheRunAtOnce(t *testing.T) {
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("oom", 2, bench("vm", vmbenchv1.BenchmarkStressNGVM))))).To(Succeed())
 	job := h.mpiJob("oom-container-1")
+	// The MPIJob exists before the manager has written that its run started; acting as the MPI
+	// Operator before that write is seen lets the test's steps interleave with the manager's own
+	// start (a stale cache, a status conflict) instead of following it.
+	h.expectRunStarting("oom", "oom-container-1")
 	started := runMessages(t, "oom-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
 	h.containerLauncherPod("oom", "oom-container-1", runnerLog(t, h.token("oom", "oom-container-1"), started...))
 	h.setMPIJobCondition("oom-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")
@@ -154,6 +169,7 @@ func TestEvictedWorkerFailsTheRunWithTheKubeletsMessage(t *testing.T) {
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("evict", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	job := h.mpiJob("evict-container-1")
+	h.expectRunStarting("evict", "evict-container-1")
 	started := runMessages(t, "evict-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
 	launcher := h.containerLauncherPod("evict", "evict-container-1", runnerLog(t, h.token("evict", "evict-container-1"), started...))
 	h.setMPIJobCondition("evict-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")
@@ -223,6 +239,7 @@ func TestWorkerOnALostNodeIsNamedThenItsEvictionFailsTheRun(t *testing.T) {
 	h.startManager(allKinds())
 	h.g.Expect(k8s.Create(h.ctx, containerOnly(h.suite("lost", 2, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))))).To(Succeed())
 	job := h.mpiJob("lost-container-1")
+	h.expectRunStarting("lost", "lost-container-1")
 	started := runMessages(t, "lost-container-1", 1, "kvm", job.CreationTimestamp.Time)[:1]
 	h.containerLauncherPod("lost", "lost-container-1", runnerLog(t, h.token("lost", "lost-container-1"), started...))
 	h.setMPIJobCondition("lost-container-1", mpiv2.JobRunning, "MPIJobRunning", "MPIJob is running")

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
-	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
 )
 
 // A history whose VM arm loses 0.5% a run, with its first record pinned as the baseline: the
@@ -22,11 +21,7 @@ func TestScheduleBaselineDrift(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 		spec.Baseline = &vmbenchv1.ScheduleBaseline{Suite: "drift-past-00"}
 	})
-	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
-	for _, rec := range syntheticRecords("drift", 24, func(i int) float64 { return 950 * math.Pow(0.995, float64(i)) }, 2) {
-		_, err := store.Append(h.ctx, sched, rec)
-		h.g.Expect(err).NotTo(HaveOccurred())
-	}
+	h.appendHistory(sched, syntheticRecords("drift", 24, func(i int) float64 { return 950 * math.Pow(0.995, float64(i)) }, 2))
 	h.startSchedules()
 	got := h.eventuallySchedule("drift", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {
 		g.Expect(s.Status.Baseline).NotTo(BeNil())
@@ -65,8 +60,7 @@ func TestScheduleBaselineDrift(t *testing.T) {
 		g.Expect(meta.IsStatusConditionFalse(s.Status.Conditions, vmbenchv1.ConditionDrifted)).To(BeTrue())
 	})
 	h.g.Expect(got.Status.Baseline.Verdict).To(BeElementOf(vmbenchv1.BaselineWithin, vmbenchv1.BaselineInconclusive))
-	recs, err := store.List(h.ctx, sched)
-	h.g.Expect(err).NotTo(HaveOccurred())
+	recs := h.historyRecords(sched)
 	h.g.Expect(recs).To(HaveLen(24), "re-pinning changed the history")
 	h.g.Eventually(func(g Gomega) {
 		v, _ := scheduleGauge(g, "vmbench_schedule_baseline_drifted", h.ns, "drift", nil)

@@ -21,6 +21,55 @@ import (
 	"github.com/vmbench/vmbench/internal/history"
 )
 
+// onceAYear changes an hourly schedule to start once a year ("0 0 1 1 *": no cron start during a
+// test, only the ones the test or a confirmation round makes) under the concurrency policy given.
+func onceAYear(policy vmbenchv1.ConcurrencyPolicy) func(*vmbenchv1.BenchmarkScheduleSpec) {
+	return func(spec *vmbenchv1.BenchmarkScheduleSpec) {
+		spec.Schedule = "0 0 1 1 *"
+		spec.ConcurrencyPolicy = policy
+	}
+}
+
+// stepAt is a level for syntheticRecords: before until run at, after from it on.
+func stepAt(at int, before, after float64) func(i int) float64 {
+	return func(i int) float64 {
+		if i >= at {
+			return after
+		}
+		return before
+	}
+}
+
+// appendHistory writes records to the schedule's history as the manager does, signed with its key.
+func (h *harness) appendHistory(sched *vmbenchv1.BenchmarkSchedule, records []history.Record) {
+	h.t.Helper()
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	for _, rec := range records {
+		_, err := store.Append(h.ctx, sched, rec)
+		h.g.Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// historyRecords reads the schedule's history as the manager does: its own signed records only.
+func (h *harness) historyRecords(sched *vmbenchv1.BenchmarkSchedule) []history.Record {
+	h.t.Helper()
+	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
+	recs, err := store.List(h.ctx, sched)
+	h.g.Expect(err).NotTo(HaveOccurred())
+	return recs
+}
+
+// finishLatest makes the schedule's latest suite, scheduled an hour before the test's clock, and
+// completes it: its record, the newest, is the one the schedule's analysis starts from. It returns
+// the clock's now and the suite's name.
+func (h *harness) finishLatest(sched *vmbenchv1.BenchmarkSchedule) (now time.Time, latest string) {
+	h.t.Helper()
+	now = h.clock.Now()
+	latest = h.ownedSuite(sched, now.Add(-time.Hour))
+	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	return now, latest
+}
+
 // syntheticRecords are runs records of the metric that finishSuite reports (cpu events_per_second,
 // container 1000 and vm 900): 2% noise, 5 repetitions, and the VM arm at level(i) in run i.
 func syntheticRecords(schedule string, runs int, level func(i int) float64, seed uint64) []history.Record {
@@ -67,19 +116,8 @@ func TestScheduleConfirmationRunsForANewFinding(t *testing.T) {
 		spec.Schedule = "0 0 1 1 *"
 	})
 	h.g.Expect(sched.Spec.ConcurrencyPolicy).To(Equal(vmbenchv1.ConcurrencyForbid))
-	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
-	for _, rec := range syntheticRecords("conf", 16, func(i int) float64 {
-		if i >= 8 {
-			return 900
-		}
-		return 950
-	}, 1) {
-		_, err := store.Append(h.ctx, sched, rec)
-		h.g.Expect(err).NotTo(HaveOccurred())
-	}
-	now := h.clock.Now()
-	latest := h.ownedSuite(sched, now.Add(-time.Hour))
-	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	h.appendHistory(sched, syntheticRecords("conf", 16, stepAt(8, 950, 900), 1))
+	now, latest := h.finishLatest(sched)
 	stop := h.startSchedules()
 
 	first, second := suiteAt("conf", now.Truncate(time.Minute)), suiteAt("conf", now.Truncate(time.Minute).Add(time.Minute))
@@ -154,24 +192,9 @@ func (h *harness) confirmationSuitesOf(schedule string) []string {
 // the suspect into a finding, which joins the round under way and is confirmed by its second suite.
 func TestScheduleConfirmationRunsForANewSuspect(t *testing.T) {
 	h := newHarness(t)
-	sched, _ := h.hourly("susp", func(spec *vmbenchv1.BenchmarkScheduleSpec) {
-		// Once a year: no cron start during the test.
-		spec.Schedule = "0 0 1 1 *"
-		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
-	})
-	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
-	for _, rec := range syntheticRecords("susp", 14, func(i int) float64 {
-		if i >= 13 {
-			return 900
-		}
-		return 950
-	}, 1) {
-		_, err := store.Append(h.ctx, sched, rec)
-		h.g.Expect(err).NotTo(HaveOccurred())
-	}
-	now := h.clock.Now()
-	latest := h.ownedSuite(sched, now.Add(-time.Hour))
-	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	sched, _ := h.hourly("susp", onceAYear(vmbenchv1.ConcurrencyAllow))
+	h.appendHistory(sched, syntheticRecords("susp", 14, stepAt(13, 950, 900), 1))
+	now, latest := h.finishLatest(sched)
 	stop := h.startSchedules()
 
 	first, second := suiteAt("susp", now.Truncate(time.Minute)), suiteAt("susp", now.Truncate(time.Minute).Add(time.Minute))

@@ -16,14 +16,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	schedulecontroller "github.com/vmbench/vmbench/controllers/schedule"
-	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/history"
 )
 
@@ -85,15 +83,9 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 		spec.Triggers = &vmbenchv1.ScheduleTriggers{OnVersionChange: &vmbenchv1.OnVersionChange{Nodes: true,
 			PollInterval: vmbenchv1.DurationOf(poll)}}
 	})
-	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
-	for _, rec := range syntheticRecords("forge", 16, func(int) float64 { return 900 }, 3) {
-		_, err := store.Append(h.ctx, sched, rec)
-		h.g.Expect(err).NotTo(HaveOccurred())
-	}
+	h.appendHistory(sched, syntheticRecords("forge", 16, func(int) float64 { return 900 }, 3))
 	h.clock.SetTime(sched.CreationTimestamp.Add(poll + time.Minute))
-	now := h.clock.Now()
-	latest := h.ownedSuite(sched, now.Add(-time.Hour))
-	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	now, latest := h.finishLatest(sched)
 
 	// The tenant's lines: 8 records after the latest suite, the VM arm at half, run on the node with
 	// another kernel; and the second signed line with its VM arm halved.
@@ -138,8 +130,7 @@ func TestHistoryLinesATenantWroteChangeNothing(t *testing.T) {
 		ConsistOf(And(HaveField("Type", corev1.EventTypeWarning),
 			HaveField("Message", And(ContainSubstring("8 lines of ConfigMap forge-history-0 carry no signature"),
 				ContainSubstring("1 lines of ConfigMap forge-history-0 fail the signature check"))))))
-	recs, err := store.List(h.ctx, sched)
-	h.g.Expect(err).NotTo(HaveOccurred())
+	recs := h.historyRecords(sched)
 	h.g.Expect(recs).To(HaveLen(16), "the history holds the manager's records but the changed one, and none of the tenant's")
 }
 
@@ -156,22 +147,8 @@ func TestOnlyTheManagerWritesScheduleHistory(t *testing.T) {
 	h.g.Expect(yaml.UnmarshalStrict([]byte(doc), policy)).To(Succeed())
 	h.enforceInNamespace(policy)
 
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: h.ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
-			Verbs: []string{"get", "create", "update", "patch", "delete"}}}}
-	h.g.Expect(k8s.Create(h.ctx, role)).To(Succeed())
-	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "configmap-writer", Namespace: h.ns},
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"},
-			{Kind: "User", APIGroup: rbacv1.GroupName, Name: "tenant-jane"}}})).To(Succeed())
-	as := func(user string) client.Client {
-		impersonated := rest.CopyConfig(cfg)
-		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := client.New(impersonated, client.Options{Scheme: scheme.New()})
-		h.g.Expect(err).NotTo(HaveOccurred())
-		return c
-	}
-	manager, jane := as("system:serviceaccount:vmbench-system:vmbench-manager"), as("tenant-jane")
+	manager, jane := h.managerAndTenant("configmap-writer", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"},
+		Verbs: []string{"get", "create", "update", "patch", "delete"}})
 	labelled := func(name string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns,
 			Labels: map[string]string{vmbenchv1.LabelHistoryOf: "nightly"}}, Data: map[string]string{history.DataKey: "{}\n"}}

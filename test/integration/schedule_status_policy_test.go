@@ -23,22 +23,8 @@ func TestOnlyTheManagerWritesScheduleStatus(t *testing.T) {
 	h.enforceInNamespace(renderPolicy(t, "templates/schedule-status-policy.yaml"))
 
 	// One role, granting schedules and their status, bound to a tenant and to the manager.
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "schedule-status-writer", Namespace: h.ns},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"vmbench.io"}, Resources: []string{"benchmarkschedules", "benchmarkschedules/status"},
-			Verbs: []string{"get", "update", "patch"}}}}
-	h.g.Expect(k8s.Create(h.ctx, role)).To(Succeed())
-	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "schedule-status-writer", Namespace: h.ns},
-		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"},
-			{Kind: "User", APIGroup: rbacv1.GroupName, Name: "tenant-jane"}}})).To(Succeed())
-	as := func(user string) client.Client {
-		impersonated := rest.CopyConfig(cfg)
-		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := client.New(impersonated, client.Options{Scheme: scheme.New()})
-		h.g.Expect(err).NotTo(HaveOccurred())
-		return c
-	}
-	manager, jane := as("system:serviceaccount:vmbench-system:vmbench-manager"), as("tenant-jane")
+	manager, jane := h.managerAndTenant("schedule-status-writer", rbacv1.PolicyRule{APIGroups: []string{"vmbench.io"},
+		Resources: []string{"benchmarkschedules", "benchmarkschedules/status"}, Verbs: []string{"get", "update", "patch"}})
 
 	h.hourly("guarded", nil)
 	key := client.ObjectKey{Namespace: h.ns, Name: "guarded"}
@@ -62,4 +48,26 @@ func TestOnlyTheManagerWritesScheduleStatus(t *testing.T) {
 	h.g.Expect(jane.Get(h.ctx, key, got)).To(Succeed())
 	got.Spec.Suspend = ptr.To(true)
 	h.g.Expect(jane.Update(h.ctx, got)).To(Succeed())
+}
+
+// managerAndTenant grants rule, in one Role of the test's namespace, both to the manager's service
+// account (vmbench-system/vmbench-manager, as the chart's and config/admission's policies name it)
+// and to a tenant, tenant-jane, and returns a client that speaks as each: what an admission policy
+// then lets one do and refuses the other is the policy's doing, not RBAC's.
+func (h *harness) managerAndTenant(role string, rule rbacv1.PolicyRule) (manager, tenant client.Client) {
+	h.t.Helper()
+	h.g.Expect(k8s.Create(h.ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: role, Namespace: h.ns},
+		Rules: []rbacv1.PolicyRule{rule}})).To(Succeed())
+	h.g.Expect(k8s.Create(h.ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role, Namespace: h.ns},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "vmbench-manager", Namespace: "vmbench-system"},
+			{Kind: "User", APIGroup: rbacv1.GroupName, Name: "tenant-jane"}}})).To(Succeed())
+	as := func(user string) client.Client {
+		impersonated := rest.CopyConfig(cfg)
+		impersonated.Impersonate = rest.ImpersonationConfig{UserName: user}
+		c, err := client.New(impersonated, client.Options{Scheme: scheme.New()})
+		h.g.Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	return as("system:serviceaccount:vmbench-system:vmbench-manager"), as("tenant-jane")
 }

@@ -106,16 +106,28 @@ func (h *harness) hourly(name string, change func(*vmbenchv1.BenchmarkScheduleSp
 // after the test moved the clock (the controller's own requeue waits in real time).
 func (h *harness) pokeSchedule(name string) {
 	h.t.Helper()
+	poke[vmbenchv1.BenchmarkSchedule](h, name)
+}
+
+// poke sets the annotation "poke" of the named object of the test's namespace to a new value, so
+// that the controller that watches the kind reconciles it at once; a conflict is retried.
+func poke[T any, PT interface {
+	*T
+	client.Object
+}](h *harness, name string) {
+	h.t.Helper()
 	h.g.Eventually(func() error {
-		s := &vmbenchv1.BenchmarkSchedule{}
-		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, s); err != nil {
+		o := PT(new(T))
+		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, o); err != nil {
 			return err
 		}
-		if s.Annotations == nil {
-			s.Annotations = map[string]string{}
+		annotations := o.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
 		}
-		s.Annotations["poke"] = strconv.FormatInt(time.Now().UnixNano(), 10)
-		return k8s.Update(h.ctx, s)
+		annotations["poke"] = strconv.FormatInt(time.Now().UnixNano(), 10)
+		o.SetAnnotations(annotations)
+		return k8s.Update(h.ctx, o)
 	}, timeout, interval).Should(Succeed())
 }
 

@@ -52,18 +52,9 @@ func upgradeRecords(schedule string, runs, at int) []history.Record {
 // queue once, and Regressed turns True once they confirm it.
 func TestScheduleAnUpgradeIsOneFinding(t *testing.T) {
 	h := newHarness(t)
-	sched, _ := h.hourly("upgrade", func(spec *vmbenchv1.BenchmarkScheduleSpec) {
-		spec.Schedule = "0 0 1 1 *"
-		spec.ConcurrencyPolicy = vmbenchv1.ConcurrencyAllow
-	})
-	store := &schedulecontroller.ConfigMapHistory{Client: k8s, Reader: k8s, Scheme: k8s.Scheme(), Key: masterKey}
-	for _, rec := range upgradeRecords("upgrade", 24, 12) {
-		_, err := store.Append(h.ctx, sched, rec)
-		h.g.Expect(err).NotTo(HaveOccurred())
-	}
-	now := h.clock.Now()
-	latest := h.ownedSuite(sched, now.Add(-time.Hour))
-	h.finishSuite(latest, vmbenchv1.SuiteComplete)
+	sched, _ := h.hourly("upgrade", onceAYear(vmbenchv1.ConcurrencyAllow))
+	h.appendHistory(sched, upgradeRecords("upgrade", 24, 12))
+	h.finishLatest(sched)
 	h.startSchedules()
 
 	got := h.eventuallySchedule("upgrade", func(g Gomega, s *vmbenchv1.BenchmarkSchedule) {

@@ -1,9 +1,6 @@
 package integration
 
 import (
-	"strconv"
-	"time"
-
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,17 +38,7 @@ func (h *harness) suiteReconciled(name string) {
 	h.t.Helper()
 	s := h.get(name)
 	h.g.Expect(k8s.Status().Patch(h.ctx, s, client.RawPatch(types.MergePatchType, []byte(`{"status":{"observedGeneration":null}}`)))).To(Succeed())
-	h.g.Eventually(func() error {
-		s := &vmbenchv1.BenchmarkSuite{}
-		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, s); err != nil {
-			return err
-		}
-		if s.Annotations == nil {
-			s.Annotations = map[string]string{}
-		}
-		s.Annotations["poke"] = strconv.FormatInt(time.Now().UnixNano(), 10)
-		return k8s.Update(h.ctx, s)
-	}, timeout, interval).Should(Succeed())
+	poke[vmbenchv1.BenchmarkSuite](h, name)
 	h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(s.Status.ObservedGeneration).To(Equal(s.Generation), "the suite controller wrote status.observedGeneration back")
 	})
