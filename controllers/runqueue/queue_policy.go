@@ -139,6 +139,12 @@ func lineOrder(waiting []queueSuite, lastTurn map[string]time.Time) []queueSuite
 // (lineOrder) take the slots that the holders leave free, skipping a suite whose namespace holds
 // its share already. self counts as waiting whether the list has it or not (a cache that has not
 // seen it yet).
+//
+// It walks lineOrder's line up to self without building it: every suite in line decides on each
+// change of the line, so a burst of N suites would sort the line N times. In round r of lineOrder,
+// each namespace with more than r suites waiting gives its r-th oldest, in the namespaces' order; so
+// the walk needs each namespace's count and oldest suite, and self's rank in its own namespace. Only
+// the suites of self's namespace ahead of it are named, and only they are sorted.
 func decideAdmission(waiting []queueSuite, holders []slotHolder, lastTurn map[string]time.Time, self queueSuite,
 	limits Limits) Admission {
 	a := Admission{Limits: limits, Taken: len(holders)}
@@ -153,35 +159,88 @@ func decideAdmission(waiting []queueSuite, holders []slotHolder, lastTurn map[st
 		}
 	}
 	slices.Sort(a.Own)
-	line := []queueSuite{self}
-	for _, q := range waiting {
-		if q.Key != self.Key {
-			line = append(line, q)
-		}
+	// The namespaces in line: how many suites each has waiting, and its oldest.
+	type nsLine struct {
+		name   string
+		count  int
+		oldest queueSuite
 	}
-	free := limits.Slots - len(holders)
-	for _, q := range lineOrder(line, lastTurn) {
-		nsFull := limits.PerNamespace > 0 && held[q.Key.Namespace] >= limits.PerNamespace
-		admit := !nsFull && (limits.Slots <= 0 || free > 0)
+	lines := []nsLine{{name: self.Key.Namespace, count: 1, oldest: self}}
+	at := map[string]int{self.Key.Namespace: 0}
+	var mine []queueSuite // self's namespace's suites ahead of it
+	for _, q := range waiting {
 		if q.Key == self.Key {
-			if admit {
-				return Admission{Admit: true, Limits: limits}
-			}
-			a.NamespaceFull = nsFull
-			a.Position = a.Ahead + 1
-			return a
-		}
-		if admit {
-			free--
-			held[q.Key.Namespace]++
 			continue
 		}
-		a.Ahead++
-		if q.Key.Namespace == self.Key.Namespace {
-			a.OwnAhead = append(a.OwnAhead, q.Key.Name)
+		i, ok := at[q.Key.Namespace]
+		if !ok {
+			i = len(lines)
+			at[q.Key.Namespace] = i
+			lines = append(lines, nsLine{name: q.Key.Namespace, oldest: q})
+		}
+		lines[i].count++
+		if queuedBefore(q, lines[i].oldest) {
+			lines[i].oldest = q
+		}
+		if i == 0 && queuedBefore(q, self) {
+			mine = append(mine, q)
 		}
 	}
-	return a // Not reached: self is in the line.
+	slices.SortFunc(lines, func(x, y nsLine) int {
+		if tx, ty := lastTurn[x.name], lastTurn[y.name]; !tx.Equal(ty) {
+			return tx.Compare(ty)
+		}
+		if ox, oy := x.oldest.Created, y.oldest.Created; !ox.Equal(&oy) {
+			return ox.Compare(oy.Time)
+		}
+		return strings.Compare(x.name, y.name)
+	})
+	rank := len(mine)  // self's place in its namespace's line, from 0
+	var ownAhead []int // the ranks of self's namespace's suites that wait ahead of it
+	free := limits.Slots - len(holders)
+	for round := 0; ; round++ {
+		// The namespaces with a suite in this round, in order; those with none left drop out.
+		n := 0
+		for _, l := range lines {
+			if round >= l.count {
+				continue
+			}
+			lines[n] = l
+			n++
+			nsFull := limits.PerNamespace > 0 && held[l.name] >= limits.PerNamespace
+			admit := !nsFull && (limits.Slots <= 0 || free > 0)
+			own := l.name == self.Key.Namespace
+			if own && round == rank {
+				if admit {
+					return Admission{Admit: true, Limits: limits}
+				}
+				if len(ownAhead) > 0 {
+					slices.SortFunc(mine, func(x, y queueSuite) int {
+						if queuedBefore(x, y) {
+							return -1
+						}
+						return 1
+					})
+					for _, r := range ownAhead {
+						a.OwnAhead = append(a.OwnAhead, mine[r].Key.Name)
+					}
+				}
+				a.NamespaceFull = nsFull
+				a.Position = a.Ahead + 1
+				return a
+			}
+			if admit {
+				free--
+				held[l.name]++
+				continue
+			}
+			a.Ahead++
+			if own {
+				ownAhead = append(ownAhead, round)
+			}
+		}
+		lines = lines[:n]
+	}
 }
 
 func queuedBefore(a, b queueSuite) bool {
@@ -366,17 +425,27 @@ func requeuedWait(limits Limits) *Admission {
 // A draining holder whose pods and VMs are gone is released on the way.
 func (q *Queue) decide(ctx context.Context, book *slotBook, suites []vmbenchv1.BenchmarkSuite,
 	self *vmbenchv1.BenchmarkSuite) Admission {
-	byUID := make(map[types.UID]*vmbenchv1.BenchmarkSuite, len(suites))
-	var waiting []queueSuite
+	// The Leases are few and the suites many: the suites are looked up by the Leases' UIDs, and each
+	// suite's Lease in one copy of the book.
+	leases := book.all()
+	byUID := make(map[types.UID]*vmbenchv1.BenchmarkSuite, len(leases))
+	leaseOf := make(map[types.UID]slotLease, len(leases))
+	for _, l := range leases {
+		leaseOf[l.UID] = l
+	}
+	waiting := make([]queueSuite, 0, len(suites))
 	for i := range suites {
 		s := &suites[i]
-		byUID[s.UID] = s
-		if l, ok := book.get(s.UID); inLine(s) && (!ok || l.Requeued) {
+		l, ok := leaseOf[s.UID]
+		if ok {
+			byUID[s.UID] = s
+		}
+		if inLine(s) && (!ok || l.Requeued) {
 			waiting = append(waiting, queueSuite{Key: client.ObjectKeyFromObject(s), Created: s.CreationTimestamp})
 		}
 	}
 	var holders []slotHolder
-	for _, l := range book.all() {
+	for _, l := range leases {
 		s := byUID[l.UID]
 		if s == nil {
 			// Gone, or a cache that has not seen it yet: the API server says which.
