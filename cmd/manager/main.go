@@ -265,7 +265,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	// Secrets are never read, so never cached. With --watch-namespaces, only those namespaces are.
 	owned := cache.ByObject{Label: mustSelector(vmbenchv1.LabelSuite)}
 	// ConfigMaps, Services and NetworkPolicies are cached as metadata only, and the suites' result
-	// ConfigMaps not at all (controllers/cache_policy.go).
+	// ConfigMaps not at all (controllers/cachepolicy/cache_policy.go).
 	metadataOnly := cache.ByObject{Label: owned.Label, Transform: cachepolicy.StripToOwnership()}
 	byObject := map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {Label: cachepolicy.ChildConfigMapSelector(), Transform: cachepolicy.StripToOwnership()},

@@ -2,7 +2,7 @@
 // and its result tables) in S3-compatible object storage, where they outlive the suite, its
 // schedule and the cluster. Requests are made and signed by minio-go, with credentials that are
 // refreshed as they change or expire (credentials.go); the package adds the archive's layout and
-// errors that say what to change. controllers/archive_controller.go decides when to write.
+// errors that say what to change. controllers/archive/archive_controller.go decides when to write.
 package archive
 
 import (

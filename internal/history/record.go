@@ -1,6 +1,6 @@
 // Package history holds the records a BenchmarkSchedule keeps of its finished suites: compact
 // enough to outlive the suites, complete enough to test a later suite against them. The manager
-// writes them (controllers/schedule_history.go); vmbench history reads them.
+// writes them (controllers/schedule/schedule_history.go); vmbench history reads them.
 package history
 
 import (

@@ -569,7 +569,7 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 		objs, err := adapter.Build(run)
 		g.Expect(err).NotTo(HaveOccurred(), "building the %s run", p.Type)
 		// The manager makes the run's ConfigMap <run>-secrets the controller of its Secrets before it
-		// creates them (ownSecrets, controllers/run_keys.go); TestManagerRunsASuiteWithTheChartsRBAC
+		// creates them (ownSecrets, controllers/suite/run_keys.go); TestManagerRunsASuiteWithTheChartsRBAC
 		// runs that path itself.
 		for _, o := range objs {
 			if _, ok := o.(*corev1.Secret); ok {
