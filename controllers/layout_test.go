@@ -1,7 +1,12 @@
 package controllers
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,4 +70,67 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// In each reconciler package the files read top-down: the controller file calls its policies, and
+// no other file of the package calls back into the controller file. Of what the controller file
+// declares, other files may use only the reconciler type itself (as the receiver of their methods)
+// and what controller-runtime calls (Reconcile, SetupWithManager).
+func TestControllerFilesAreReadTopDown(t *testing.T) {
+	for _, c := range []struct{ dir, file, reconciler string }{
+		{"suite", "suite_controller.go", "SuiteReconciler"},
+		{"schedule", "schedule_controller.go", "ScheduleReconciler"},
+		{"archive", "archive_controller.go", "ArchiveReconciler"},
+	} {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, c.dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		declared := map[string]bool{}
+		for _, pkg := range pkgs {
+			for path, f := range pkg.Files {
+				if filepath.Base(path) != c.file {
+					continue
+				}
+				for _, d := range f.Decls {
+					switch d := d.(type) {
+					case *ast.FuncDecl:
+						declared[d.Name.Name] = true
+					case *ast.GenDecl:
+						for _, s := range d.Specs {
+							switch s := s.(type) {
+							case *ast.TypeSpec:
+								declared[s.Name.Name] = true
+							case *ast.ValueSpec:
+								for _, n := range s.Names {
+									declared[n.Name] = true
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		if len(declared) == 0 {
+			t.Fatalf("%s/%s declares nothing: has it moved?", c.dir, c.file)
+		}
+		for _, allowed := range []string{c.reconciler, "Reconcile", "SetupWithManager"} {
+			delete(declared, allowed)
+		}
+		for _, pkg := range pkgs {
+			for path, f := range pkg.Files {
+				if filepath.Base(path) == c.file {
+					continue
+				}
+				ast.Inspect(f, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok && id != f.Name && declared[id.Name] && id.Obj == nil {
+						t.Errorf("%s uses %s of %s: move it down to the policy that needs it, so that the controller file alone calls its policies",
+							fset.Position(id.Pos()), id.Name, c.file)
+					}
+					return true
+				})
+			}
+		}
+	}
 }
