@@ -233,11 +233,14 @@ step "virt-operator ${version}" operator
 kubevirt_cr() {
   local emulation=true network_config=""
   [ "${kvm}" = kvm ] && emulation=false
+  # migration: {} tells KubeVirt the passt binding can be live-migrated (virt-handler runs passt-repair
+  # on both nodes to carry passt's TCP connections); without it passt VMIs report LiveMigratable=False.
   [ "${network}" = passt ] && network_config="
     network:
       binding:
         passt:
-          sidecarImage: ${passt_sidecar}"
+          sidecarImage: ${passt_sidecar}
+          migration: {}"
   "${kubectl}" apply --server-side --force-conflicts --field-manager=vmbench-kubevirt -f - <<YAML
 apiVersion: kubevirt.io/v1
 kind: KubeVirt
