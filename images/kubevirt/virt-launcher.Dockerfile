@@ -5,6 +5,15 @@ ARG BASE_IMAGE
 FROM ${BASE_IMAGE}
 
 RUN mkdir -p /usr/lib64/qemu-kvm /var/lib/kubevirt-node-labeller
+# /var/run must be the relative link ../run, as in upstream's CentOS Stream image, not Debian's
+# absolute /run. For live migration virt-handler reaches this container's /var/run/kubevirt and
+# /var/run/libvirt as /proc/<pid>/root/var/run/... (KubeVirt v1.7 pkg/virt-handler/migration-source.go
+# and migration-target.go, plain paths, no safepath). The kernel resolves an absolute link met on that
+# walk against virt-handler's own root: the migration proxy sockets then land in virt-handler's
+# /run/kubevirt (the node's hostPath) and libvirt here fails with "Failed to connect socket to
+# '/var/run/kubevirt/migrationproxy/<vmi-uid>-source.sock': No such file or directory".
+# hack/kind/README.md, "Live migration on the kind cluster".
+RUN ln -sfn ../run /var/run && [ "$(readlink /var/run)" = ../run ]
 COPY qemu.conf virtqemud.conf /etc/libvirt/
 COPY qemu /etc/libvirt/hooks/qemu
 COPY virtqemud /usr/sbin/virtqemud
