@@ -574,7 +574,7 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 		for _, o := range objs {
 			if _, ok := o.(*corev1.Secret); ok {
 				o.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: run.Name + "-secrets",
-					UID: types.UID(run.SecretsOwner), Controller: ptr.To(true)}})
+					UID: run.SecretsOwner, Controller: ptr.To(true)}})
 			}
 		}
 		return objs
