@@ -350,12 +350,12 @@ func (q *Queue) Admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now 
 	}
 	// Not admitted, whatever the status says: a start time written by anyone but the Lease goes.
 	suite.Status.StartTime = nil
-	if q.limits().unlimited() {
+	if q.Limits.unlimited() {
 		// No line and no slot to share: nothing to decide, so no admission waits for another. The
 		// Lease is the record of the admission all the same (its name comes from the UID, so a
 		// retry takes the same one).
 		if l, ok := book.get(suite.UID); ok && l.Requeued {
-			return Decision{Wait: requeuedWait(q.limits())}, nil
+			return Decision{Wait: requeuedWait(q.Limits)}, nil
 		}
 		return q.admitNow(ctx, book, suite, now)
 	}
@@ -392,7 +392,7 @@ func (q *Queue) Admit(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, now 
 	if l, ok := book.get(suite.UID); ok && l.Requeued && a.Admit {
 		// Its own Lease from before it was requeued still holds a slot for the pods and VMs of
 		// its stopped run; their deletion brings it back.
-		return Decision{Wait: requeuedWait(q.limits())}, nil
+		return Decision{Wait: requeuedWait(q.Limits)}, nil
 	} else if ok && !l.Requeued {
 		// An admission that the cache had not seen: the reconcile comes back.
 		return Decision{Stale: true}, nil
@@ -464,7 +464,7 @@ func (q *Queue) decide(ctx context.Context, book *slotBook, suites []vmbenchv1.B
 		holders = append(holders, slotHolder{Key: l.Key, Draining: draining})
 	}
 	me := queueSuite{Key: client.ObjectKeyFromObject(self), Created: self.CreationTimestamp}
-	return decideAdmission(waiting, holders, book.turns(), me, q.limits())
+	return decideAdmission(waiting, holders, book.turns(), me, q.Limits)
 }
 
 // suiteOfLease reads the suite a Lease admits around the cache; nil when it is gone. On an error it
@@ -482,10 +482,6 @@ func (q *Queue) suiteOfLease(ctx context.Context, l slotLease) *vmbenchv1.Benchm
 		return nil
 	}
 	return s
-}
-
-func (q *Queue) limits() Limits {
-	return q.Limits
 }
 
 // queueSuites lists the suites of the namespaces the manager runs around the cache, as metadata
@@ -562,7 +558,7 @@ func Changed() predicate.Funcs {
 func (q *Queue) QueueRequests(ctx context.Context, obj client.Object) []reconcile.Request {
 	self := client.ObjectKeyFromObject(obj)
 	reqs := []reconcile.Request{{NamespacedName: self}}
-	if q.limits().unlimited() {
+	if q.Limits.unlimited() {
 		// Nobody waits for another's slot.
 		return reqs
 	}
