@@ -310,22 +310,22 @@ smoke_disk() {
     kind_load "${smoke_image}"
 }
 
-# smoke_vmi: 1 vCPU, 64Mi, cpu request 100m (emulation is slow and the machine small), on the VM
-# network the install chose; passt needs a ports list (without one it runs out of sockets).
-smoke_vmi() {
-  local iface="bridge: {}"
-  [ "${network}" = passt ] && iface="binding: {name: passt}
-        ports:
-        - port: 2222"
-  "${kubectl}" create namespace "${smoke_ns}" --dry-run=client -o yaml | "${kubectl}" apply -f - >/dev/null &&
+# tiny_vmi NAMESPACE NAME IMAGE INTERFACE [SPEC]: the smoke guest as VMI NAME in NAMESPACE, booting
+# the containerDisk IMAGE, its interface INTERFACE (a binding and its settings), SPEC (a line) added to
+# its spec; 1 vCPU, 64Mi, cpu request 100m (emulation is slow and the machine small). Waits until it
+# runs.
+tiny_vmi() {
+  local ns=$1 name=$2 image=$3 iface=$4 extra=${5:-}
+  "${kubectl}" create namespace "${ns}" --dry-run=client -o yaml | "${kubectl}" apply -f - >/dev/null &&
     "${kubectl}" apply -f - >/dev/null <<YAML &&
 apiVersion: kubevirt.io/v1
 kind: VirtualMachineInstance
 metadata:
-  name: smoke
-  namespace: ${smoke_ns}
+  name: ${name}
+  namespace: ${ns}
 spec:
-  terminationGracePeriodSeconds: 0
+  terminationGracePeriodSeconds: 0${extra:+
+  ${extra}}
   domain:
     cpu:
       cores: 1
@@ -348,10 +348,20 @@ spec:
   volumes:
   - name: disk
     containerDisk:
-      image: ${smoke_image}
+      image: ${image}
       imagePullPolicy: IfNotPresent
 YAML
-    "${kubectl}" -n "${smoke_ns}" wait vmi/smoke --for=jsonpath='{.status.phase}'=Running --timeout=300s >/dev/null
+    "${kubectl}" -n "${ns}" wait "vmi/${name}" --for=jsonpath='{.status.phase}'=Running --timeout=300s >/dev/null
+}
+
+# smoke_vmi: the smoke guest on the VM network the install chose; passt needs a ports list (without
+# one it runs out of sockets).
+smoke_vmi() {
+  local iface="bridge: {}"
+  [ "${network}" = passt ] && iface="binding: {name: passt}
+        ports:
+        - port: 2222"
+  tiny_vmi "${smoke_ns}" smoke "${smoke_image}" "${iface}"
 }
 
 # until_true SECONDS CMD...: retries CMD every 2s for up to SECONDS.
@@ -429,42 +439,7 @@ migration_disk() {
 # only faster) from the registry, with evictionStrategy LiveMigrate and masquerade binding, which
 # KubeVirt migrates without a binding plugin's consent.
 migration_vmi() {
-  "${kubectl}" create namespace "${migration_ns}" --dry-run=client -o yaml | "${kubectl}" apply -f - >/dev/null &&
-    "${kubectl}" apply -f - >/dev/null <<YAML &&
-apiVersion: kubevirt.io/v1
-kind: VirtualMachineInstance
-metadata:
-  name: migrate
-  namespace: ${migration_ns}
-spec:
-  terminationGracePeriodSeconds: 0
-  evictionStrategy: LiveMigrate
-  domain:
-    cpu:
-      cores: 1
-    memory:
-      guest: 64Mi
-    resources:
-      requests:
-        cpu: 100m
-    devices:
-      disks:
-      - name: disk
-        disk:
-          bus: virtio
-      interfaces:
-      - name: default
-        masquerade: {}
-  networks:
-  - name: default
-    pod: {}
-  volumes:
-  - name: disk
-    containerDisk:
-      image: ${migration_image}
-      imagePullPolicy: IfNotPresent
-YAML
-    "${kubectl}" -n "${migration_ns}" wait vmi/migrate --for=jsonpath='{.status.phase}'=Running --timeout=300s >/dev/null &&
+  tiny_vmi "${migration_ns}" migrate "${migration_image}" "masquerade: {}" "evictionStrategy: LiveMigrate" &&
     "${kubectl}" -n "${migration_ns}" wait vmi/migrate --for=condition=LiveMigratable --timeout=60s >/dev/null
 }
 
