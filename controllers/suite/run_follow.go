@@ -144,7 +144,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		if keys, err = r.frameKeysOf(suite, run.Name); err != nil {
 			return step{}, err
 		}
-		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, keys)
+		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, nil, keys)
 	}
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)

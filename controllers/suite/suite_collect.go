@@ -53,11 +53,13 @@ func ptrInt64(v int64) *int64 { return &v }
 const logReadTimeout = 2 * time.Minute
 
 // readReport finds the run's log pod, reads its log and decodes the runner's authenticated frames.
+// A VM run's log pods are the master VMI's launcher pods, the first and those of its migrations
+// (moves, as the run recorded them, and the VMI's current migration state): readLauncherPods.
 // A pod that is confirmed gone, or that cannot be tied to the run's children, gives a report with
 // the cause; an error means the log may still be read later (an API or kubelet error) and nothing is
 // concluded.
 func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource,
-	children []client.Object, keys frameKeys) (summary.RunReport, error) {
+	children []client.Object, moves []podMove, keys frameKeys) (summary.RunReport, error) {
 	want, gone, err := r.logPodController(ctx, suite.Namespace, src, children)
 	if err != nil {
 		return summary.RunReport{}, err
@@ -78,6 +80,15 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	}
 	if refused != nil {
 		return summary.RunReport{LogErr: refused}, nil
+	}
+	if vmi := masterVMI(src, children); vmi != nil {
+		// A live migration moves a VMI to a new launcher pod: its frames are read across them all.
+		report, skipped, err := r.readLauncherPods(ctx, vmi, own, moves, src.Container, keys)
+		if len(skipped) > 0 {
+			log.FromContext(ctx).Info("pods that claim the run's VMI as their controller but that KubeVirt never named as its launcher are not read",
+				"run", keys.run, "pods", skipped, "vmi", vmi.Name)
+		}
+		return report, err
 	}
 	// The oldest controlled pod is the launcher's. Should another claim the same controller (a forged
 	// reference, made in a race with the launcher), the next one is read when the first holds no
@@ -112,18 +123,27 @@ const maxLogPods = 2
 func (r *SuiteReconciler) readPodReport(ctx context.Context, pod *corev1.Pod, container string, keys frameKeys) (summary.RunReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, logReadTimeout)
 	defer cancel()
+	scan, err := r.scanPodLog(ctx, pod, container, keys)
+	if err != nil {
+		return summary.RunReport{}, err
+	}
+	return reportOf(scan.Messages, scan.Err(), keys), nil
+}
+
+// scanPodLog reads one pod's log and finds the runner's frames in it, within ctx.
+func (r *SuiteReconciler) scanPodLog(ctx context.Context, pod *corev1.Pod, container string, keys frameKeys) (frame.Scanned, error) {
 	stream, err := r.Logs.Open(ctx, pod.Namespace, pod.Name, container)
 	if err != nil {
-		return summary.RunReport{}, fmt.Errorf("pod %s container %s: %w", pod.Name, container, err)
+		return frame.Scanned{}, fmt.Errorf("pod %s container %s: %w", pod.Name, container, err)
 	}
 	defer func() { _ = stream.Close() }()
 	// The log is decoded as it streams in; a stream that breaks off is read again, not judged.
 	in := &readErrors{r: stream}
-	report := decodeReport(in, keys)
+	scan := frame.ScanAll(in, keys.tokenFor)
 	if in.err != nil {
-		return summary.RunReport{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, container, in.err)
+		return frame.Scanned{}, fmt.Errorf("pod %s container %s: reading the log: %w", pod.Name, container, in.err)
 	}
-	return report, nil
+	return scan, nil
 }
 
 // readErrors remembers the error that broke off a stream, which the frame decoder would only report.
@@ -174,6 +194,11 @@ func (k frameKeys) tokenFor(id string) []byte { return k.tokens[k.runOf(id)] }
 // never used.
 func decodeReport(log io.Reader, keys frameKeys) summary.RunReport {
 	decoded, frameErr := frame.ScanKeys(log, keys.tokenFor)
+	return reportOf(decoded, frameErr, keys)
+}
+
+// reportOf turns decoded frames into the runner's messages, as decodeReport does.
+func reportOf(decoded []frame.Decoded, frameErr error, keys frameKeys) summary.RunReport {
 	msgs := make([]runplan.Message, 0, len(decoded))
 	var errs []error
 	if frameErr != nil {

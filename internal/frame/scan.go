@@ -90,6 +90,58 @@ func Scan(r io.Reader, key []byte) ([]Decoded, error) {
 // empty fails authentication. The log is read in windows of at most 64 KiB: only one window and
 // the frames found so far, within the bounds above, are held, however long the log.
 func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
+	s := ScanAll(r, keyFor)
+	return s.Messages, s.Err()
+}
+
+// Failure is one message of a log that could not be used.
+type Failure struct {
+	ID string
+	// Index is the message's place among all the log's message IDs, by first appearance, from 0.
+	Index int
+	// Incomplete is set when the message's frame was never whole in the log (its header or a chunk
+	// missing or garbled); a whole frame that fails authentication is not incomplete.
+	Incomplete bool
+	Err        error
+}
+
+// Scanned is everything ScanAll found in one log.
+type Scanned struct {
+	// Messages are the complete and authentic messages, in order of first appearance.
+	Messages []Decoded
+	// Failures are the messages that could not be used, in order of first appearance.
+	Failures []Failure
+	// IDs is the number of distinct message IDs in the log, good and failed.
+	IDs int
+	// ReadErr broke off the log; Limit is the first bound the log passed (a *LimitError).
+	ReadErr, Limit error
+}
+
+// Err joins the read error, the limit passed and the failures (the first maxErrors of them, then
+// their count) as ScanKeys reports them.
+func (s Scanned) Err() error {
+	return JoinFailures(s.ReadErr, s.Limit, s.Failures)
+}
+
+// JoinFailures joins errors and the errors of failures, naming at most maxErrors failures one by
+// one and counting the rest.
+func JoinFailures(readErr, limit error, failures []Failure) error {
+	errs := []error{readErr, limit}
+	for i, f := range failures {
+		if i == maxErrors {
+			errs = append(errs, fmt.Errorf("frame: %d more messages failed in the same log", len(failures)-maxErrors))
+			break
+		}
+		errs = append(errs, f.Err)
+	}
+	return errors.Join(errs...)
+}
+
+// ScanAll is ScanKeys that keeps each failed message apart, with whether its frame was incomplete
+// and where it first appeared, so that a reader of several logs of one writer (a VM's serial
+// console before and after a live migration) can tell a frame cut where one log ends from a
+// corrupt one.
+func ScanAll(r io.Reader, keyFor func(id string) []byte) Scanned {
 	s := scanner{messages: map[string]*message{}}
 	readErr := s.read(r)
 	s.attributeCorrupt()
@@ -100,19 +152,11 @@ func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
 	}
 	slices.SortFunc(ordered, func(a, b *message) int { return a.first - b.first })
 
-	var out []Decoded
-	errs := []error{readErr, s.limit}
-	failed := 0
-	fail := func(err error) {
-		failed++
-		if failed <= maxErrors {
-			errs = append(errs, err)
-		}
-	}
-	for _, m := range ordered {
+	out := Scanned{IDs: len(ordered), ReadErr: readErr, Limit: s.limit}
+	for i, m := range ordered {
 		key := keyFor(m.id)
 		if len(key) == 0 {
-			fail(fmt.Errorf("frame %s: no key", m.id))
+			out.Failures = append(out.Failures, Failure{ID: m.id, Index: i, Err: fmt.Errorf("frame %s: no key", m.id)})
 			continue
 		}
 		if m.overflow {
@@ -120,15 +164,13 @@ func ScanKeys(r io.Reader, keyFor func(id string) []byte) ([]Decoded, error) {
 		}
 		payload, err := m.decode(key)
 		if err != nil {
-			fail(fmt.Errorf("frame %s: %w", m.id, err))
+			out.Failures = append(out.Failures, Failure{ID: m.id, Index: i, Incomplete: !errors.Is(err, errMismatch),
+				Err: fmt.Errorf("frame %s: %w", m.id, err)})
 			continue
 		}
-		out = append(out, Decoded{ID: m.id, Payload: payload})
+		out.Messages = append(out.Messages, Decoded{ID: m.id, Payload: payload})
 	}
-	if failed > maxErrors {
-		errs = append(errs, fmt.Errorf("frame: %d more messages failed in the same log", failed-maxErrors))
-	}
-	return out, errors.Join(errs...)
+	return out
 }
 
 // read feeds the log to s line by line, a long line window by window, with carriage returns
@@ -469,8 +511,11 @@ func (m *message) assemble(h header, key []byte) ([]byte, error) {
 			break
 		}
 	}
-	return nil, errors.New("checksum mismatch")
+	return nil, errMismatch
 }
+
+// errMismatch is a whole frame that fails authentication.
+var errMismatch = errors.New("checksum mismatch")
 
 // nextChoice advances choice like an odometer over the candidates of each index; it reports
 // false once every combination was tried.

@@ -79,7 +79,7 @@ func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 		}
 	}
 	if rep.Done == nil && len(causes) == 0 {
-		causes = append(causes, "the runner never reported that it finished")
+		causes = append(causes, "the runner never reported that it finished"+lostNote(rep.LostErr))
 	}
 
 	if rep.Started != nil {
@@ -140,8 +140,8 @@ func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 		}
 		if !reported {
 			res.Failures++
-			res.LastError = fmt.Sprintf("run %s reported no result", run.Name)
-			firstErr = "no result reported"
+			res.LastError = conditions.Truncate(fmt.Sprintf("run %s reported no result", run.Name)+lostNote(rep.LostErr), 512)
+			firstErr = "no result reported" + lostNote(rep.LostErr)
 		}
 		if firstErr != "" {
 			failedBenchmarks = append(failedBenchmarks, b.Name)
@@ -159,6 +159,14 @@ func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	}
 	run.Message = conditions.Truncate(strings.Join(causes, "; "), 1024)
 	return failedBenchmarks
+}
+
+// lostNote adds to a missing message's cause the messages that a live migration cut, which may be it.
+func lostNote(lost error) string {
+	if lost == nil {
+		return ""
+	}
+	return " (" + conditions.OneLine(lost) + ")"
 }
 
 // latestResults keeps, per benchmark, node and variant, the last result a runner reported, preferring a
@@ -379,4 +387,7 @@ type RunReport struct {
 	ForeignErr error
 	// LogErr is set when no log could be read.
 	LogErr error
+	// LostErr names the messages that a VMI's live migration cut where one launcher pod's log ends
+	// and the next begins, and that no log holds whole: they are lost, which is no corrupt frame.
+	LostErr error
 }
