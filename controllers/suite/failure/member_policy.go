@@ -99,7 +99,8 @@ type memberPod struct {
 // copy; what a copy cannot take is a name or a place in time. The MPI Operator's workers have fixed
 // names (<run>-worker-<i>); the launcher Job's pod and each VMI's virt-launcher are the oldest pods
 // of their controller (the rule log_pod.go reads the launcher's log by). A launcher Job's pod older
-// than the run's MPIJob is an earlier MPIJob's.
+// than the run's MPIJob is an earlier MPIJob's. A VMI that migrated runs in the pod its status
+// names (CurrentLauncherPod), which only KubeVirt writes: that pod is its member then.
 func memberPods(o MemberObservation) []memberPod {
 	pods := make([]*corev1.Pod, len(o.Pods))
 	for i := range o.Pods {
@@ -110,6 +111,17 @@ func memberPods(o MemberObservation) []memberPod {
 		return ti.Before(tj) || (ti.Equal(tj) && pods[i].Name < pods[j].Name)
 	})
 	taken := map[types.UID]bool{}
+	current := map[types.UID]string{}
+	for _, vmi := range o.VMIs {
+		current[vmi.UID] = CurrentLauncherPod(vmi)
+	}
+	// A migrated VMI's member is the pod KubeVirt says it runs in, when that pod is here.
+	for _, pod := range pods {
+		if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "VirtualMachineInstance" && o.Owners[ref.UID] &&
+			pod.Name == current[ref.UID] && !taken[ref.UID] {
+			taken[ref.UID] = true
+		}
+	}
 	launcherTaken := false
 	var out []memberPod
 	for _, pod := range pods {
@@ -120,6 +132,8 @@ func memberPods(o MemberObservation) []memberPod {
 			if isWorkerName(pod.Name, o.Run) {
 				out = append(out, memberPod{pod: pod, role: "worker"})
 			}
+		case ref.Kind == "VirtualMachineInstance" && o.Owners[ref.UID] && taken[ref.UID] && pod.Name == current[ref.UID]:
+			out = append(out, memberPod{pod: pod, role: "virt-launcher of VMI " + ref.Name, vmi: ref.UID})
 		case ref.Kind == "VirtualMachineInstance" && o.Owners[ref.UID]:
 			if !taken[ref.UID] {
 				taken[ref.UID] = true
@@ -134,6 +148,23 @@ func memberPods(o MemberObservation) []memberPod {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].pod.Name < out[j].pod.Name })
 	return out
+}
+
+// CurrentLauncherPod is the virt-launcher pod that KubeVirt says the VMI runs in: the target of its
+// last migration once that completed, its source while a migration runs or after one failed or was
+// aborted, and "" when the VMI never migrated (its only pod, the oldest, is meant). The source of a
+// completed migration ends (Completed, or Error through its guest-console-log container on older
+// KubeVirt releases): that is the migration, not a failure of the run.
+func CurrentLauncherPod(vmi *kubevirtv1.VirtualMachineInstance) string {
+	ms := vmi.Status.MigrationState
+	switch {
+	case ms == nil:
+		return ""
+	case ms.Completed && !ms.Failed && ms.TargetPod != "":
+		return ms.TargetPod
+	default:
+		return ms.SourcePod
+	}
 }
 
 // isWorkerName reports whether name is one the MPI Operator gives a worker of run: <run>-worker-<i>.

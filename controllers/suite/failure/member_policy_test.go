@@ -80,6 +80,29 @@ func TestMemberCause(t *testing.T) {
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}},
 	}
 
+	// A live migration: the VMI's first launcher (the source, drained: the eviction API marks it
+	// DisruptionTarget) and the target it moved to, on node n3.
+	drained := func(p *corev1.Pod) {
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.DisruptionTarget,
+			Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting"}}}
+	}
+	source := *virtLauncher.DeepCopy()
+	drained(&source)
+	target := *virtLauncher.DeepCopy()
+	target.Name, target.Spec.NodeName = "virt-launcher-s-vm-1-node01-abc", "n3"
+	target.CreationTimestamp = metav1.NewTime(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)) // made after the source
+	target.Status = corev1.PodStatus{Phase: corev1.PodRunning}
+	migrated := func(completed, failed bool) *kubevirtv1.VirtualMachineInstance {
+		vmi := runningVMI.DeepCopy()
+		vmi.Status.MigrationState = &kubevirtv1.VirtualMachineInstanceMigrationState{SourcePod: source.Name, TargetPod: target.Name,
+			SourceNode: "n2", TargetNode: "n3", Completed: completed, Failed: failed}
+		return vmi
+	}
+	targetDrained := *target.DeepCopy()
+	drained(&targetDrained)
+	sourceRunning := *virtLauncher.DeepCopy()
+	sourceRunning.Status = corev1.PodStatus{Phase: corev1.PodRunning}
+
 	tests := []struct {
 		name         string
 		pods         []corev1.Pod
@@ -195,6 +218,19 @@ func TestMemberCause(t *testing.T) {
 			}()}, vmis: []*kubevirtv1.VirtualMachineInstance{runningVMI},
 			wantReason: ReasonEvicted, wantTerminal: true,
 			wantMessage: "pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 was evicted by the kubelet: " + evictedMsg + "; " + evictionAdvice},
+		// Issue 32 item 1: the member policy follows the VMI's current pod.
+		{name: "the source of a completed migration, drained, is no failure: the VMI runs in its target",
+			pods: []corev1.Pod{source, target}, vmis: []*kubevirtv1.VirtualMachineInstance{migrated(true, false)}},
+		{name: "the target of a completed migration is the member: its eviction is named",
+			pods: []corev1.Pod{sourceRunning, targetDrained}, vmis: []*kubevirtv1.VirtualMachineInstance{migrated(true, false)},
+			wantReason: ReasonEvicted, wantTerminal: true,
+			wantMessage: "pod virt-launcher-s-vm-1-node01-abc (virt-launcher of VMI s-vm-1-node01) on node n3 is being removed: EvictionByEvictionAPI: Eviction API: evicting; " + evictionAdvice},
+		{name: "after a failed migration the VMI stays in its source: the target's end is no failure",
+			pods: []corev1.Pod{sourceRunning, targetDrained}, vmis: []*kubevirtv1.VirtualMachineInstance{migrated(true, true)}},
+		{name: "without a migration state the oldest pod is the member, as before",
+			pods: []corev1.Pod{source, target}, vmis: []*kubevirtv1.VirtualMachineInstance{runningVMI},
+			wantReason: ReasonEvicted, wantTerminal: true,
+			wantMessage: "pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 is being removed: EvictionByEvictionAPI: Eviction API: evicting; " + evictionAdvice},
 		{name: "a failed VMI",
 			vmis:       []*kubevirtv1.VirtualMachineInstance{failedVMI},
 			wantReason: ReasonVMFailed, wantTerminal: true,
