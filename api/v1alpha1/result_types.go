@@ -32,6 +32,11 @@ type Sample struct {
 	// others plus steal in pods, steal in VMs. Absent where it was not sampled.
 	// +optional
 	Noise *float64 `json:"noise,omitempty"`
+
+	// Migrated is set when a live migration of one of the run's VMIs (runs[].migrations) overlapped
+	// the time the value was measured: the guest paused and its network moved while it ran.
+	// +optional
+	Migrated bool `json:"migrated,omitempty"`
 }
 
 // MetricSummary holds every sample of one metric of one benchmark on one platform, and their

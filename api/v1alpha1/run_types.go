@@ -136,6 +136,20 @@ type RunStatus struct {
 	// +listMapKey=node
 	Noise []NodeNoise `json:"noise,omitempty"`
 
+	// Migrations are the live migrations of the run's VMIs that vmbench saw, as KubeVirt wrote them
+	// in each VMI's status.migrationState, in the order they started. Samples measured while one ran
+	// are marked (samples[].migrated).
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	Migrations []RunMigration `json:"migrations,omitempty"`
+
+	// NotMigratable names the run's VMIs that KubeVirt says cannot be live-migrated (their
+	// LiveMigratable condition is False), with KubeVirt's reason and message: a node drain stops
+	// such a VMI, and the run with it, instead of moving it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	NotMigratable string `json:"notMigratable,omitempty"`
+
 	// CPUs is, per node, the CPUs the run's processes were allowed on, and whether they were pinned.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8
@@ -275,4 +289,66 @@ type NodeCPUs struct {
 	// (the guest cannot see its host's CPUs).
 	// +required
 	Pinned bool `json:"pinned"`
+}
+
+// MigrationOutcome is how a live migration ended, as KubeVirt's migration state says.
+type MigrationOutcome string
+
+// Outcomes of a live migration.
+const (
+	MigrationRunning   MigrationOutcome = "Running"
+	MigrationCompleted MigrationOutcome = "Completed"
+	MigrationFailed    MigrationOutcome = "Failed"
+	MigrationAborted   MigrationOutcome = "Aborted"
+)
+
+// RunMigration is one live migration of a run's VMI.
+type RunMigration struct {
+	// VMI is the migrated VMI.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	VMI string `json:"vmi"`
+
+	// UID is KubeVirt's ID of the migration (its VirtualMachineInstanceMigration's UID).
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	UID string `json:"uid,omitempty"`
+
+	// SourceNode and TargetNode are the nodes the VMI left and moved to.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	SourceNode string `json:"sourceNode,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	TargetNode string `json:"targetNode,omitempty"`
+
+	// SourcePod and TargetPod are the VMI's virt-launcher pods before and after: the run's frames
+	// are read from both.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	SourcePod string `json:"sourcePod,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	TargetPod string `json:"targetPod,omitempty"`
+
+	// StartTime and EndTime are KubeVirt's start and end of the migration.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
+
+	// Mode is KubeVirt's migration mode: PreCopy, PostCopy or PausedPostCopy.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Mode string `json:"mode,omitempty"`
+
+	// Outcome is Running, Completed, Failed or Aborted.
+	// +required
+	// +kubebuilder:validation:Enum=Running;Completed;Failed;Aborted
+	Outcome MigrationOutcome `json:"outcome"`
+
+	// Message is KubeVirt's failure reason, or its abort status, when the migration did not complete.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
 }

@@ -88,6 +88,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	}
 	if planned.Platform.Type == vmbenchv1.PlatformVM {
 		recordVMSettings(st, planned.Platform.Name, children)
+		observeMigrations(active, children)
 	}
 	end := after(active.StartTime.Time, run.Deadline)
 	startupEnd := after(active.StartTime.Time, t.startup)
@@ -144,7 +145,8 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 		if keys, err = r.frameKeysOf(suite, run.Name); err != nil {
 			return step{}, err
 		}
-		report, err = r.readReport(ctx, suite, adapter.LogSource(run), children, nil, keys)
+		src := adapter.LogSource(run)
+		report, err = r.readReport(ctx, suite, src, children, movesOf(active, src.Owner.Name), keys)
 	}
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)

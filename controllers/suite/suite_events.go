@@ -26,6 +26,7 @@ func (r *SuiteReconciler) emitTransitions(orig, suite *vmbenchv1.BenchmarkSuite,
 			r.Recorder.Eventf(suite, nil, corev1.EventTypeNormal, "RunStarted", "Start", "run %s started on platform %s", run.Name, run.Platform)
 		}
 	}
+	r.emitMigrations(orig, suite)
 	// A cause that holds a run up is told once, when it first appears or changes.
 	if c := next.waiting; c != nil && c.Reason != failure.ReasonStarting {
 		before := meta.FindStatusCondition(orig.Status.Conditions, vmbenchv1.ConditionProgressing)
@@ -92,4 +93,29 @@ func (r *SuiteReconciler) statusNotWritten(suite *vmbenchv1.BenchmarkSuite, err 
 	}
 	r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, ReasonStatusNotWritten, "WriteStatus", "%s",
 		conditions.Truncate(fmt.Sprintf("the suite's status could not be written, so it shows an earlier state: %s; %s", conditions.OneLineString(err.Error()), advice), 1024))
+}
+
+// emitMigrations tells each live migration of a run's VMIs once it ended, and a run's VMIs that
+// cannot migrate when that is first seen or changes, in KubeVirt's words.
+func (r *SuiteReconciler) emitMigrations(orig, suite *vmbenchv1.BenchmarkSuite) {
+	for _, run := range suite.Status.Runs {
+		before := findRun(orig.Status.Runs, run.Name)
+		for _, m := range run.Migrations {
+			if m.Outcome == vmbenchv1.MigrationRunning {
+				continue
+			}
+			if i := indexOfMigration(before.Migrations, m); i >= 0 && before.Migrations[i].Outcome == m.Outcome {
+				continue
+			}
+			kind, reason := corev1.EventTypeNormal, "VMIMigrated"
+			if m.Outcome != vmbenchv1.MigrationCompleted {
+				kind, reason = corev1.EventTypeWarning, "VMIMigration"+string(m.Outcome)
+			}
+			r.Recorder.Eventf(suite, nil, kind, reason, "Follow", "%s", conditions.Truncate("run "+run.Name+": "+describeMigration(m), 1024))
+		}
+		if run.NotMigratable != "" && run.NotMigratable != before.NotMigratable {
+			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, "VMINotLiveMigratable", "Follow", "%s",
+				conditions.Truncate("run "+run.Name+": "+run.NotMigratable, 1024))
+		}
+	}
 }

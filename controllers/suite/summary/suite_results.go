@@ -127,7 +127,8 @@ func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				if FindMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= MaxMetricsPerEntry {
 					continue // warnings() says that the benchmark reached the limit
 				}
-				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: conditions.Truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m)}
+				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: conditions.Truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m),
+					Migrated: MigratedDuring(m, run.Migrations)}
 				if !AddSample(res, metric, sample) {
 					res.Failures++
 					res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s = %g would make its statistics in status infinite; it was not added",
@@ -159,6 +160,30 @@ func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 	}
 	run.Message = conditions.Truncate(strings.Join(causes, "; "), 1024)
 	return failedBenchmarks
+}
+
+// MigratedDuring reports whether a live migration of one of the run's VMIs overlapped the time a
+// result was measured: from its message's time (the runner's clock when it sent it) back by the
+// seconds the execution took. A migration still running, or without an end, overlaps from its
+// start on; one without a start overlaps nothing that can be placed. A result without a time (an
+// older runner) overlaps any migration of the run.
+func MigratedDuring(m runplan.Message, migrations []vmbenchv1.RunMigration) bool {
+	for _, mig := range migrations {
+		if mig.StartTime == nil {
+			continue
+		}
+		if m.Time.IsZero() {
+			return true
+		}
+		start := m.Time.Add(-time.Duration(m.Seconds * float64(time.Second)))
+		if m.Time.Before(mig.StartTime.Time) {
+			continue
+		}
+		if mig.EndTime == nil || !mig.EndTime.Time.Before(start) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostNote adds to a missing message's cause the messages that a live migration cut, which may be it.
