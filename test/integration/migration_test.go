@@ -73,7 +73,14 @@ func TestVMRunSurvivesALiveMigrationOfItsMaster(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(allKinds())
 	master, token := h.migratedMaster("mig")
-	msgs := runMessages(t, "mig-vm-1", 1, "kvm", master.CreationTimestamp.Time)
+	created := master.CreationTimestamp.Time
+	msgs := runMessages(t, "mig-vm-1", 1, "kvm", created)
+	// Message i is sent 10·i s after the VMI's creation, at the end of its execution (10 s for
+	// cpu and net, 200 s for hpcc); the migration runs from 45 s to 65 s: the net results 5, 6 and
+	// 7 and the hpcc result overlap it.
+	for i := range msgs {
+		msgs[i].Time = created.Add(time.Duration(10*i) * time.Second)
+	}
 	p := framePieces(t, token, msgs...)
 	const cut = 5 // the switch-over cuts message 5 (a net result) mid-line
 	var source, target bytes.Buffer
@@ -92,18 +99,23 @@ func TestVMRunSurvivesALiveMigrationOfItsMaster(t *testing.T) {
 	src := h.launcherPod("mig", "mig-vm-1", map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", owner, source.Bytes())
 	dst := h.launcherPod("mig", "mig-vm-1", map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": "vmim-uid"},
 		"guest-console-log", owner, target.Bytes())
-	// The drain evicts the source once the VMI left it: that is no failure of the run.
-	src.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.DisruptionTarget,
-		Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()}}}
-	h.g.Expect(k8s.Status().Update(h.ctx, src)).To(Succeed())
-	start := metav1.NewTime(time.Now().Add(-time.Minute).Truncate(time.Second))
-	end := metav1.NewTime(start.Add(20 * time.Second))
+	start := metav1.NewTime(created.Add(45 * time.Second))
+	end := metav1.NewTime(created.Add(65 * time.Second))
 	h.setMigrationState("mig-vm-1-master", &kubevirtv1.VirtualMachineInstanceMigrationState{
 		SourcePod: src.Name, TargetPod: dst.Name, SourceNode: "worker-a", TargetNode: "worker-b",
 		StartTimestamp: &start, EndTimestamp: &end, Completed: true, Mode: kubevirtv1.MigrationPreCopy, MigrationUID: "vmim-uid"})
 	for _, n := range nodes[1:] {
 		h.setVMIPhase("mig-vm-1-"+n, kubevirtv1.Running)
 	}
+	h.setVMIPhase("mig-vm-1-master", kubevirtv1.Running)
+	h.eventuallySuite("mig", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Runs).NotTo(BeEmpty())
+		g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(1))
+	})
+	// The drain evicts the source once the VMI left it: that is no failure of the run.
+	src.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.DisruptionTarget,
+		Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()}}}
+	h.g.Expect(k8s.Status().Update(h.ctx, src)).To(Succeed())
 	h.setVMIPhase("mig-vm-1-master", kubevirtv1.Succeeded)
 
 	s := h.eventuallySuite("mig", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
@@ -111,15 +123,82 @@ func TestVMRunSurvivesALiveMigrationOfItsMaster(t *testing.T) {
 	})
 	h.g.Expect(h.logs.openedPods()).To(ContainElements(src.Name, dst.Name))
 	// Every result counted once: 3 cpu nodes, 5 net pairs (one of them the cut message), 1 hpcc.
+	// Samples measured while the migration ran are marked: 3 of the 5 net pairs, and hpcc.
 	for _, c := range []struct {
-		benchmark string
-		samples   int
-	}{{"cpu", len(nodes)}, {"net", 5}, {"hpcc", 1}} {
+		benchmark         string
+		samples, migrated int
+	}{{"cpu", len(nodes), 0}, {"net", 5, 3}, {"hpcc", 1, 1}} {
 		r := findResult(s, c.benchmark, "vm")
 		h.g.Expect(r.Metrics).NotTo(BeEmpty(), c.benchmark)
 		for _, m := range r.Metrics {
 			h.g.Expect(m.Samples).To(HaveLen(c.samples), "%s %s: each execution once, none lost, none twice", c.benchmark, m.Name)
+			migrated := 0
+			for _, sample := range m.Samples {
+				if sample.Migrated {
+					migrated++
+				}
+			}
+			h.g.Expect(migrated).To(Equal(c.migrated), "%s %s: samples marked as measured during the migration", c.benchmark, m.Name)
 		}
 	}
-	h.g.Expect(s.Status.Runs[0].Phase).To(Equal(vmbenchv1.RunSucceeded), s.Status.Runs[0].Message)
+	run := s.Status.Runs[0]
+	h.g.Expect(run.Phase).To(Equal(vmbenchv1.RunSucceeded), run.Message)
+	h.g.Expect(run.Migrations).To(HaveLen(1))
+	h.g.Expect(run.Migrations[0]).To(And(HaveField("VMI", "mig-vm-1-master"), HaveField("SourceNode", "worker-a"), HaveField("TargetNode", "worker-b"),
+		HaveField("SourcePod", src.Name), HaveField("TargetPod", dst.Name), HaveField("Mode", "PreCopy"),
+		HaveField("Outcome", vmbenchv1.MigrationCompleted), HaveField("UID", "vmim-uid")))
+	h.g.Expect(run.Migrations[0].EndTime.Sub(run.Migrations[0].StartTime.Time)).To(Equal(20 * time.Second))
+	h.expectEvent(timeout, corev1.EventTypeNormal, "VMIMigrated", "run mig-vm-1: VMI mig-vm-1-master migration vmim-uid from node worker-a to node worker-b (PreCopy) took 20s: Completed")
+}
+
+// Issue 32 item 6 (envtest): a failed and an aborted migration, written in migrationState as
+// virt-controller does, and a VMI that KubeVirt says cannot migrate, are named in the run's status
+// and events in KubeVirt's words, and none of them fails the run: the VMs still run where they were.
+func TestFailedAbortedAndNotMigratableVMIsAreNamed(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	master, _ := h.migratedMaster("nomig")
+	for _, n := range nodes {
+		h.setVMIPhase("nomig-vm-1-"+n, kubevirtv1.Running)
+	}
+	h.eventuallySuite("nomig", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Runs).NotTo(BeEmpty())
+		g.Expect(s.Status.Runs[0].Phase).To(Equal(vmbenchv1.RunRunning))
+	})
+	start := metav1.NewTime(master.CreationTimestamp.Add(10 * time.Second))
+	end := metav1.NewTime(start.Add(28 * time.Second))
+	const proxyErr = "Live migration failed virError(Code=38, Domain=7, Message='Failed to connect socket to " +
+		"'/var/run/kubevirt/migrationproxy/0c4f-source.sock': No such file or directory')"
+	h.setMigrationState("nomig-vm-1-node01", &kubevirtv1.VirtualMachineInstanceMigrationState{
+		MigrationUID: "vmim-failed", SourcePod: "virt-launcher-nomig-vm-1-node01-aaaaa", TargetPod: "virt-launcher-nomig-vm-1-node01-bbbbb",
+		SourceNode: "worker-a", TargetNode: "worker-b", StartTimestamp: &start, EndTimestamp: &end, Mode: kubevirtv1.MigrationPreCopy,
+		Completed: true, Failed: true, FailureReason: proxyErr})
+	h.setMigrationState("nomig-vm-1-node02", &kubevirtv1.VirtualMachineInstanceMigrationState{
+		MigrationUID: "vmim-aborted", SourcePod: "virt-launcher-nomig-vm-1-node02-ccccc", TargetPod: "virt-launcher-nomig-vm-1-node02-ddddd",
+		SourceNode: "worker-b", TargetNode: "worker-a", StartTimestamp: &start, EndTimestamp: &end, Mode: kubevirtv1.MigrationPreCopy,
+		Completed: true, Failed: true, AbortRequested: true, AbortStatus: kubevirtv1.MigrationAbortSucceeded})
+	const notShared = "cannot migrate VMI: PVC nomig-data is not shared, live migration requires that all PVCs must be shared (using ReadWriteMany access mode)"
+	h.g.Eventually(func() error {
+		vmi := &kubevirtv1.VirtualMachineInstance{}
+		if err := k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "nomig-vm-1-master"}, vmi); err != nil {
+			return err
+		}
+		vmi.Status.Conditions = append(vmi.Status.Conditions, kubevirtv1.VirtualMachineInstanceCondition{
+			Type: kubevirtv1.VirtualMachineInstanceIsMigratable, Status: corev1.ConditionFalse, Reason: "DisksNotLiveMigratable", Message: notShared})
+		return k8s.Update(h.ctx, vmi)
+	}, timeout, interval).Should(Succeed())
+
+	s := h.eventuallySuite("nomig", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(2))
+		g.Expect(s.Status.Runs[0].NotMigratable).NotTo(BeEmpty())
+	})
+	run := s.Status.Runs[0]
+	h.g.Expect(run.Phase).To(Equal(vmbenchv1.RunRunning), "a migration that failed leaves the VM where it ran: the run goes on")
+	h.g.Expect(run.Migrations[0]).To(And(HaveField("VMI", "nomig-vm-1-node01"), HaveField("Outcome", vmbenchv1.MigrationFailed), HaveField("Message", proxyErr)))
+	h.g.Expect(run.Migrations[1]).To(And(HaveField("VMI", "nomig-vm-1-node02"), HaveField("Outcome", vmbenchv1.MigrationAborted),
+		HaveField("Message", "KubeVirt aborted the migration (abortStatus Succeeded)")))
+	h.g.Expect(run.NotMigratable).To(HavePrefix("VMI nomig-vm-1-master: DisksNotLiveMigratable: " + notShared))
+	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationFailed", "VMI nomig-vm-1-node01 migration vmim-failed from node worker-a to node worker-b (PreCopy) took 28s: Failed: "+proxyErr)
+	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationAborted", "VMI nomig-vm-1-node02", "Aborted: KubeVirt aborted the migration")
+	h.expectEvent(timeout, corev1.EventTypeWarning, "VMINotLiveMigratable", "VMI nomig-vm-1-master: DisksNotLiveMigratable: "+notShared)
 }
