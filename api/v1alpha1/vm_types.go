@@ -131,7 +131,21 @@ type VMSettings struct {
 	// several vCPUs. It matters most behind masquerade.
 	// +optional
 	NetworkMultiqueue bool `json:"networkMultiqueue,omitempty"`
+
+	// EvictionStrategy is what a node drain does to the VMs (KubeVirt's spec.evictionStrategy):
+	// LiveMigrate moves them to another node while they run, and holds the drain until they can be
+	// moved; LiveMigrateIfPossible moves those KubeVirt says can migrate (their LiveMigratable
+	// condition) and stops the others; None stops them, and the run fails; External leaves it to
+	// another controller. Left out, the cluster's KubeVirt CR decides
+	// (spec.configuration.evictionStrategy; KubeVirt's own default is None). Ask for LiveMigrate only
+	// on a cluster that can migrate these VMs (docs/migration.md): elsewhere a drain waits forever.
+	// +optional
+	EvictionStrategy VMEvictionStrategy `json:"evictionStrategy,omitempty"`
 }
+
+// VMEvictionStrategy is KubeVirt's eviction strategy of a VMI.
+// +kubebuilder:validation:Enum=LiveMigrate;LiveMigrateIfPossible;None;External
+type VMEvictionStrategy string
 
 // DedicatedCPUsOf reports whether the platform's VMs or pods get dedicated CPUs: cluster.dedicatedCPUs
 // for every platform, or the VM platform's own vm.dedicatedCPUs.

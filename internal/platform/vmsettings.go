@@ -92,6 +92,9 @@ func applyVMSettings(vmi *kubevirtv1.VirtualMachineInstance, p vmbenchv1.Platfor
 	if vm.NetworkMultiqueue {
 		domain.Devices.NetworkInterfaceMultiQueue = ptr.To(true)
 	}
+	if vm.EvictionStrategy != "" {
+		vmi.Spec.EvictionStrategy = ptr.To(kubevirtv1.EvictionStrategy(vm.EvictionStrategy))
+	}
 }
 
 // KubeVirtFeatures is what the cluster's KubeVirt CRs say about the settings a VM platform may ask

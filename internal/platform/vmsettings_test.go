@@ -116,6 +116,14 @@ func TestVMSettingsChangeOnlyTheirFields(t *testing.T) {
 			func(vmi *kubevirtv1.VirtualMachineInstance) {
 				vmi.Spec.Domain.Devices.NetworkInterfaceMultiQueue = ptr.To(true)
 			}},
+		{"evictionStrategy LiveMigrate", vmbenchv1.VMSettings{EvictionStrategy: "LiveMigrate"}, VMNetworkPasst,
+			func(vmi *kubevirtv1.VirtualMachineInstance) {
+				vmi.Spec.EvictionStrategy = ptr.To(kubevirtv1.EvictionStrategyLiveMigrate)
+			}},
+		{"evictionStrategy LiveMigrateIfPossible", vmbenchv1.VMSettings{EvictionStrategy: "LiveMigrateIfPossible"}, VMNetworkPasst,
+			func(vmi *kubevirtv1.VirtualMachineInstance) {
+				vmi.Spec.EvictionStrategy = ptr.To(kubevirtv1.EvictionStrategyLiveMigrateIfPossible)
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
