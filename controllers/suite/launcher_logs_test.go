@@ -2,6 +2,8 @@ package suite
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +195,26 @@ func TestLauncherChainFollowsKubeVirtsMigrations(t *testing.T) {
 	chain, skipped = launcherChain([]*corev1.Pod{first, forged}, migrationPods(&kubevirtv1.VirtualMachineInstance{}, nil))
 	if len(chain) != 1 || chain[0] != first || len(skipped) != 1 {
 		t.Fatalf("without a migration: chain %v, skipped %v; want the first pod alone", chain, skipped)
+	}
+}
+
+// Protects the migration budget: a VMI that moved through more than maxLauncherPods launcher pods
+// fails the run with the cause, before any log is read (the reads must fit in one reconcile).
+func TestLauncherPodsPastTheBudgetAreNamed(t *testing.T) {
+	var own []*corev1.Pod
+	var moves []podMove
+	for i := range maxLauncherPods + 1 {
+		own = append(own, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("virt-launcher-%d", i),
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 11, 29, 10, i, 0, 0, time.UTC))}})
+		if i > 0 {
+			moves = append(moves, podMove{Source: own[i-1].Name, Target: own[i].Name})
+		}
+	}
+	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "r-master"}}
+	r := &SuiteReconciler{} // no log reader: reading a log would panic
+	report, _, err := r.readLauncherPods(context.Background(), vmi, own, moves, "guest-console-log", frameKeys{})
+	if err != nil || report.LogErr == nil || !strings.Contains(report.LogErr.Error(), "VMI r-master moved through 5 launcher pods") ||
+		!strings.Contains(report.LogErr.Error(), "reads the logs of at most 4") {
+		t.Fatalf("report %+v, err %v; want the budget named as the run's log error", report, err)
 	}
 }
