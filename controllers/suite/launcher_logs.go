@@ -43,11 +43,18 @@ type podMove struct{ Source, Target string }
 
 // migrationPods are the moves of the VMI between launcher pods, in order: those the run recorded
 // (earlier migrations, whose state the VMI no longer holds) and then the VMI's current migration
-// state. Only KubeVirt writes a VMI's status, so a pod named there is the VMI's, whatever else
-// claims the VMI as its controller.
+// state, when the guest ran in its target: the migration completed, or it is post-copy, where the
+// guest runs in the target before the end. The target of a migration that failed, was aborted or
+// is still copying never ran the guest, and may have no log at all (a target pod that could not
+// pull its image). Only KubeVirt writes a VMI's status, so a pod named there is the VMI's, whatever
+// else claims the VMI as its controller.
 func migrationPods(vmi *kubevirtv1.VirtualMachineInstance, recorded []podMove) []podMove {
 	moves := slices.Clone(recorded)
-	if ms := vmi.Status.MigrationState; ms != nil && ms.TargetPod != "" && !slices.Contains(moves, podMove{ms.SourcePod, ms.TargetPod}) {
+	ms := vmi.Status.MigrationState
+	if ms == nil || ms.TargetPod == "" || slices.Contains(moves, podMove{ms.SourcePod, ms.TargetPod}) {
+		return moves
+	}
+	if (ms.Completed && !ms.Failed) || (!ms.Completed && ms.Mode != "" && ms.Mode != kubevirtv1.MigrationPreCopy) {
 		moves = append(moves, podMove{ms.SourcePod, ms.TargetPod})
 	}
 	return moves

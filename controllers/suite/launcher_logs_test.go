@@ -182,7 +182,7 @@ func TestLauncherChainFollowsKubeVirtsMigrations(t *testing.T) {
 	first, target, forged, second := pod("virt-launcher-b", 0), pod("virt-launcher-a", 0), pod("virt-launcher-f", time.Second), pod("virt-launcher-c", time.Minute)
 	own := []*corev1.Pod{target, first, forged, second}
 	vmi := &kubevirtv1.VirtualMachineInstance{}
-	vmi.Status.MigrationState = &kubevirtv1.VirtualMachineInstanceMigrationState{SourcePod: "virt-launcher-a", TargetPod: "virt-launcher-c"}
+	vmi.Status.MigrationState = &kubevirtv1.VirtualMachineInstanceMigrationState{SourcePod: "virt-launcher-a", TargetPod: "virt-launcher-c", Completed: true}
 	chain, skipped := launcherChain(own, migrationPods(vmi, []podMove{{Source: "virt-launcher-b", Target: "virt-launcher-a"}}))
 	var got []string
 	for _, p := range chain {
@@ -190,6 +190,22 @@ func TestLauncherChainFollowsKubeVirtsMigrations(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "virt-launcher-b,virt-launcher-a,virt-launcher-c" || strings.Join(skipped, ",") != "virt-launcher-f" {
 		t.Fatalf("chain %v, skipped %v; want b, a, c read in that order and the forged f skipped", got, skipped)
+	}
+	// The target of a migration that failed, or that is still copying, never ran the guest: not read.
+	for _, ms := range []kubevirtv1.VirtualMachineInstanceMigrationState{
+		{SourcePod: "virt-launcher-b", TargetPod: "virt-launcher-c", Completed: true, Failed: true},
+		{SourcePod: "virt-launcher-b", TargetPod: "virt-launcher-c", Mode: kubevirtv1.MigrationPreCopy},
+	} {
+		vmi.Status.MigrationState = &ms
+		chain, _ = launcherChain([]*corev1.Pod{first, second}, migrationPods(vmi, nil))
+		if len(chain) != 1 || chain[0] != first {
+			t.Errorf("migration state %+v: chain %v, want the first pod alone", ms, chain)
+		}
+	}
+	// A post-copy migration runs the guest in its target before it completes: read.
+	vmi.Status.MigrationState = &kubevirtv1.VirtualMachineInstanceMigrationState{SourcePod: "virt-launcher-b", TargetPod: "virt-launcher-c", Mode: kubevirtv1.MigrationPostCopy}
+	if chain, _ = launcherChain([]*corev1.Pod{first, second}, migrationPods(vmi, nil)); len(chain) != 2 {
+		t.Errorf("post-copy: chain %v, want the first pod and the target", chain)
 	}
 	// No migration: the oldest pod alone.
 	chain, skipped = launcherChain([]*corev1.Pod{first, forged}, migrationPods(&kubevirtv1.VirtualMachineInstance{}, nil))

@@ -206,3 +206,35 @@ func TestFailedAbortedAndNotMigratableVMIsAreNamed(t *testing.T) {
 	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationAborted", "VMI nomig-vm-1-node02", "Aborted: KubeVirt aborted the migration")
 	h.expectEvent(timeout, corev1.EventTypeWarning, "VMINotLiveMigratable", "VMI nomig-vm-1-master: DisksNotLiveMigratable: "+notShared)
 }
+
+// The target pod of a migration that failed never ran the guest and may have no log (a target that
+// could not pull its image): the run's frames are read from the first launcher pod alone, and the
+// run completes.
+func TestFailedMigrationsTargetIsNotRead(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	master, token := h.migratedMaster("failmig")
+	owner := metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))
+	src := h.launcherPod("failmig", "failmig-vm-1", map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", owner,
+		runnerLog(t, token, runMessages(t, "failmig-vm-1", 1, "kvm", master.CreationTimestamp.Time)...))
+	dst := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "virt-launcher-failmig-", Namespace: h.ns, Labels: src.Labels, OwnerReferences: []metav1.OwnerReference{*owner}},
+		Spec:       *src.Spec.DeepCopy(),
+	}
+	h.g.Expect(k8s.Create(h.ctx, dst)).To(Succeed()) // no log: the fake kubelet answers "no log"
+	h.setMigrationState("failmig-vm-1-master", &kubevirtv1.VirtualMachineInstanceMigrationState{
+		MigrationUID: "vmim-1", SourcePod: src.Name, TargetPod: dst.Name, SourceNode: "worker-a", TargetNode: "worker-b",
+		Mode: kubevirtv1.MigrationPreCopy, Completed: true, Failed: true,
+		FailureReason: "Back-off pulling image \"registry:5000/vmbench/vm-disk@sha256:0c4f\""})
+	for _, n := range nodes[1:] {
+		h.setVMIPhase("failmig-vm-1-"+n, kubevirtv1.Running)
+	}
+	h.setVMIPhase("failmig-vm-1-master", kubevirtv1.Succeeded)
+
+	s := h.eventuallySuite("failmig", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete), "runs: %+v", s.Status.Runs)
+	})
+	h.g.Expect(h.logs.openedPods()).NotTo(ContainElement(dst.Name))
+	h.g.Expect(s.Status.Runs[0].Migrations).To(ConsistOf(And(HaveField("Outcome", vmbenchv1.MigrationFailed),
+		HaveField("Message", "Back-off pulling image \"registry:5000/vmbench/vm-disk@sha256:0c4f\""))))
+}
