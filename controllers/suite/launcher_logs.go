@@ -104,21 +104,23 @@ type podFrames struct {
 // once, under its first authentic copy. A message that fails in one log and is whole in another is
 // no error. A message never whole anywhere is a frame error (a corrupt run), unless it is the last
 // message of one log and the next log follows (or the first of a log that follows another) and its
-// frame is only incomplete: the switch-over cut it, and it is lost, named in lost.
-func mergeFrames(parts []podFrames) (decoded []frame.Decoded, frameErr, lost error) {
+// frame is only incomplete: the switch-over cut it. Such a message is joined from the pieces the
+// logs on both sides hold (its header in one, the rest in the next), and when they do not make it
+// whole, it is lost, named in lost.
+func mergeFrames(parts []podFrames, tokenFor func(id string) []byte) (decoded []frame.Decoded, frameErr, lost error) {
 	whole := map[string]bool{}
 	for _, p := range parts {
 		for _, d := range p.scan.Messages {
-			if !whole[d.ID] {
-				whole[d.ID] = true
-				decoded = append(decoded, d)
-			}
+			whole[d.ID] = true
 		}
 	}
 	var errs []error
 	var failed []frame.Failure
 	cut := map[string][]string{}
-	var cutOrder []string
+	cutParts := map[string][]frame.Failure{}
+	// cutAfter lists, per log, the cut messages it was the first to hold: a joined one takes its
+	// place after that log's messages, in the order the runner wrote them.
+	cutAfter := make([][]string, len(parts))
 	seen := map[string]bool{}
 	for i, p := range parts {
 		errs = append(errs, p.scan.ReadErr, p.scan.Limit)
@@ -130,9 +132,10 @@ func mergeFrames(parts []podFrames) (decoded []frame.Decoded, frameErr, lost err
 			atStart := i > 0 && f.Index == 0
 			if f.Incomplete && (atEnd || atStart) {
 				if cut[f.ID] == nil {
-					cutOrder = append(cutOrder, f.ID)
+					cutAfter[i] = append(cutAfter[i], f.ID)
 				}
 				cut[f.ID] = append(cut[f.ID], p.pod)
+				cutParts[f.ID] = append(cutParts[f.ID], f)
 				continue
 			}
 			if !seen[f.ID] {
@@ -142,12 +145,26 @@ func mergeFrames(parts []podFrames) (decoded []frame.Decoded, frameErr, lost err
 		}
 	}
 	// A cut frame that another log holds incomplete but not at its edge is not a cut: it is corrupt.
+	// One whose pieces the logs on both sides of a switch-over hold together is whole.
 	var lostMsgs []string
-	for _, id := range cutOrder {
-		if seen[id] {
-			continue
+	taken := map[string]bool{}
+	for i, p := range parts {
+		for _, d := range p.scan.Messages {
+			if !taken[d.ID] {
+				taken[d.ID] = true
+				decoded = append(decoded, d)
+			}
 		}
-		lostMsgs = append(lostMsgs, fmt.Sprintf("message %s (cut in the log of pod %s)", id, strings.Join(cut[id], " and ")))
+		for _, id := range cutAfter[i] {
+			if seen[id] {
+				continue
+			}
+			if d, err := frame.JoinCut(tokenFor(id), cutParts[id]...); err == nil {
+				decoded = append(decoded, d)
+				continue
+			}
+			lostMsgs = append(lostMsgs, fmt.Sprintf("message %s (cut in the log of pod %s)", id, strings.Join(cut[id], " and ")))
+		}
 	}
 	if len(lostMsgs) > 0 {
 		lost = fmt.Errorf("the VMI's live migration cut %d of the runner's messages where one launcher pod's log ends and the next "+
@@ -181,7 +198,7 @@ func (r *SuiteReconciler) readLauncherPods(ctx context.Context, vmi *kubevirtv1.
 		}
 		parts = append(parts, podFrames{pod: pod.Name, scan: scan})
 	}
-	decoded, frameErr, lost := mergeFrames(parts)
+	decoded, frameErr, lost := mergeFrames(parts, keys.tokenFor)
 	report := reportOf(decoded, frameErr, keys)
 	report.LostErr = lost
 	return report, skipped, nil

@@ -51,6 +51,9 @@ func idsOf(decoded []frame.Decoded) []string {
 	return out
 }
 
+// headerOf is the header line of a message's frame: a switch-over between its lines leaves it alone.
+func headerOf(piece []byte) []byte { return piece[:bytes.IndexByte(piece, '\n')+1] }
+
 // half is the first half of a message's frame: the switch-over cut it mid-line.
 func half(piece []byte) []byte { return piece[:len(piece)/2] }
 
@@ -85,6 +88,13 @@ func TestMergeFramesAcrossAMigration(t *testing.T) {
 		want:      []string{ids[0], ids[1], ids[3], ids[4]},
 		lostNamed: ids[2] + " (cut in the log of pod src)",
 	}, {
+		name: "header in the source, data in the target: joined across the switch-over",
+		parts: []podFrames{
+			scanOf(keys, "src", join(p[0], p[1], headerOf(p[2]))),
+			scanOf(keys, "dst", join(p[2][len(headerOf(p[2])):], p[3], p[4])),
+		},
+		want: ids,
+	}, {
 		name: "the target's first frame cut at its start and whole in the source",
 		parts: []podFrames{
 			scanOf(keys, "src", join(p[0], p[1], p[2])),
@@ -115,7 +125,7 @@ func TestMergeFramesAcrossAMigration(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			decoded, frameErr, lost := mergeFrames(tt.parts)
+			decoded, frameErr, lost := mergeFrames(tt.parts, keys.tokenFor)
 			if got := strings.Join(idsOf(decoded), ","); got != strings.Join(tt.want, ",") {
 				t.Errorf("merged messages = %s, want %s", got, strings.Join(tt.want, ","))
 			}
@@ -165,7 +175,7 @@ func TestMergeFramesKeepsForgeriesAtTheSwitchOver(t *testing.T) {
 	_, frameErr, lost := mergeFrames([]podFrames{
 		scanOf(keys, "src", p[0], p[1], forged.Bytes()),
 		scanOf(keys, "dst", p[3], p[4]),
-	})
+	}, keys.tokenFor)
 	if frameErr == nil || !strings.Contains(frameErr.Error(), "checksum mismatch") || lost != nil {
 		t.Fatalf("frame error %v, lost %v; want the forged frame %s as a checksum mismatch and nothing lost", frameErr, lost, ids[2])
 	}

@@ -103,6 +103,9 @@ type Failure struct {
 	// missing or garbled); a whole frame that fails authentication is not incomplete.
 	Incomplete bool
 	Err        error
+	// cut holds what the log had of an incomplete message that was the first or the last of the
+	// log, where a log that another continues cuts frames, for JoinCut.
+	cut *message
 }
 
 // Scanned is everything ScanAll found in one log.
@@ -164,13 +167,63 @@ func ScanAll(r io.Reader, keyFor func(id string) []byte) Scanned {
 		}
 		payload, err := m.decode(key)
 		if err != nil {
-			out.Failures = append(out.Failures, Failure{ID: m.id, Index: i, Incomplete: !errors.Is(err, errMismatch),
-				Err: fmt.Errorf("frame %s: %w", m.id, err)})
+			f := Failure{ID: m.id, Index: i, Incomplete: !errors.Is(err, errMismatch), Err: fmt.Errorf("frame %s: %w", m.id, err)}
+			if f.Incomplete && (i == 0 || i == len(ordered)-1) {
+				f.cut = m
+			}
+			out.Failures = append(out.Failures, f)
 			continue
 		}
 		out.Messages = append(out.Messages, Decoded{ID: m.id, Payload: payload})
 	}
 	return out
+}
+
+// JoinCut assembles one message from the pieces that several logs held of it, each incomplete: a
+// frame that one log's end cut and the next log's start continued (a VM's serial console before
+// and after a live migration). Only failures of the first or last message of their log carry their
+// pieces; it fails when none or one does, or when the pieces together are still incomplete or
+// fail authentication under key.
+func JoinCut(key []byte, parts ...Failure) (Decoded, error) {
+	joined := &message{pieces: map[int]map[int][]string{}, corruptChunk: map[int]bool{}}
+	n := 0
+	for _, f := range parts {
+		m := f.cut
+		if m == nil || (joined.id != "" && m.id != joined.id) {
+			continue
+		}
+		n++
+		joined.id = m.id
+		joined.corruptHeader = joined.corruptHeader || m.corruptHeader
+		for i, c := range m.corruptChunk {
+			joined.corruptChunk[i] = joined.corruptChunk[i] || c
+		}
+		for _, h := range m.headers {
+			if !slices.Contains(joined.headers, h) && len(joined.headers) < maxCandidates {
+				joined.headers = append(joined.headers, h)
+			}
+		}
+		for chunks, byIndex := range m.pieces {
+			if joined.pieces[chunks] == nil {
+				joined.pieces[chunks] = map[int][]string{}
+			}
+			for i, values := range byIndex {
+				for _, v := range values {
+					if !slices.Contains(joined.pieces[chunks][i], v) && len(joined.pieces[chunks][i]) < maxCandidates {
+						joined.pieces[chunks][i] = append(joined.pieces[chunks][i], v)
+					}
+				}
+			}
+		}
+	}
+	if n < 2 {
+		return Decoded{}, errors.New("frame: fewer than two logs hold pieces of the message")
+	}
+	payload, err := joined.decode(key)
+	if err != nil {
+		return Decoded{}, fmt.Errorf("frame %s: %w", joined.id, err)
+	}
+	return Decoded{ID: joined.id, Payload: payload}, nil
 }
 
 // read feeds the log to s line by line, a long line window by window, with carriage returns
