@@ -43,6 +43,9 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	st := &suite.Status
 	now := t.now
 	outcome := adapter.Observe(run, platform.Children{Objects: children})
+	// The platform ended the run itself, not vmbench (a deadline, a member's failure): its runner's
+	// container terminates, and the log is not judged before it has (readReport).
+	ownEnd := outcome.Finished()
 	retired := startedWithSuiteKeys(children, adapter.Kinds())
 	if retired {
 		outcome = keysRetired(suite, run.Name)
@@ -69,6 +72,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			return step{}, err
 		}
 		if member != nil && member.Terminal {
+			ownEnd = false
 			msg := member.String()
 			// The MPI Operator's words add to the member's; a failed VMI's would repeat them.
 			if outcome.Phase == platform.PhaseFailed && member.Reason != failure.ReasonVMFailed {
@@ -146,7 +150,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			return step{}, err
 		}
 		src := adapter.LogSource(run)
-		report, err = r.readReport(ctx, suite, src, children, movesOf(active, src.Owner.Name), keys)
+		report, err = r.readReport(ctx, suite, src, children, movesOf(active, src.Owner.Name), keys, ownEnd)
 	}
 	if err != nil {
 		retryEnd := after(active.EndTime.Time, collectRetry)

@@ -57,9 +57,11 @@ const logReadTimeout = 2 * time.Minute
 // (moves, as the run recorded them, and the VMI's current migration state): readLauncherPods.
 // A pod that is confirmed gone, or that cannot be tied to the run's children, gives a report with
 // the cause; an error means the log may still be read later (an API or kubelet error) and nothing is
-// concluded.
+// concluded. ownEnd says that the run's platform ended it on its own (its MPIJob succeeded or
+// failed), so that the runner's container terminates: until it has, a log without the runner's Done
+// frame may still grow, and is read again later rather than judged (unsettledLog).
 func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource,
-	children []client.Object, moves []podMove, keys frameKeys) (summary.RunReport, error) {
+	children []client.Object, moves []podMove, keys frameKeys, ownEnd bool) (summary.RunReport, error) {
 	want, gone, err := r.logPodController(ctx, suite.Namespace, src, children)
 	if err != nil {
 		return summary.RunReport{}, err
@@ -98,6 +100,10 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	var readErr error
 	for _, pod := range own[:min(len(own), maxLogPods)] {
 		report, err := r.readPodReport(ctx, pod, src.Container, keys)
+		if err == nil && report.Done == nil && ownEnd {
+			// The pod's status was read before its log: a container terminated then had written all.
+			err = unsettledLog(pod, src.Container)
+		}
 		switch {
 		case err == nil && report.Done != nil:
 			return report, nil
@@ -112,6 +118,27 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 		return summary.RunReport{}, readErr
 	}
 	return *first, nil
+}
+
+// unsettledLog says why a pod's log is not judged yet: the runner's container has not terminated,
+// as far as the pod's status says, though the run ended. A pod that ended, or whose status names no
+// such container (the log API then refuses the read anyway), is judged by its log.
+func unsettledLog(pod *corev1.Pod, container string) error {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return nil
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name != container || cs.State.Terminated != nil {
+			continue
+		}
+		state := "waiting"
+		if cs.State.Running != nil {
+			state = "running"
+		}
+		return fmt.Errorf("pod %s container %s is still %s though the run ended, and its log holds no runner's Done frame yet: "+
+			"the log is read again once the container has terminated, not judged while it may still grow", pod.Name, container, state)
+	}
+	return nil
 }
 
 // maxLogPods bounds the pods whose logs one collection reads, each within logReadTimeout, well
