@@ -168,11 +168,17 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	}
 	// The results go to status whatever becomes of the raw outputs and tables (keep_outputs.go).
 	kept := summary.ResultTables(suite, run.Name, planned.Platform.Name, benchmarks, report)
-	outs := r.keepOutputs(ctx, suite, run.Name, sideOutputs(rawOutputs(suite, run.Name, report), kept), now, after(active.EndTime.Time, collectRetry))
+	// The suite's tables are bounded across its runs (table_budget.go).
+	sides, overBudget, err := r.withinTableBudget(ctx, suite, run.Name, sideOutputs(rawOutputs(suite, run.Name, report), kept))
+	if err != nil {
+		return step{}, err
+	}
+	outs := r.keepOutputs(ctx, suite, run.Name, sides, now, after(active.EndTime.Time, collectRetry))
 	if outs.retry != nil {
 		active.Message = conditions.Truncate("collecting: "+outs.retry.Message, 1024)
 		return step{waiting: outs.retry, result: ctrl.Result{RequeueAfter: collectBackoff(now.Sub(active.EndTime.Time))}}, nil
 	}
+	outs.add(overBudget)
 	for b, n := range outs.lost {
 		kept.Kept[b] -= n
 		kept.Lost[b] += n

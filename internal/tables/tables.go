@@ -32,6 +32,10 @@ const (
 	MaxMaps = 16
 )
 
+// AnnotationBytes is the annotation of a tables ConfigMap that holds its bytes of keys and CSV, so
+// that the tables a suite keeps can be summed from metadata alone.
+const AnnotationBytes = "vmbench.io/tables-bytes"
+
 // keyPart is what a benchmark, node or variant must look like to be part of a key that can be read
 // back: no dot, which separates the parts, and nothing a ConfigMap key refuses.
 var keyPart = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`)
