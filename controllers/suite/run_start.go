@@ -52,6 +52,13 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 				vmbenchv1.ReasonPlatformMissing, gvk.Kind, gvk.GroupVersion(), run.Platform.Name))
 		}
 	}
+	// The admission policy judged the suite once; the namespace's permission is checked at every run.
+	if held, err := r.privilegedRefusal(ctx, suite, run.Platform); err != nil || held != nil {
+		if err != nil {
+			return step{}, err
+		}
+		return refuse(held.String())
+	}
 	if run.Platform.Type == vmbenchv1.PlatformVM {
 		kubevirt, err := r.kubeVirtConfig(ctx)
 		if err != nil {
