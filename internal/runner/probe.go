@@ -7,7 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
 )
 
 // The steady probe of the migration benchmark runs inside the runner, in the guest, with no tool of
@@ -141,4 +143,37 @@ func RunProbe(ctx context.Context, duration time.Duration) ([]byte, error) {
 		return nil, fmt.Errorf("probe: stopped after %d windows: %w", len(windows), err)
 	}
 	return probeTable(windows).CSV(), nil
+}
+
+// probe is the migration benchmark's one execution: the probe on the master, in the runner's own
+// process, announced first (KindProbeStarted) so that the controller can start migrating.
+func (r *Runner) probe(plan runplan.Plan, b vmbenchv1.Benchmark) execution {
+	d := b.Migration.ProbeDuration()
+	master := plan.Nodes[0].Name
+	return execution{label: master, tool: results.Probe, parse: parseProbe,
+		run: func(ctx context.Context) ([]byte, []byte, error) {
+			if err := r.emit(plan.Run, runplan.Message{Kind: runplan.KindProbeStarted, Benchmark: b.Name, Node: master, Seconds: d.Seconds()}); err != nil {
+				return nil, nil, err
+			}
+			run := r.Probe
+			if run == nil {
+				run = RunProbe
+			}
+			out, err := run(ctx, d)
+			return out, out, err
+		}}
+}
+
+// parseProbe keeps the probe's whole series beside its whole-run figures: the controller reads
+// each migration's effect from the series.
+func parseProbe(out []byte) (parsed, error) {
+	ms, err := results.ParseProbe(out)
+	if err != nil {
+		return parsed{}, err
+	}
+	series, err := results.ProbeSeries(out)
+	if err != nil {
+		return parsed{metrics: ms, tableErr: err}, nil
+	}
+	return parsed{metrics: ms, table: &series}, nil
 }

@@ -2,10 +2,13 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
 )
 
 // fakeProbeClock sleeps exactly as asked, except once, when it stalls: the guest paused.
@@ -81,6 +84,49 @@ func TestRunProbeRefusesUnboundedDurations(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second, MaxProbeDuration + time.Second} {
 		if _, err := RunProbe(context.Background(), d); err == nil {
 			t.Errorf("RunProbe(%s) ran, want an error", d)
+		}
+	}
+}
+
+// TestMigrationBenchmarkRunsTheProbeOnTheMaster protects the migration benchmark's execution: the
+// probe announced first (probe-started, with its length: 20 s lead-in + 2 × 30 s), run for that
+// long, and its result carrying the whole series as a table.
+func TestMigrationBenchmarkRunsTheProbeOnTheMaster(t *testing.T) {
+	r, _, msgs := testRunner(t)
+	var asked time.Duration
+	r.Probe = func(_ context.Context, d time.Duration) ([]byte, error) {
+		asked = d
+		c := &fakeProbeClock{now: time.Unix(1.8e9, 0), stallAt: 30, stall: 200 * time.Millisecond}
+		return probeTable(tickWindows(context.Background(), c, time.Second, func() uint64 { return c.work })).CSV(), nil
+	}
+	b := vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration}.WithDefaults()
+	b.Migration.Count, b.Migration.Interval = 2, dur(30*time.Second)
+	if err := r.Run(context.Background(), testPlan(t, b)); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	var result *runplan.Message
+	for i, m := range *msgs {
+		kinds = append(kinds, string(m.Kind))
+		if m.Kind == runplan.KindProbeStarted && (m.Benchmark != "mig" || m.Node != "master" || m.Seconds != 80) {
+			t.Errorf("probe-started %+v, want benchmark mig on master for 80 s", m)
+		}
+		if m.Kind == runplan.KindResult {
+			result = &(*msgs)[i]
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "started,probe-started,result,done" {
+		t.Fatalf("messages %s, want started,probe-started,result,done", got)
+	}
+	if asked != 80*time.Second {
+		t.Errorf("probe asked to run %s, want 1m20s", asked)
+	}
+	if result.Error != "" || result.Table == nil || len(result.Table.Rows) < 8 {
+		t.Fatalf("result %+v: want no error and the series as a table", result)
+	}
+	for _, m := range result.Metrics {
+		if m.Name == "max_gap_ms" && m.Value != 210 {
+			t.Errorf("max_gap_ms = %v, want 210 (a tick and the 200 ms stall)", m.Value)
 		}
 	}
 }
