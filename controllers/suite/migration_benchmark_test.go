@@ -1,0 +1,121 @@
+package suite
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// TestNextMigration protects the migrations' timing: the first one 20 s into the probe, the next
+// one interval after the one before, never two at once, a timed-out one aborted, none started too
+// late to see its recovery, and done after Count.
+func TestNextMigration(t *testing.T) {
+	p := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkMigration}.WithDefaults().Migration // 3 × 60 s, timeout 50 s
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for name, tc := range map[string]struct {
+		made []madeMigration
+		now  time.Time
+		want migrationStep
+	}{
+		"before the lead-in":   {nil, at(5), migrationStep{action: migrationWait, at: at(20)}},
+		"first due":            {nil, at(20), migrationStep{action: migrationCreate, index: 1}},
+		"first running":        {[]madeMigration{{created: at(21)}}, at(40), migrationStep{action: migrationWait, at: at(71)}},
+		"first timed out":      {[]madeMigration{{created: at(21)}}, at(71), migrationStep{action: migrationAbort, index: 1}},
+		"second not yet due":   {[]madeMigration{{created: at(21), ended: true}}, at(45), migrationStep{action: migrationWait, at: at(80)}},
+		"second due":           {[]madeMigration{{created: at(21), ended: true}}, at(80), migrationStep{action: migrationCreate, index: 2}},
+		"third late but fits":  {[]madeMigration{{created: at(21), ended: true}, {created: at(81), ended: true}}, at(160), migrationStep{action: migrationCreate, index: 3}},
+		"third too late":       {[]madeMigration{{created: at(21), ended: true}, {created: at(81), ended: true}}, at(175), migrationStep{action: migrationsDone}},
+		"all made and ended":   {[]madeMigration{{ended: true}, {ended: true}, {ended: true}}, at(150), migrationStep{action: migrationsDone}},
+		"a later one still on": {[]madeMigration{{ended: true}, {created: at(90)}}, at(100), migrationStep{action: migrationWait, at: at(140)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := nextMigration(t0, *p, tc.made, tc.now); got != tc.want {
+				t.Errorf("nextMigration = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMigrationObject protects the migration object: a deterministic name per run and index, the
+// suite's and run's labels, the master VMI.
+func TestMigrationObject(t *testing.T) {
+	suite := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}}
+	m := migrationObject(suite, "s-vm-0", "s-vm-0-master", 2)
+	if m.Name != "s-vm-0-mig-2" || m.Namespace != "ns" || m.Spec.VMIName != "s-vm-0-master" ||
+		m.Labels[vmbenchv1.LabelSuite] != "s" || m.Labels[vmbenchv1.LabelRun] != "s-vm-0" || m.Kind != "VirtualMachineInstanceMigration" {
+		t.Errorf("migration object %+v", m)
+	}
+}
+
+// TestMigrationResults protects the figures of each migration: from a probe of 100 ms windows at
+// 1,000 units/s with a 300 ms pause at 32 s (in migration 1, 30 s to 33 s) and 5 windows at half
+// rate after it, migration 1 has total 3 s, pause 300 ms, dip 68.75% (550 units lost of 800) for
+// 0.8 s; migration 2 (90 s
+// to 95 s, no disturbance) pause at the tick, no dip; migration 3 failed and is an error in
+// KubeVirt's words; a migration of another VMI is not the benchmark's.
+func TestMigrationResults(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tab := results.Table{Columns: results.ProbeColumns}
+	mono, half := 0.0, 0
+	for mono < 120_000 {
+		length, work, gap := 100.0, 100.0, 10.2
+		switch {
+		case mono == 32_000:
+			length, work, gap = 300, 0, 300
+		case mono > 32_000 && half < 5:
+			work, half = 50, half+1
+		}
+		tab.Rows = append(tab.Rows, []float64{mono, float64(t0.UnixMilli()) + mono, length, work, gap})
+		mono += length
+	}
+	probe := runplan.Message{Kind: runplan.KindResult, Run: "s-vm-0", Benchmark: "mig", Node: "master", Table: &tab}
+	ts := func(s int) *metav1.Time { return &metav1.Time{Time: t0.Add(time.Duration(s) * time.Second)} }
+	migrations := []vmbenchv1.RunMigration{
+		{VMI: "s-vm-0-master", UID: "u1", StartTime: ts(30), EndTime: ts(33), Outcome: vmbenchv1.MigrationCompleted, Mode: "PreCopy"},
+		{VMI: "s-vm-0-node01", UID: "other", StartTime: ts(40), EndTime: ts(41), Outcome: vmbenchv1.MigrationCompleted},
+		{VMI: "s-vm-0-master", UID: "u2", StartTime: ts(90), EndTime: ts(95), Outcome: vmbenchv1.MigrationCompleted, Mode: "PreCopy"},
+		{VMI: "s-vm-0-master", UID: "u3", StartTime: ts(100), EndTime: ts(101), Outcome: vmbenchv1.MigrationFailed,
+			Message: "Live migration failed: virError(Code=38, Domain=7, Message='Failed to connect socket')"},
+	}
+	got := migrationResults(probe, "s-vm-0-master", migrations)
+	if len(got) != 3 {
+		t.Fatalf("%d results, want 3 (the master's migrations): %+v", len(got), got)
+	}
+	figures := func(m runplan.Message) map[string]float64 {
+		f := map[string]float64{}
+		for _, x := range m.Metrics {
+			f[x.Name] = x.Value
+		}
+		return f
+	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s = %v, want %v", what, got, want)
+		}
+	}
+	f1 := figures(got[0])
+	near("migration 1 total", f1[metricMigrationTotal], 3)
+	near("migration 1 pause", f1[metricMigrationPause], 300)
+	near("migration 1 dip", f1[metricMigrationDip], 68.75)
+	near("migration 1 recovery", f1[metricMigrationRecovery], 0.8)
+	f2 := figures(got[1])
+	near("migration 2 total", f2[metricMigrationTotal], 5)
+	near("migration 2 pause", f2[metricMigrationPause], 10.2)
+	near("migration 2 dip", f2[metricMigrationDip], 0)
+	if got[2].Error == "" || !strings.Contains(got[2].Error, "Failed: Live migration failed: virError(Code=38") || got[2].Metrics != nil {
+		t.Errorf("migration 3: error %q, metrics %v; want KubeVirt's words and no figures", got[2].Error, got[2].Metrics)
+	}
+	none := migrationResults(probe, "s-vm-0-master", nil)
+	if len(none) != 1 || !strings.Contains(none[0].Error, "no migration of VMI s-vm-0-master") {
+		t.Errorf("no migration recorded: %+v, want one error result", none)
+	}
+}
