@@ -9,7 +9,9 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/disruption"
+	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -19,8 +21,9 @@ import (
 // VirtualMachineInstanceMigration after the other, each one interval after the one before and
 // bounded by migrationTimeout; and each migration recorded in runs[].migrations becomes one sample
 // of each figure, read from the probe's series against KubeVirt's migration times. The functions
-// here are pure; the reconcile step that lists the run's migration objects, creates the next one and
-// deletes a timed-out one is not wired in yet (docs/migration.md).
+// here are pure. The collection uses withMigrationResults; the reconcile step that learns of the
+// probe's start, creates the next migration object and deletes a timed-out one is not wired in yet
+// (docs/migration.md).
 
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstancemigrations,verbs=get;list;watch;create;delete
 
@@ -127,7 +130,9 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 		if m.VMI != vmi {
 			continue
 		}
-		msg := runplan.Message{Kind: runplan.KindResult, Run: probe.Run, Benchmark: probe.Benchmark, Node: probe.Node, Time: probe.Time}
+		// A variant per migration, so that the K results of one node are K samples, not copies of one.
+		msg := runplan.Message{Kind: runplan.KindResult, Run: probe.Run, Benchmark: probe.Benchmark, Node: probe.Node, Time: probe.Time,
+			Variant: "migration" + strconv.Itoa(len(out)+1)}
 		switch {
 		case m.Outcome != vmbenchv1.MigrationCompleted:
 			msg.Error = migrationWords(m)
@@ -158,6 +163,26 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 		return []runplan.Message{probe}
 	}
 	return out
+}
+
+// withMigrationResults replaces, in a collected report, each result of a migration benchmark (the
+// probe's) by one result per migration of the run's master VMI that the run recorded. The probe's
+// series stays in the run's tables (summary.ResultTables reads the report before this).
+func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus) summary.RunReport {
+	migration := map[string]bool{}
+	for _, b := range benchmarks {
+		migration[b.Name] = b.Type == vmbenchv1.BenchmarkMigration
+	}
+	var out []runplan.Message
+	for _, m := range report.Results {
+		if !migration[m.Benchmark] {
+			out = append(out, m)
+			continue
+		}
+		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations)...)
+	}
+	report.Results = out
+	return report
 }
 
 // migrationWords is how a migration that did not complete ended, in KubeVirt's words

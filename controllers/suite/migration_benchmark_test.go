@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/suite/summary"
+	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -62,6 +64,54 @@ func TestMigrationObject(t *testing.T) {
 // to 95 s, no disturbance) pause at the tick, no dip; migration 3 failed and is an error in
 // KubeVirt's words; a migration of another VMI is not the benchmark's.
 func TestMigrationResults(t *testing.T) {
+	probe, migrations := migratedProbe()
+	got := migrationResults(probe, "s-vm-0-master", migrations)
+	checkMigrationResults(t, got)
+	for i, m := range got {
+		if want := "migration" + string(rune('1'+i)); m.Variant != want {
+			t.Errorf("result %d: variant %q, want %q (one sample per migration)", i, m.Variant, want)
+		}
+	}
+	none := migrationResults(probe, "s-vm-0-master", nil)
+	if len(none) != 1 || !strings.Contains(none[0].Error, "no migration of VMI s-vm-0-master") {
+		t.Errorf("no migration recorded: %+v, want one error result", none)
+	}
+}
+
+// TestMigrationSamplesInStatus protects the way from the collected report to status: the probe's
+// result becomes 2 samples of each figure (an interval over the 2 completed migrations) and one
+// failure in KubeVirt's words; the benchmark is named failed, the run is not.
+func TestMigrationSamplesInStatus(t *testing.T) {
+	probe, migrations := migratedProbe()
+	benchmarks := []vmbenchv1.Benchmark{vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration}.WithDefaults()}
+	st := &vmbenchv1.BenchmarkSuiteStatus{}
+	run := &vmbenchv1.RunStatus{Name: "s-vm-0", Platform: "vm", Repetition: 0, Migrations: migrations}
+	report := summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Results: []runplan.Message{probe},
+		Done: &runplan.Message{Kind: runplan.KindDone}}
+	failed := summary.FinishRun(st, run, vmbenchv1.PlatformVM, benchmarks, summary.RunCompletion{
+		Report: withMigrationResults(report, benchmarks, run), Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
+	res := summary.ResultFor(st, "mig", "vm")
+	for _, name := range []string{metricMigrationTotal, metricMigrationPause, metricMigrationDip, metricMigrationRecovery} {
+		m := summary.FindMetric(res.Metrics, name)
+		if m == nil || m.N != 2 {
+			t.Errorf("metric %s: %+v, want 2 samples", name, m)
+		}
+	}
+	if m := summary.FindMetric(res.Metrics, metricMigrationTotal); m != nil && math.Abs(m.Mean-4) > 1e-9 {
+		t.Errorf("total_seconds mean %v, want 4 (3 s and 5 s)", m.Mean)
+	}
+	if res.Failures != 1 || !strings.Contains(res.LastError, "virError(Code=38") {
+		t.Errorf("failures %d, last error %q; want 1, in KubeVirt's words", res.Failures, res.LastError)
+	}
+	if run.Phase != vmbenchv1.RunSucceeded || len(failed) != 1 || failed[0] != "mig" {
+		t.Errorf("run phase %s, failed benchmarks %v; want Succeeded and [mig]", run.Phase, failed)
+	}
+}
+
+// migratedProbe is a probe of 100 ms windows at 1,000 units/s with a 300 ms pause at 32 s and 5
+// windows at half rate after it, and the run's migrations: the master's from 30 s to 33 s and from
+// 90 s to 95 s (completed), another VMI's, and the master's failed one at 100 s.
+func migratedProbe() (runplan.Message, []vmbenchv1.RunMigration) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	tab := results.Table{Columns: results.ProbeColumns}
 	mono, half := 0.0, 0
@@ -85,7 +135,11 @@ func TestMigrationResults(t *testing.T) {
 		{VMI: "s-vm-0-master", UID: "u3", StartTime: ts(100), EndTime: ts(101), Outcome: vmbenchv1.MigrationFailed,
 			Message: "Live migration failed: virError(Code=38, Domain=7, Message='Failed to connect socket')"},
 	}
-	got := migrationResults(probe, "s-vm-0-master", migrations)
+	return probe, migrations
+}
+
+func checkMigrationResults(t *testing.T, got []runplan.Message) {
+	t.Helper()
 	if len(got) != 3 {
 		t.Fatalf("%d results, want 3 (the master's migrations): %+v", len(got), got)
 	}
@@ -113,9 +167,5 @@ func TestMigrationResults(t *testing.T) {
 	near("migration 2 dip", f2[metricMigrationDip], 0)
 	if got[2].Error == "" || !strings.Contains(got[2].Error, "Failed: Live migration failed: virError(Code=38") || got[2].Metrics != nil {
 		t.Errorf("migration 3: error %q, metrics %v; want KubeVirt's words and no figures", got[2].Error, got[2].Metrics)
-	}
-	none := migrationResults(probe, "s-vm-0-master", nil)
-	if len(none) != 1 || !strings.Contains(none[0].Error, "no migration of VMI s-vm-0-master") {
-		t.Errorf("no migration recorded: %+v, want one error result", none)
 	}
 }

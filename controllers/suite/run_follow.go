@@ -177,6 +177,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	for _, l := range kept.Causes {
 		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
 	}
+	report = withMigrationResults(report, benchmarks, active)
 	failed := summary.FinishRun(st, active, planned.Platform.Type, benchmarks, summary.RunCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,
