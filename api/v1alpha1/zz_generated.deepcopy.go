@@ -1402,6 +1402,10 @@ func (in *RunStatus) DeepCopyInto(out *RunStatus) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.ProbeStartTime != nil {
+		in, out := &in.ProbeStartTime, &out.ProbeStartTime
+		*out = (*in).DeepCopy()
+	}
 	if in.CPUs != nil {
 		in, out := &in.CPUs, &out.CPUs
 		*out = make([]NodeCPUs, len(*in))

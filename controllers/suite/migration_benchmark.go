@@ -1,12 +1,18 @@
 package suite
 
 import (
+	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
@@ -20,12 +26,112 @@ import (
 // started (a probe-started message), the run's master VMI is migrated Count times, one
 // VirtualMachineInstanceMigration after the other, each one interval after the one before and
 // bounded by migrationTimeout; and each migration recorded in runs[].migrations becomes one sample
-// of each figure, read from the probe's series against KubeVirt's migration times. The functions
-// here are pure. The collection uses withMigrationResults; the reconcile step that learns of the
-// probe's start, creates the next migration object and deletes a timed-out one is not wired in yet
-// (docs/migration.md).
+// of each figure, read from the probe's series against KubeVirt's migration times; one that did not
+// complete is a sample of the flag completed = 0, so that it is counted and named, not a failure. migrateWhileProbing
+// is the step a running run's reconcile takes; the decisions are pure functions below it.
 
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstancemigrations,verbs=get;list;watch;create;delete
+
+// Polls of the migration step: the runner's log until the probe started, and a migration object
+// until it ended (the manager does not watch migration objects: only a running migration benchmark
+// needs them, and a watch would need their CRD on every cluster).
+const (
+	probeStartPoll = 10 * time.Second
+	migrationPoll  = 5 * time.Second
+)
+
+// migrateWhileProbing runs the migrations of a running VM run's migration benchmark, if it has one:
+// it learns when the probe started (once, from the runner's log, kept in the run's status), then
+// creates the next migration object when due, or deletes one past its timeout. It returns when to
+// look again (zero: nothing more to do).
+func (r *SuiteReconciler) migrateWhileProbing(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
+	adapter platform.Adapter, run platform.Run, children []client.Object, benchmarks []vmbenchv1.Benchmark, now time.Time) (time.Time, error) {
+	var params *vmbenchv1.MigrationParams
+	for _, b := range benchmarks {
+		if b.Type == vmbenchv1.BenchmarkMigration && b.Migration != nil {
+			params = b.Migration
+			break
+		}
+	}
+	if params == nil || run.Platform.Type != vmbenchv1.PlatformVM {
+		return time.Time{}, nil
+	}
+	if active.ProbeStartTime == nil {
+		keys, err := r.frameKeysOf(suite, run.Name)
+		if err != nil {
+			return time.Time{}, err
+		}
+		src := adapter.LogSource(run)
+		report, err := r.readReport(ctx, suite, src, children, movesOf(active, src.Owner.Name), keys)
+		if err != nil || report.ProbeStarted == nil {
+			// The log may not be readable yet, or the probe not started: look again.
+			return now.Add(probeStartPoll), nil //nolint:nilerr // an unreadable log is retried, not an error of the run
+		}
+		active.ProbeStartTime = &metav1.Time{Time: report.ProbeStarted.Time}
+	}
+	list := &kubevirtv1.VirtualMachineInstanceMigrationList{}
+	if err := r.APIReader.List(ctx, list, client.InNamespace(suite.Namespace), client.MatchingLabels{vmbenchv1.LabelRun: run.Name}); err != nil {
+		return time.Time{}, fmt.Errorf("listing the migrations of run %s: %w", run.Name, err)
+	}
+	made := madeMigrations(suite, run.Name, list.Items, int(active.MigrationsCreated))
+	active.MigrationsCreated = int32(len(made))
+	step := nextMigration(active.ProbeStartTime.Time, *params, made, now)
+	vmi := platform.VMIName(run.Name, vmbenchv1.RoleMaster)
+	switch step.action {
+	case migrationCreate:
+		obj := migrationObject(suite, run.Name, vmi, step.index)
+		if err := ctrl.SetControllerReference(suite, obj, r.Scheme); err != nil {
+			return time.Time{}, err
+		}
+		if err := r.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return time.Time{}, fmt.Errorf("creating migration %s of VMI %s: %w", obj.Name, vmi, err)
+		}
+		active.MigrationsCreated = int32(step.index)
+		log.FromContext(ctx).Info("migrating the master VMI", "run", run.Name, "migration", obj.Name, "vmi", vmi)
+		return now.Add(migrationPoll), nil
+	case migrationAbort:
+		obj := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: migrationName(run.Name, step.index), Namespace: suite.Namespace}}
+		if err := r.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return time.Time{}, fmt.Errorf("deleting migration %s past its timeout %s: %w", obj.Name, string(*params.MigrationTimeout), err)
+		}
+		log.FromContext(ctx).Info("a migration outlived its timeout and was deleted", "run", run.Name, "migration", obj.Name)
+		return now.Add(migrationPoll), nil
+	case migrationWait:
+		if next := now.Add(migrationPoll); len(made) > 0 && !made[len(made)-1].ended && next.Before(step.at) {
+			return next, nil
+		}
+		return step.at, nil
+	}
+	return time.Time{}, nil
+}
+
+// madeMigrations is what the manager sees of the run's created migration objects (created of
+// them, as the run's status counts), in index order: only those the suite controls. One that is gone
+// or being deleted (past its timeout) counts as ended, so that the next one follows and it is never
+// made again.
+func madeMigrations(suite *vmbenchv1.BenchmarkSuite, run string, items []kubevirtv1.VirtualMachineInstanceMigration, created int) []madeMigration {
+	out := make([]madeMigration, created)
+	for i := range out {
+		out[i].ended = true
+	}
+	for i := range items {
+		m := &items[i]
+		if !metav1.IsControlledBy(m, suite) {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(m.Name, run+"-mig-"))
+		if err != nil || n < 1 || migrationName(run, n) != m.Name {
+			continue
+		}
+		for n > len(out) {
+			// Created, but the status that counts it was not written: it counts from now on.
+			out = append(out, madeMigration{ended: true})
+		}
+		out[n-1] = madeMigration{created: m.CreationTimestamp.Time,
+			ended: m.DeletionTimestamp != nil || m.Status.Phase == kubevirtv1.MigrationSucceeded || m.Status.Phase == kubevirtv1.MigrationFailed}
+	}
+	return out
+}
 
 // migrationName is the name of the run's i-th migration object (from 1): deterministic, so that a
 // retried reconcile never migrates twice.
@@ -108,18 +214,21 @@ func nextMigration(probeStart time.Time, p vmbenchv1.MigrationParams, made []mad
 
 // Names of the migration benchmark's figures, one sample per migration.
 const (
-	metricMigrationTotal    = "total_seconds"
-	metricMigrationPause    = "pause_ms"
-	metricMigrationStep     = "clock_step_ms"
-	metricMigrationDip      = "dip_percent"
-	metricMigrationRecovery = "recovery_seconds"
+	metricMigrationCompleted = "completed"
+	metricMigrationTotal     = "total_seconds"
+	metricMigrationPause     = "pause_ms"
+	metricMigrationStep      = "clock_step_ms"
+	metricMigrationDip       = "dip_percent"
+	metricMigrationRecovery  = "recovery_seconds"
 )
 
 // migrationResults turns the probe's result into one result per migration of vmi recorded in
 // migrations (in order): KubeVirt's total time (its whole-second start and end) and, from the
-// probe's series, the pause, the clock step, the dip and the time back at rate. A migration that did
-// not complete is a result with an error in KubeVirt's words, so that it shows among the failures
-// and not in the figures; one still running when the run ended is said so.
+// probe's series, the pause, the clock step, the dip and the time back at rate, and the flag
+// completed = 1. A migration that did not complete (failed, aborted, or deleted past its timeout) is
+// completed = 0 with KubeVirt's words in its raw tail: an outcome, not a broken measurement, so that
+// the run and the suite go on; runs[].migrations, its event and the report name it. A completed one
+// whose effect cannot be measured (no baseline, never back at rate) is an error.
 func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration) []runplan.Message {
 	if probe.Error != "" || probe.Table == nil {
 		return []runplan.Message{probe}
@@ -135,7 +244,10 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			Variant: "migration" + strconv.Itoa(len(out)+1)}
 		switch {
 		case m.Outcome != vmbenchv1.MigrationCompleted:
-			msg.Error = migrationWords(m)
+			// A migration that did not complete is an outcome, not a broken measurement: a flag of 0,
+			// with KubeVirt's words in runs[].migrations, its event and the report's notes.
+			msg.Metrics = []results.Metric{{Name: metricMigrationCompleted, Value: 0, Unit: results.UnitFlag, Direction: results.HigherIsBetter}}
+			msg.RawTail = migrationWords(m)
 		case m.StartTime == nil || m.EndTime == nil:
 			msg.Error = describeMigration(m) + ", but KubeVirt's migration state has no start or end time"
 		default:
@@ -147,6 +259,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			}
 			msg.Time, msg.Seconds = end, end.Sub(start).Seconds()
 			msg.Metrics = []results.Metric{
+				{Name: metricMigrationCompleted, Value: 1, Unit: results.UnitFlag, Direction: results.HigherIsBetter},
 				{Name: metricMigrationTotal, Value: end.Sub(start).Seconds(), Unit: "s", Direction: results.LowerIsBetter},
 				{Name: metricMigrationPause, Value: e.PauseMs, Unit: "ms", Direction: results.LowerIsBetter},
 				{Name: metricMigrationStep, Value: e.ClockStepMs, Unit: "ms", Direction: results.LowerIsBetter},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
@@ -79,8 +80,8 @@ func TestMigrationResults(t *testing.T) {
 }
 
 // TestMigrationSamplesInStatus protects the way from the collected report to status: the probe's
-// result becomes 2 samples of each figure (an interval over the 2 completed migrations) and one
-// failure in KubeVirt's words; the benchmark is named failed, the run is not.
+// result becomes 2 samples of each figure (an interval over the 2 completed migrations) and 3 of
+// the flag completed (one 0); nothing failed.
 func TestMigrationSamplesInStatus(t *testing.T) {
 	probe, migrations := migratedProbe()
 	benchmarks := []vmbenchv1.Benchmark{vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration}.WithDefaults()}
@@ -100,11 +101,11 @@ func TestMigrationSamplesInStatus(t *testing.T) {
 	if m := summary.FindMetric(res.Metrics, metricMigrationTotal); m != nil && math.Abs(m.Mean-4) > 1e-9 {
 		t.Errorf("total_seconds mean %v, want 4 (3 s and 5 s)", m.Mean)
 	}
-	if res.Failures != 1 || !strings.Contains(res.LastError, "virError(Code=38") {
-		t.Errorf("failures %d, last error %q; want 1, in KubeVirt's words", res.Failures, res.LastError)
+	if m := summary.FindMetric(res.Metrics, metricMigrationCompleted); m == nil || m.N != 3 {
+		t.Errorf("completed: %+v, want 3 samples", m)
 	}
-	if run.Phase != vmbenchv1.RunSucceeded || len(failed) != 1 || failed[0] != "mig" {
-		t.Errorf("run phase %s, failed benchmarks %v; want Succeeded and [mig]", run.Phase, failed)
+	if res.Failures != 0 || run.Phase != vmbenchv1.RunSucceeded || len(failed) != 0 {
+		t.Errorf("failures %d (%q), run phase %s, failed benchmarks %v; want none, Succeeded", res.Failures, res.LastError, run.Phase, failed)
 	}
 }
 
@@ -165,7 +166,41 @@ func checkMigrationResults(t *testing.T, got []runplan.Message) {
 	near("migration 2 total", f2[metricMigrationTotal], 5)
 	near("migration 2 pause", f2[metricMigrationPause], 10.2)
 	near("migration 2 dip", f2[metricMigrationDip], 0)
-	if got[2].Error == "" || !strings.Contains(got[2].Error, "Failed: Live migration failed: virError(Code=38") || got[2].Metrics != nil {
-		t.Errorf("migration 3: error %q, metrics %v; want KubeVirt's words and no figures", got[2].Error, got[2].Metrics)
+	near("migration 1 completed", f1[metricMigrationCompleted], 1)
+	if f3 := figures(got[2]); got[2].Error != "" || len(f3) != 1 || f3[metricMigrationCompleted] != 0 ||
+		!strings.Contains(got[2].RawTail, "Failed: Live migration failed: virError(Code=38") {
+		t.Errorf("migration 3: error %q, metrics %v, raw %q; want completed = 0 alone, with KubeVirt's words", got[2].Error, got[2].Metrics, got[2].RawTail)
+	}
+}
+
+// TestMadeMigrations protects what counts as made: the status's count (a deleted, timed-out one is
+// ended and never made again), the suite's own objects only, and one created before its count was
+// written.
+func TestMadeMigrations(t *testing.T) {
+	suite := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "suite-uid"}}
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	own := func(i int, phase kubevirtv1.VirtualMachineInstanceMigrationPhase) kubevirtv1.VirtualMachineInstanceMigration {
+		m := *migrationObject(suite, "s-vm-0", "s-vm-0-master", i)
+		m.CreationTimestamp = metav1.NewTime(t0.Add(time.Duration(i) * time.Minute))
+		m.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(suite, vmbenchv1.GroupVersion.WithKind("BenchmarkSuite"))}
+		m.Status.Phase = phase
+		return m
+	}
+	foreign := own(3, "")
+	foreign.OwnerReferences[0].UID = "other"
+	items := []kubevirtv1.VirtualMachineInstanceMigration{own(2, kubevirtv1.MigrationSucceeded), own(3, kubevirtv1.MigrationRunning), foreign}
+	// Migration 1 was deleted past its timeout; 3 was created but not yet counted.
+	got := madeMigrations(suite, "s-vm-0", items, 2)
+	want := []madeMigration{{ended: true}, {created: t0.Add(2 * time.Minute), ended: true}, {created: t0.Add(3 * time.Minute)}}
+	if len(got) != len(want) {
+		t.Fatalf("made %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("migration %d: %+v, want %+v", i+1, got[i], want[i])
+		}
+	}
+	if got := madeMigrations(suite, "s-vm-0", []kubevirtv1.VirtualMachineInstanceMigration{foreign}, 0); len(got) != 0 {
+		t.Errorf("another controller's migration counted: %+v", got)
 	}
 }

@@ -102,7 +102,11 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			if active.EndTime == nil {
 				active.Message = ""
 			}
-			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
+			next, err := r.migrateWhileProbing(ctx, suite, active, adapter, run, children, benchmarks, now)
+			if err != nil {
+				return step{}, err
+			}
+			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd, next)}}, nil
 		}
 		held, err := r.holdUp(ctx, suite, run, children, active.StartTime.Time)
 		if err != nil {
