@@ -11,11 +11,13 @@ import (
 // the guest saw, the dip in its work and the time until it was back at rate. VM platforms only.
 type MigrationParams struct {
 	// Count is how many times the VM is migrated, one after the other: the samples the intervals
-	// are computed over.
+	// are computed over (and over repetitions: raise spec.repetitions for more). At most 3, as the
+	// runner's frames are read from the VM's launcher pods, its first and one per completed migration,
+	// and the manager reads at most 4 launcher pods of a VMI.
 	// +optional
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=10
+	// +kubebuilder:validation:Maximum=3
 	Count int32 `json:"count,omitempty"`
 
 	// Interval is the time from the start of one migration to the start of the next (and from the
@@ -45,6 +47,7 @@ const (
 	// MaxMigrationProbe is the longest the probe may run (6,000 windows of 100 ms in one frame).
 	MaxMigrationProbe                 = 10 * time.Minute
 	DefaultMigrationCount             = 3
+	MaxMigrationCount                 = 3
 	DefaultMigrationInterval Duration = "60s"
 	DefaultMigrationTimeout  Duration = "50s"
 )
@@ -75,8 +78,9 @@ func migrationProblem(path string, b Benchmark, platforms []Platform) error {
 		}
 	}
 	p := b.WithDefaults().Migration
-	if p.Count < 1 || p.Count > 10 {
-		return fmt.Errorf("%s.migration.count: %d is not between 1 and 10: set it in that range", path, p.Count)
+	if p.Count < 1 || p.Count > MaxMigrationCount {
+		return fmt.Errorf("%s.migration.count: %d is not between 1 and %d (the manager reads the frames of at most 4 launcher pods of a VM, its first and one per migration): set it in that range, and raise spec.repetitions for more samples",
+			path, p.Count, MaxMigrationCount)
 	}
 	if err := durationProblem(path+".migration.interval", *p.Interval, MinMigrationInterval, MaxMigrationInterval); err != nil {
 		return err

@@ -35,8 +35,8 @@ func TestMigrationProblem(t *testing.T) {
 		"host":           {[]Platform{{Name: "host", Type: PlatformHost}}, Benchmark{}, "is of type Host"},
 		"short interval": {vm, Benchmark{Migration: &MigrationParams{Interval: dur(10 * time.Second)}}, "migration.interval: \"10s\" is not between 30s and 5m"},
 		"timeout":        {vm, Benchmark{Migration: &MigrationParams{MigrationTimeout: dur(2 * time.Minute)}}, "lower migrationTimeout or raise interval"},
-		"long probe":     {vm, Benchmark{Migration: &MigrationParams{Count: 10, Interval: dur(5 * time.Minute), MigrationTimeout: dur(time.Minute)}}, "the probe would run 50m20s"},
-		"count":          {vm, Benchmark{Migration: &MigrationParams{Count: 11}}, "migration.count: 11 is not between 1 and 10"},
+		"long probe":     {vm, Benchmark{Migration: &MigrationParams{Count: 3, Interval: dur(5 * time.Minute), MigrationTimeout: dur(time.Minute)}}, "the probe would run 15m20s"},
+		"count":          {vm, Benchmark{Migration: &MigrationParams{Count: 4}}, "migration.count: 4 is not between 1 and 3"},
 		"bench timeout":  {vm, Benchmark{Timeout: dur(time.Minute)}, "raise timeout or lower count or interval"},
 		"other type":     {vm, Benchmark{}, "migration parameters need type: migration"},
 	} {

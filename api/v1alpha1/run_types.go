@@ -152,7 +152,7 @@ type RunStatus struct {
 	// (<run>-mig-1, ...): one deleted past its timeout is gone, and must not be made again.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=10
+	// +kubebuilder:validation:Maximum=3
 	MigrationsCreated int32 `json:"migrationsCreated,omitempty"`
 
 	// NotMigratable names the run's VMIs that KubeVirt says cannot be live-migrated (their
