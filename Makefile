@@ -72,7 +72,7 @@ envtest-assets: ## Download or build kube-apiserver and etcd for envtest (cached
 	hack/envtest-assets.sh
 
 .PHONY: envtest-crds
-envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob and VirtualMachineInstance CRDs for envtest into bin/crds.
+envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob, VirtualMachineInstance and VirtualMachineInstanceMigration CRDs for envtest into bin/crds.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
 
 .PHONY: test

@@ -115,6 +115,13 @@ func (b Benchmark) WithDefaults() Benchmark {
 			c.MaxIterations = 10
 		}
 		b.Netperf.Pairs = orPairs(b.Netperf.Pairs)
+	case BenchmarkMigration:
+		b.Migration = orNew(b.Migration)
+		if b.Migration.Count == 0 {
+			b.Migration.Count = DefaultMigrationCount
+		}
+		b.Migration.Interval = orDuration(b.Migration.Interval, DefaultMigrationInterval)
+		b.Migration.MigrationTimeout = orDuration(b.Migration.MigrationTimeout, DefaultMigrationTimeout)
 	case BenchmarkNetcat:
 		b.Netcat = orNew(b.Netcat)
 		b.Netcat.Size = orString(b.Netcat.Size, "1Gi")

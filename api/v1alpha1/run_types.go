@@ -143,6 +143,18 @@ type RunStatus struct {
 	// +kubebuilder:validation:MaxItems=16
 	Migrations []RunMigration `json:"migrations,omitempty"`
 
+	// ProbeStartTime is when the migration benchmark's probe started in the master VM, as the runner
+	// said (its probe-started message, on the guest's clock): the run's migrations are timed from it.
+	// +optional
+	ProbeStartTime *metav1.Time `json:"probeStartTime,omitempty"`
+
+	// MigrationsCreated counts the migration objects the migration benchmark created for this run
+	// (<run>-mig-1, ...): one deleted past its timeout is gone, and must not be made again.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3
+	MigrationsCreated int32 `json:"migrationsCreated,omitempty"`
+
 	// NotMigratable names the run's VMIs that KubeVirt says cannot be live-migrated (their
 	// LiveMigratable condition is False), with KubeVirt's reason and message: a node drain stops
 	// such a VMI, and the run with it, instead of moving it.

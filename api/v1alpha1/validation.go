@@ -85,6 +85,9 @@ func FirstInvalidValue(s *BenchmarkSuite) error {
 		if err := benchmarkProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b); err != nil {
 			return err
 		}
+		if err := migrationProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b, spec.Platforms); err != nil {
+			return err
+		}
 	}
 	if err := fitProblem(spec); err != nil {
 		return err

@@ -106,7 +106,7 @@ func TestUsageErrors(t *testing.T) {
 		want []string
 	}{
 		{"unknown tool", []string{"parse", "nmap", "out.txt"}, []string{
-			`vmbench: unknown tool "nmap"; valid tools: hpcc, sysbench-cpu, sysbench-memory, stress-ng, iozone, iperf3, fio, ping, netperf, netcat`,
+			`vmbench: unknown tool "nmap"; valid tools: hpcc, sysbench-cpu, sysbench-memory, stress-ng, iozone, iperf3, fio, ping, netperf, netcat, probe`,
 			"usage: vmbench parse <tool> <file|->",
 		}},
 		{"missing file argument", []string{"parse", "ping"}, []string{"usage: vmbench parse <tool> <file|->"}},

@@ -106,7 +106,11 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			if active.EndTime == nil {
 				active.Message = ""
 			}
-			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
+			next, err := r.migrateWhileProbing(ctx, suite, active, adapter, run, children, benchmarks, now)
+			if err != nil {
+				return step{}, err
+			}
+			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd, next)}}, nil
 		}
 		held, err := r.holdUp(ctx, suite, run, children, active.StartTime.Time)
 		if err != nil {
@@ -187,6 +191,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	for _, l := range kept.Causes {
 		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
 	}
+	report = withMigrationResults(report, benchmarks, active)
 	failed := summary.FinishRun(st, active, planned.Platform.Type, benchmarks, summary.RunCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,

@@ -322,6 +322,10 @@ func newRunReport(msgs []runplan.Message, frameErr error) summary.RunReport {
 			}
 		case runplan.KindResult:
 			r.Results = append(r.Results, m)
+		case runplan.KindProbeStarted:
+			if r.ProbeStarted == nil {
+				r.ProbeStarted = &m
+			}
 		case runplan.KindDone:
 			if r.Done == nil {
 				r.Done = &m

@@ -83,7 +83,7 @@ func executions(b vmbenchv1.Benchmark, nodes int32) int64 {
 		n = 1
 	}
 	switch b.Type {
-	case vmbenchv1.BenchmarkHPCC:
+	case vmbenchv1.BenchmarkHPCC, vmbenchv1.BenchmarkMigration:
 		return 1
 	case vmbenchv1.BenchmarkSysbenchMemory:
 		return n * int64(len(b.SysbenchMemory.BlockSizes))

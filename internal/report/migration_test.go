@@ -31,3 +31,32 @@ func TestMigrationNotes(t *testing.T) {
 		t.Errorf("a suite without migrations: notes %q, want none", got)
 	}
 }
+
+// Protects the migration benchmark's report line: the figures' means with 95% intervals over the
+// migrations (3 samples: pause 300, 310, 320 ms gives 310 ± 25 ms with t(2) = 4.303), how many of
+// the migrations completed, and the one that could not be measured.
+func TestMigrationLines(t *testing.T) {
+	s := &vmbenchv1.BenchmarkSuite{}
+	s.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "mig", Type: vmbenchv1.BenchmarkMigration}, {Name: "cpu", Type: vmbenchv1.BenchmarkSysbenchCPU}}
+	samples := func(v ...float64) []vmbenchv1.Sample {
+		out := make([]vmbenchv1.Sample, len(v))
+		for i, x := range v {
+			out[i] = vmbenchv1.Sample{Node: "master", Value: x}
+		}
+		return out
+	}
+	s.Status.Results = []vmbenchv1.BenchmarkResult{
+		{Benchmark: "mig", Platform: "vm", Failures: 1, LastError: "run s-vm-0, master migration5: the probe ran less than a second before", Metrics: []vmbenchv1.MetricSummary{
+			{Name: "completed", Samples: samples(1, 1, 1, 0)},
+			{Name: "pause_ms", Samples: samples(300, 310, 320)},
+			{Name: "total_seconds", Samples: samples(3, 4, 5)},
+			{Name: "dip_percent", Samples: samples(50, 50, 50)},
+			{Name: "recovery_seconds", Samples: samples(0.8, 0.8, 0.8)}}},
+		{Benchmark: "cpu", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{{Name: "events_per_second", Samples: samples(1, 2)}}},
+	}
+	lines := MigrationLines(s)
+	want := "migration mig on vm: pause 310 ± 25 ms, total 4.0 ± 2.5 s, dip 50 ± 0 % for 0.8 ± 0 s (3 of 4 migration(s) completed, 95% intervals over the 3 measured; 1 not measured: run s-vm-0, master migration5: the probe ran less than a second before)"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("lines = %q, want [%q]", lines, want)
+	}
+}

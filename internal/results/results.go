@@ -91,6 +91,8 @@ const (
 	Ping           Tool = "ping"
 	Netperf        Tool = "netperf"
 	Netcat         Tool = "netcat"
+	// Probe is the migration benchmark's in-guest probe (ProbeColumns).
+	Probe Tool = "probe"
 )
 
 // Units shared by several parsers.
@@ -128,6 +130,7 @@ var toolParsers = []struct {
 	// HeadlineOf falls back to bits_per_second for a TCP_STREAM test.
 	{Netperf, ParseNetperf, "transactions_per_second"},
 	{Netcat, ParseNetcat, "bytes_per_second"},
+	{Probe, ParseProbe, "work_per_second"},
 }
 
 // Tools returns every supported tool in a fixed order.

@@ -73,7 +73,7 @@ func checkParseError(t *testing.T, parse func([]byte) ([]Metric, error), input [
 }
 
 func TestTools(t *testing.T) {
-	want := []Tool{HPCC, SysbenchCPU, SysbenchMemory, StressNG, Iozone, Iperf3, Fio, Ping, Netperf, Netcat}
+	want := []Tool{HPCC, SysbenchCPU, SysbenchMemory, StressNG, Iozone, Iperf3, Fio, Ping, Netperf, Netcat, Probe}
 	if diff := cmp.Diff(want, Tools()); diff != "" {
 		t.Errorf("Tools() mismatch (-want +got):\n%s", diff)
 	}
@@ -115,6 +115,7 @@ func TestParseDispatches(t *testing.T) {
 		{Ping, "ping-c10-loopback.txt"},
 		{Netperf, "netperf-tcp-rr-I95,5-i10,3.txt"},
 		{Netcat, "netcat-dd-1G.txt"},
+		{Probe, "probe-2s.csv"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool), func(t *testing.T) {
@@ -146,6 +147,7 @@ func TestHeadline(t *testing.T) {
 		Ping:           "rtt_avg_ms",
 		Netperf:        "transactions_per_second",
 		Netcat:         "bytes_per_second",
+		Probe:          "work_per_second",
 	}
 	for _, tool := range Tools() {
 		if got := Headline(tool); got != want[tool] {

@@ -139,6 +139,11 @@ func (r *Runner) executions(plan runplan.Plan, b vmbenchv1.Benchmark) ([]executi
 			timeout = b.Timeout.Duration()
 		}
 		return r.netcat(plan, b.Netcat, timeout), nil
+	case vmbenchv1.BenchmarkMigration:
+		if b.Migration == nil {
+			return nil, missing("migration")
+		}
+		return []execution{r.probe(plan, b)}, nil
 	case vmbenchv1.BenchmarkHPCC:
 		if b.HPCC == nil {
 			return nil, missing("hpcc")

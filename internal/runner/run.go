@@ -55,6 +55,8 @@ type Runner struct {
 	SampleNoise bool
 	// ReadCPUSets reads every node's CPU list before the first benchmark, for the Started message.
 	ReadCPUSets bool
+	// Probe runs the migration benchmark's probe (RunProbe when nil).
+	Probe func(ctx context.Context, d time.Duration) ([]byte, error)
 
 	// sharedErrs is, per node, why the Shared target could not be made ready there, set by Run
 	// before the first benchmark: every execution on that target and node reports it.

@@ -74,6 +74,9 @@ const (
 	KindStarted MessageKind = "started"
 	// KindResult is sent after each execution of a benchmark on one node or pair.
 	KindResult MessageKind = "result"
+	// KindProbeStarted is sent when the migration benchmark's probe starts on the master (Benchmark,
+	// Node, and Seconds: how long it will run), so that the controller can time the migrations.
+	KindProbeStarted MessageKind = "probe-started"
 	// KindDone is sent last; a run without it did not finish.
 	KindDone MessageKind = "done"
 )

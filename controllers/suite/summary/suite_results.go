@@ -403,8 +403,10 @@ func Round(x float64, digits int) float64 {
 // runReport is what a run's runner reported, decoded from its log.
 type RunReport struct {
 	Started *runplan.Message
-	Results []runplan.Message
-	Done    *runplan.Message
+	// ProbeStarted is the migration benchmark's probe-started message, the first of them.
+	ProbeStarted *runplan.Message
+	Results      []runplan.Message
+	Done         *runplan.Message
 	// FrameErr is set when frames were corrupt or not authentic.
 	FrameErr error
 	// ForeignErr is set when authentic frames of another run were in this run's log: they were

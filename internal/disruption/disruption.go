@@ -1,0 +1,162 @@
+// Package disruption reads what an event (a live migration) did to a steady load: from the
+// in-guest probe's windows (results.ProbeColumns) and the event's start and end on the wall clock,
+// the pause the guest saw, the work it lost and how long until it was back at its rate. It is pure:
+// no Kubernetes types, no clock.
+package disruption
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/vmbench/vmbench/internal/results"
+)
+
+// Window is one window of the probe.
+type Window struct {
+	// Mono and Wall are the window's start: ms since the probe began (monotonic clock) and the wall
+	// clock.
+	Mono float64
+	Wall time.Time
+	// Length is the window's length in ms (monotonic), Work the units done in it, MaxGap the longest
+	// ticker gap in it (ms).
+	Length, Work, MaxGap float64
+}
+
+// Rate is the window's work a second.
+func (w Window) Rate() float64 { return w.Work / (w.Length / 1000) }
+
+// End is the window's end on the wall clock, as its start plus its monotonic length.
+func (w Window) End() time.Time { return w.Wall.Add(ms(w.Length)) }
+
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+// WindowsOf reads the probe's table (results.ProbeSeries checked it).
+func WindowsOf(t results.Table) []Window {
+	out := make([]Window, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		wall := r[results.ProbeWall]
+		out = append(out, Window{Mono: r[results.ProbeMono],
+			Wall:   time.UnixMicro(int64(math.Round(wall * 1000))).UTC(),
+			Length: r[results.ProbeLength], Work: r[results.ProbeWork], MaxGap: r[results.ProbeMaxGap]})
+	}
+	return out
+}
+
+// Tuning of the analysis, in the units of the probe's windows.
+const (
+	// Slack widens the event on both sides: KubeVirt's migration timestamps are whole seconds, and
+	// the guest's wall clock and the host's agree to well under a second.
+	Slack = time.Second
+	// BaselineSpan is how much of the probe before the event gives the rate it is measured against;
+	// MinBaselineWindows is the least that will do (1 s).
+	BaselineSpan       = 10 * time.Second
+	MinBaselineWindows = 10
+	// AtRate is the share of the baseline rate a window must reach to count as at rate, and
+	// BackAtRateWindows how many such windows in a row make the load back at rate (1 s).
+	AtRate            = 0.9
+	BackAtRateWindows = 10
+)
+
+// Effect is what one event did to the load.
+type Effect struct {
+	// PauseMs is the longest ticker gap in the windows that overlap the event (with Slack): the
+	// longest time the guest did not run, to the ticker's resolution (10 ms).
+	PauseMs float64
+	// ClockStepMs is how far the wall clock jumped ahead of the monotonic clock across the event:
+	// a pause that the guest's monotonic clock did not count (its clock stopped with it) shows here.
+	ClockStepMs float64
+	// BaselineRate is the work a second in the BaselineSpan before the event.
+	BaselineRate float64
+	// LostWork is the work the load fell short of its baseline rate by, from the first window below
+	// rate from the event's start on until it was back at rate; DipPercent is that against the work
+	// of the same time at the baseline rate.
+	LostWork, DipPercent float64
+	// RecoverySeconds is the time from the first window below rate (at or after the event's start)
+	// until the load was back at rate for good (BackAtRateWindows windows in a row, after the
+	// event's pause); 0 when it never fell below rate.
+	RecoverySeconds float64
+}
+
+// ErrNoBaseline is returned when the probe did not run long enough before the event.
+var ErrNoBaseline = errors.New("the probe ran less than a second before the migration started, so there is no rate to measure the dip against")
+
+// Analyse measures the effect of the event from start to end (wall clock) on windows.
+func Analyse(windows []Window, start, end time.Time) (Effect, error) {
+	if end.Before(start) {
+		return Effect{}, fmt.Errorf("the migration ends (%s) before it starts (%s)", end.Format(time.RFC3339), start.Format(time.RFC3339))
+	}
+	from, to := start.Add(-Slack), end.Add(Slack)
+	var e Effect
+	var base, baseLen float64
+	var baseN int
+	pauseAt := -1
+	for i, w := range windows {
+		switch {
+		case !w.End().After(from):
+			if w.End().After(from.Add(-BaselineSpan)) {
+				base += w.Work
+				baseLen += w.Length
+				baseN++
+			}
+		case w.Wall.Before(to):
+			if w.MaxGap > e.PauseMs {
+				e.PauseMs, pauseAt = w.MaxGap, i
+			}
+			if i > 0 {
+				prev := windows[i-1]
+				step := float64(w.Wall.Sub(prev.Wall).Microseconds())/1000 - (w.Mono - prev.Mono)
+				e.ClockStepMs = math.Max(e.ClockStepMs, step)
+			}
+		}
+	}
+	if baseN < MinBaselineWindows || baseLen <= 0 {
+		return Effect{}, ErrNoBaseline
+	}
+	if pauseAt < 0 {
+		return Effect{}, fmt.Errorf("the probe has no window during the migration (%s to %s): it ended before, or started after",
+			start.Format(time.RFC3339), end.Format(time.RFC3339))
+	}
+	e.BaselineRate = base / (baseLen / 1000)
+	atRate := func(w Window) bool { return w.Rate() >= AtRate*e.BaselineRate }
+
+	// The dip starts at the first window below rate from the event's (widened) start on; it ends
+	// where BackAtRateWindows windows in a row are at rate, none before the pause's window.
+	first := -1
+	for i, w := range windows {
+		if w.End().After(from) && !atRate(w) {
+			first = i
+			break
+		}
+	}
+	if first < 0 || !windows[first].Wall.Before(to) {
+		return e, nil
+	}
+	back, run := -1, 0
+	for i := max(first, pauseAt); i < len(windows); i++ {
+		if i == pauseAt || !atRate(windows[i]) {
+			run = 0
+			continue
+		}
+		run++
+		if run == BackAtRateWindows {
+			back = i - BackAtRateWindows + 1
+			break
+		}
+	}
+	if back < 0 {
+		return Effect{}, fmt.Errorf("the load was not back at %.0f%% of its rate for %d windows in a row before the probe ended: run the probe longer after the last migration (raise interval)",
+			AtRate*100, BackAtRateWindows)
+	}
+	var expected float64
+	for _, w := range windows[first:back] {
+		want := e.BaselineRate * w.Length / 1000
+		e.LostWork += want - w.Work
+		expected += want
+	}
+	e.LostWork = math.Max(e.LostWork, 0)
+	e.DipPercent = 100 * e.LostWork / expected
+	e.RecoverySeconds = windows[back].Wall.Sub(windows[first].Wall).Seconds()
+	return e, nil
+}

@@ -1,0 +1,97 @@
+package disruption
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmbench/vmbench/internal/results"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// series builds a probe table of 100 ms windows at 1,000 units a second from t0 for total, with a
+// pause of pause at pauseAt (one window that long, with that gap and no work) and after it the
+// given rates (units a second, one per window) before the rate is back.
+func series(total, pauseAt, pause time.Duration, after []float64) results.Table {
+	t := results.Table{Columns: results.ProbeColumns}
+	mono := 0.0
+	for elapsed := time.Duration(0); elapsed < total; {
+		length, work, gap := 100.0, 100.0, 10.2
+		if elapsed == pauseAt && pause > 0 {
+			length, work, gap = float64(pause.Milliseconds()), 0, float64(pause.Milliseconds())
+		} else if elapsed > pauseAt && len(after) > 0 {
+			work, after = after[0]/10, after[1:]
+		}
+		t.Rows = append(t.Rows, []float64{mono, float64(t0.UnixMilli()) + mono, length, work, gap})
+		mono += length
+		elapsed += ms(length)
+	}
+	return t
+}
+
+// TestAnalyseKnownPauseAndDip protects the figures of a migration from 20 s to 23 s: a 300 ms
+// pause at 22 s, then 5 windows at 500 units/s and 5 at 800 units/s. Pause 300 ms; the dip starts
+// at the pause's window and lasts 1.3 s (0.3 + 0.5 + 0.5); lost work 300 + 250 + 100 = 650 units
+// against 1,300 expected: 50%.
+func TestAnalyseKnownPauseAndDip(t *testing.T) {
+	after := []float64{500, 500, 500, 500, 500, 800, 800, 800, 800, 800}
+	tab := series(40*time.Second, 22*time.Second, 300*time.Millisecond, after)
+	e, err := Analyse(WindowsOf(tab), t0.Add(20*time.Second), t0.Add(23*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %v, want %v ± %v", name, got, want, tol)
+		}
+	}
+	check("PauseMs", e.PauseMs, 300, 0)
+	check("BaselineRate", e.BaselineRate, 1000, 1e-9)
+	check("LostWork", e.LostWork, 650, 1e-6)
+	check("DipPercent", e.DipPercent, 50, 1e-6)
+	check("RecoverySeconds", e.RecoverySeconds, 1.3, 1e-3)
+	check("ClockStepMs", e.ClockStepMs, 0, 1e-3)
+}
+
+// TestAnalyseAPauseTheMonotonicClockMissed protects ClockStepMs: the guest's monotonic clock
+// stopped for the pause (no gap seen), its wall clock jumped 400 ms.
+func TestAnalyseAPauseTheMonotonicClockMissed(t *testing.T) {
+	tab := series(30*time.Second, time.Hour, 0, nil)
+	for i := range tab.Rows {
+		if tab.Rows[i][results.ProbeMono] >= 21000 {
+			tab.Rows[i][results.ProbeWall] += 400
+		}
+	}
+	e, err := Analyse(WindowsOf(tab), t0.Add(20*time.Second), t0.Add(22*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(e.ClockStepMs-400) > 1e-3 || e.PauseMs > 10.2 || e.DipPercent != 0 || e.RecoverySeconds != 0 {
+		t.Errorf("effect %+v, want a clock step of 400 ms, no pause above the tick, no dip", e)
+	}
+}
+
+// TestAnalyseRefusesWhatItCannotMeasure protects the errors: no baseline before the migration, and
+// a load still below rate when the probe ended.
+func TestAnalyseRefusesWhatItCannotMeasure(t *testing.T) {
+	tab := series(10*time.Second, 500*time.Millisecond, 200*time.Millisecond, nil)
+	if _, err := Analyse(WindowsOf(tab), t0.Add(time.Second), t0.Add(2*time.Second)); !errors.Is(err, ErrNoBaseline) {
+		t.Errorf("migration 1 s into the probe: %v, want ErrNoBaseline", err)
+	}
+	slow := make([]float64, 100)
+	for i := range slow {
+		slow[i] = 100
+	}
+	tab = series(15*time.Second, 12*time.Second, 200*time.Millisecond, slow)
+	_, err := Analyse(WindowsOf(tab), t0.Add(11*time.Second), t0.Add(12*time.Second))
+	if err == nil || !strings.Contains(err.Error(), "raise interval") {
+		t.Errorf("load never back at rate: %v, want the error that says to raise interval", err)
+	}
+	if _, err := Analyse(WindowsOf(tab), t0.Add(time.Hour), t0.Add(time.Hour+time.Second)); err == nil {
+		t.Error("migration after the probe ended: no error")
+	}
+}

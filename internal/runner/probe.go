@@ -1,0 +1,179 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// The steady probe of the migration benchmark runs inside the runner, in the guest, with no tool of
+// its own: a CPU loop counts units of work, and a ticker wakes every ProbeTick and notes how long
+// it actually slept. Every ProbeWindow the probe closes a window with the work done in it, the
+// longest ticker gap in it and its start on the monotonic and on the wall clock. A live migration's
+// switch-over pauses the guest: the ticker's gap across it is the pause the guest saw, and the work
+// of the windows around it is the dip.
+
+// Probe timing: a 10 ms ticker resolves a pause to 10 ms; windows of 100 ms give the work rate ten
+// times a second.
+const (
+	ProbeTick   = 10 * time.Millisecond
+	ProbeWindow = 100 * time.Millisecond
+	// MaxProbeDuration bounds one probe to 6,000 windows, about 300 KB of CSV in one frame.
+	MaxProbeDuration = 10 * time.Minute
+)
+
+// probeClock is what the probe reads time from and sleeps with; tests replace it.
+type probeClock interface {
+	// Now is the current time, with Go's monotonic reading (time.Now).
+	Now() time.Time
+	// Sleep sleeps about d, or returns early when ctx ends.
+	Sleep(ctx context.Context, d time.Duration)
+}
+
+type systemProbeClock struct{}
+
+func (systemProbeClock) Now() time.Time { return time.Now() }
+
+func (systemProbeClock) Sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// probeWindow is one closed window of the probe.
+type probeWindow struct {
+	start    time.Time // with its monotonic reading
+	work     uint64
+	maxGap   time.Duration
+	duration time.Duration
+}
+
+// tickWindows runs the ticker until duration has passed on clock's monotonic reading and returns
+// the windows; work reports the units of work done so far. It is the probe without its CPU loop,
+// so that a test can drive it with a fake clock and a fake counter.
+func tickWindows(ctx context.Context, clock probeClock, duration time.Duration, work func() uint64) []probeWindow {
+	origin := clock.Now()
+	last := origin
+	cur := probeWindow{start: origin, work: work()}
+	windows := make([]probeWindow, 0, int(duration/ProbeWindow)+1)
+	for ctx.Err() == nil {
+		clock.Sleep(ctx, ProbeTick)
+		now := clock.Now()
+		gap := now.Sub(last)
+		last = now
+		if gap > cur.maxGap {
+			cur.maxGap = gap
+		}
+		if now.Sub(cur.start) < ProbeWindow && now.Sub(origin) < duration {
+			continue
+		}
+		done := work()
+		cur.duration, cur.work = now.Sub(cur.start), done-cur.work
+		windows = append(windows, cur)
+		if now.Sub(origin) >= duration {
+			break
+		}
+		cur = probeWindow{start: now, work: done}
+	}
+	return windows
+}
+
+// probeTable is the windows as the table the runner sends: per window its start on the monotonic
+// clock (ms since the probe began) and on the wall clock (Unix ms), its length, the work done and
+// the longest ticker gap (ms).
+func probeTable(windows []probeWindow) results.Table {
+	t := results.Table{Columns: results.ProbeColumns}
+	if len(windows) == 0 {
+		return t
+	}
+	origin := windows[0].start
+	for _, w := range windows {
+		t.Rows = append(t.Rows, []float64{
+			float64(w.start.Sub(origin).Microseconds()) / 1000,
+			float64(w.start.UnixMicro()) / 1000,
+			float64(w.duration.Microseconds()) / 1000,
+			float64(w.work),
+			float64(w.maxGap.Microseconds()) / 1000,
+		})
+	}
+	return t
+}
+
+// RunProbe runs the steady probe for duration: a CPU loop on one goroutine (one vCPU busy) and the
+// ticker on another, and returns the probe's CSV output, which results.ParseProbe reads.
+func RunProbe(ctx context.Context, duration time.Duration) ([]byte, error) {
+	if duration <= 0 || duration > MaxProbeDuration {
+		return nil, fmt.Errorf("probe: duration %s is not between 0 and %s", duration, MaxProbeDuration)
+	}
+	var units atomic.Uint64
+	stop := make(chan struct{})
+	go func() {
+		x := uint64(88172645463325252)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// One unit is a fixed amount of arithmetic, small enough that the count moves many
+			// times a window.
+			for range 4096 {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+			}
+			if x == 0 {
+				runtime.Gosched()
+			}
+			units.Add(1)
+		}
+	}()
+	windows := tickWindows(ctx, systemProbeClock{}, duration, units.Load)
+	close(stop)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("probe: stopped after %d windows: %w", len(windows), err)
+	}
+	return probeTable(windows).CSV(), nil
+}
+
+// probe is the migration benchmark's one execution: the probe on the master, in the runner's own
+// process, announced first (KindProbeStarted) so that the controller can start migrating.
+func (r *Runner) probe(plan runplan.Plan, b vmbenchv1.Benchmark) execution {
+	d := b.Migration.ProbeDuration()
+	master := plan.Nodes[0].Name
+	return execution{label: master, tool: results.Probe, parse: parseProbe,
+		run: func(ctx context.Context) ([]byte, []byte, error) {
+			if err := r.emit(plan.Run, runplan.Message{Kind: runplan.KindProbeStarted, Benchmark: b.Name, Node: master, Seconds: d.Seconds()}); err != nil {
+				return nil, nil, err
+			}
+			run := r.Probe
+			if run == nil {
+				run = RunProbe
+			}
+			out, err := run(ctx, d)
+			return out, out, err
+		}}
+}
+
+// parseProbe keeps the probe's whole series beside its whole-run figures: the controller reads
+// each migration's effect from the series.
+func parseProbe(out []byte) (parsed, error) {
+	ms, err := results.ParseProbe(out)
+	if err != nil {
+		return parsed{}, err
+	}
+	series, err := results.ProbeSeries(out)
+	if err != nil {
+		return parsed{metrics: ms, tableErr: err}, nil
+	}
+	return parsed{metrics: ms, table: &series}, nil
+}

@@ -1,0 +1,160 @@
+package integration
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kubevirtv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/results"
+	"github.com/vmbench/vmbench/internal/runplan"
+)
+
+// probeSeries is a probe's table from start for total: 100 ms windows at 1,000 units/s, with a
+// 200 ms pause (no work) at each of pauses.
+func probeSeries(start time.Time, total time.Duration, pauses ...time.Time) results.Table {
+	t := results.Table{Columns: results.ProbeColumns}
+	for mono := 0.0; mono < float64(total.Milliseconds()); {
+		at := start.Add(time.Duration(mono) * time.Millisecond)
+		length, work, gap := 100.0, 100.0, 10.2
+		for _, p := range pauses {
+			if !at.Before(p) && at.Before(p.Add(100*time.Millisecond)) {
+				length, work, gap = 200, 0, 200
+			}
+		}
+		t.Rows = append(t.Rows, []float64{mono, float64(at.UnixMilli()), length, work, gap})
+		mono += length
+	}
+	return t
+}
+
+// Issue 32 item 2 (envtest): the manager migrates the master VM of a running migration benchmark
+// three times, one migration object after the other, each once the one before ended; the test
+// writes what virt-controller and virt-handler would (the object's phase, the VMI's
+// migrationState, the target launcher pod), one migration Failed. The suite is Complete with 2
+// samples of each figure, 3 of the flag completed, and the failed migration named in KubeVirt's
+// words in the run's status and an event; no fourth object.
+func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(allKinds())
+	const name, run = "migb", "migb-vm-1"
+	b := vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration,
+		Migration: &vmbenchv1.MigrationParams{Count: 3, Interval: vmbenchv1.DurationOf(30 * time.Second), MigrationTimeout: vmbenchv1.DurationOf(30 * time.Second)}}
+	suite := h.suite(name, 1, b)
+	suite.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	suite.Spec.Baseline = "vm"
+	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+	master := &kubevirtv1.VirtualMachineInstance{}
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-master"}, master)
+	}, timeout, interval).Should(Succeed())
+	token := h.token(name, run)
+
+	// The probe started 80 s ago on the manager's clock: every migration is due as soon as the one
+	// before it ended, and the last still has 30 s of probe after it.
+	now := h.clock.Now()
+	probeStart := now.Add(-80 * time.Second)
+	at := func(s int) *metav1.Time { return &metav1.Time{Time: now.Add(time.Duration(s) * time.Second)} }
+	series := probeSeries(probeStart, 110*time.Second, at(-54).Time, at(-7).Time)
+	ms, err := results.ParseProbe(series.CSV())
+	h.g.Expect(err).NotTo(HaveOccurred())
+	msgs := []runplan.Message{
+		{Kind: runplan.KindStarted, Run: run, Time: probeStart.Add(-time.Second), Virtualization: "kvm"},
+		{Kind: runplan.KindProbeStarted, Run: run, Time: probeStart, Benchmark: "mig", Node: "master", Seconds: 110},
+		{Kind: runplan.KindResult, Run: run, Time: probeStart.Add(110 * time.Second), Benchmark: "mig", Node: "master", Metrics: ms, Seconds: 110, Table: &series},
+		{Kind: runplan.KindDone, Run: run, Time: probeStart.Add(111 * time.Second), BenchmarkSeconds: 111},
+	}
+	var log bytes.Buffer
+	for _, p := range framePieces(t, token, msgs...) {
+		log.Write(p)
+	}
+	owner := metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))
+	launcher := map[string]string{"kubevirt.io": "virt-launcher"}
+	pod := h.launcherPod(name, run, launcher, "guest-console-log", owner, log.Bytes())
+	for _, n := range nodes {
+		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
+	}
+
+	proxyErr := "Live migration failed: virError(Code=38, Domain=7, Message='Failed to connect socket to '/var/run/kubevirt/migrationproxy/x-source.sock': No such file or directory')"
+	steps := []struct {
+		uid        string
+		start, end int
+		failed     bool
+	}{{"u1", -55, -52, false}, {"u2", -30, -29, true}, {"u3", -10, -5, false}}
+	source := pod
+	for i, s := range steps {
+		vmim := &kubevirtv1.VirtualMachineInstanceMigration{}
+		key := client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('1'+i))}
+		h.g.Eventually(func() error { return k8s.Get(h.ctx, key, vmim) }, timeout, interval).Should(Succeed(), "migration %d is created", i+1)
+		h.g.Expect(vmim.Spec.VMIName).To(Equal(run + "-master"))
+		h.g.Expect(metav1.IsControlledBy(vmim, h.get(name))).To(BeTrue(), "the suite owns its migrations")
+		// The next one waits for this one to end.
+		h.g.Consistently(func() error {
+			return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('2'+i))}, &kubevirtv1.VirtualMachineInstanceMigration{})
+		}, 2*time.Second, interval).ShouldNot(Succeed(), "migration %d is not made while %d runs", i+2, i+1)
+
+		state := &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: types.UID("vmim-" + s.uid), SourcePod: source.Name, SourceNode: "worker-a",
+			TargetNode: "worker-b", StartTimestamp: at(s.start), EndTimestamp: at(s.end), Mode: kubevirtv1.MigrationPreCopy, Completed: !s.failed}
+		phase := kubevirtv1.MigrationSucceeded
+		if s.failed {
+			state.Failed, state.FailureReason, state.TargetPod, phase = true, proxyErr, run+"-launcher-never", kubevirtv1.MigrationFailed
+		} else {
+			target := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": "vmim-" + s.uid},
+				"guest-console-log", owner, log.Bytes())
+			state.TargetPod = target.Name
+			source = target
+		}
+		vmim.Status.Phase = phase
+		h.g.Expect(k8s.Update(h.ctx, vmim)).To(Succeed())
+		h.setMigrationState(run+"-master", state)
+		h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+			g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(i + 1))
+		})
+	}
+	h.g.Consistently(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-mig-4"}, &kubevirtv1.VirtualMachineInstanceMigration{})
+	}, 2*time.Second, interval).ShouldNot(Succeed(), "count is 3")
+	h.setVMIPhase(run+"-master", kubevirtv1.Succeeded)
+
+	s := h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete), "runs: %+v", s.Status.Runs)
+	})
+	r := findResult(s, "mig", "vm")
+	for _, metric := range []string{"total_seconds", "pause_ms", "dip_percent", "recovery_seconds"} {
+		var found bool
+		for _, m := range r.Metrics {
+			if m.Name == metric {
+				found = true
+				h.g.Expect(m.Samples).To(HaveLen(2), "%s: one sample per completed migration", metric)
+			}
+		}
+		h.g.Expect(found).To(BeTrue(), "metric %s in %+v", metric, r.Metrics)
+	}
+	for _, m := range r.Metrics {
+		if m.Name == "pause_ms" {
+			h.g.Expect(m.Mean).To(Equal(200.0), "the probe's 200 ms pauses")
+		}
+		if m.Name == "total_seconds" {
+			h.g.Expect(m.Mean).To(Equal(4.0), "3 s and 5 s")
+		}
+	}
+	for _, m := range r.Metrics {
+		if m.Name == "completed" {
+			h.g.Expect(m.Samples).To(HaveLen(3), "completed: one sample per migration, the failed one 0")
+		}
+	}
+	h.g.Expect(r.Failures).To(BeZero(), r.LastError)
+	run2 := s.Status.Runs[0]
+	h.g.Expect(run2.Phase).To(Equal(vmbenchv1.RunSucceeded), run2.Message)
+	h.g.Expect(run2.Migrations[1]).To(And(HaveField("Outcome", vmbenchv1.MigrationFailed), HaveField("Message", proxyErr)))
+	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationFailed", "virError(Code=38")
+	h.g.Expect(s.Status.Runs[0].MigrationsCreated).To(Equal(int32(3)))
+	h.g.Expect(s.Status.Runs[0].ProbeStartTime.Time).To(BeTemporally("==", probeStart.Truncate(time.Second)))
+}
