@@ -62,7 +62,7 @@ func (r *SuiteReconciler) migrateWhileProbing(ctx context.Context, suite *vmbenc
 			return time.Time{}, err
 		}
 		src := adapter.LogSource(run)
-		report, err := r.readReport(ctx, suite, src, children, movesOf(active, src.Owner.Name), keys)
+		report, err := r.readReport(ctx, suite, src, children, movesOf(active, src.Owner.Name), keys, false)
 		if err != nil || report.ProbeStarted == nil {
 			// The log may not be readable yet, or the probe not started: look again.
 			return now.Add(probeStartPoll), nil //nolint:nilerr // an unreadable log is retried, not an error of the run
