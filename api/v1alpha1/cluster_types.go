@@ -50,7 +50,31 @@ type ClusterShape struct {
 	// effect on every node, and the suite warns where it did not.
 	// +optional
 	DedicatedCPUs bool `json:"dedicatedCPUs,omitempty"`
+
+	// Disruption decides what a voluntary disruption, a node drain among them, does to a Container
+	// or Host run's pods: WaitForRun (the default) gives each such run a PodDisruptionBudget that
+	// holds the eviction of its pods until the run ends, at the latest at its deadline, since an
+	// eviction mid-run loses the run; Allow lets a drain evict them, and the run fails, named. VM runs
+	// are KubeVirt's to protect (spec.platforms[].vm.evictionStrategy). Either way a node of a running
+	// run that is cordoned is named in the run's status and a NodeDraining event.
+	// +optional
+	// +kubebuilder:default=WaitForRun
+	Disruption DisruptionPolicy `json:"disruption,omitempty"`
 }
+
+// DisruptionPolicy is what a node drain may do to a running Container or Host run.
+// +kubebuilder:validation:Enum=WaitForRun;Allow
+type DisruptionPolicy string
+
+// The disruption policies.
+const (
+	DisruptionWaitForRun DisruptionPolicy = "WaitForRun"
+	DisruptionAllow      DisruptionPolicy = "Allow"
+)
+
+// HoldsDrains reports whether a run's pods are kept from eviction until the run ends; a suite built
+// in Go without the field gets the default, as the API server gives it.
+func (c ClusterShape) HoldsDrains() bool { return c.Disruption != DisruptionAllow }
 
 // Placement decides where every platform's pods and VMs may run. It is applied to all platforms
 // alike, so that the comparison is fair.

@@ -162,6 +162,12 @@ type RunStatus struct {
 	// +kubebuilder:validation:MaxLength=1024
 	NotMigratable string `json:"notMigratable,omitempty"`
 
+	// Disruption names the nodes of the run's pods that were cordoned while it ran (the first step of
+	// a node drain), and what vmbench does about it (spec.cluster.disruption).
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Disruption string `json:"disruption,omitempty"`
+
 	// CPUs is, per node, the CPUs the run's processes were allowed on, and whether they were pinned.
 	// +optional
 	// +kubebuilder:validation:MaxItems=8

@@ -16,6 +16,7 @@ import (
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -270,7 +271,7 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	byObject := map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}: {Label: cachepolicy.ChildConfigMapSelector(), Transform: cachepolicy.StripToOwnership()},
 		&corev1.Service{}:   metadataOnly, &corev1.PersistentVolumeClaim{}: owned,
-		&networkingv1.NetworkPolicy{}: metadataOnly, &corev1.Pod{}: owned,
+		&networkingv1.NetworkPolicy{}: metadataOnly, &corev1.Pod{}: owned, &policyv1.PodDisruptionBudget{}: metadataOnly,
 	}
 	// The cache needs a kind's REST mapping for its settings: a kind the cluster does not serve
 	// would keep the manager from starting.

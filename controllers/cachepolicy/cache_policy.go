@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,7 +19,7 @@ import (
 // What the manager caches is bounded by what it owns, not by what others put in the cluster:
 // anyone may add the suite label to an object, and a suite's result ConfigMaps live as long as it.
 //
-//   - ConfigMaps, Services and NetworkPolicies are cached as metadata only (their names, labels and
+//   - ConfigMaps, Services, NetworkPolicies and PodDisruptionBudgets are cached as metadata only (their names, labels and
 //     owners are all the controller reads of them), without annotations.
 //   - A suite's result ConfigMaps (raw outputs and tables, up to 8.5 MiB per run) are not watched at
 //     all: the manager writes them and never reads them back.
@@ -31,6 +32,7 @@ func MetadataKinds() []schema.GroupVersionKind {
 		corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 		corev1.SchemeGroupVersion.WithKind("Service"),
 		networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"),
+		policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"),
 	}
 }
 

@@ -222,9 +222,13 @@ func environmentID(env vmbenchv1.RunEnvironment) string {
 // parametersHash hashes what a suite measures: its benchmarks with their defaults, its platforms and
 // its cluster shape. Placement, repetitions and precision change how often or where, not what.
 func parametersHash(suite *vmbenchv1.BenchmarkSuite) string {
+	// What a drain may do to a run changes nothing it measures, and suites made before the setting
+	// existed keep their hash.
+	cluster := suite.Spec.Cluster
+	cluster.Disruption = ""
 	return runenv.ShortHash(struct {
 		Benchmarks []vmbenchv1.Benchmark  `json:"benchmarks"`
 		Platforms  []vmbenchv1.Platform   `json:"platforms"`
 		Cluster    vmbenchv1.ClusterShape `json:"cluster"`
-	}{DefaultedBenchmarks(suite), suite.Spec.Platforms, suite.Spec.Cluster}, 16)
+	}{DefaultedBenchmarks(suite), suite.Spec.Platforms, cluster}, 16)
 }

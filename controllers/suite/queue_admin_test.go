@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,7 +67,8 @@ func TestRequeueGivesTheSlotBackAndMovesNoOneBack(t *testing.T) {
 		Labels:          map[string]string{vmbenchv1.LabelSuite: "mine", vmbenchv1.LabelRun: "mine-container-1"},
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(&mine, vmbenchv1.GroupVersion.WithKind("BenchmarkSuite"))}}}
 	b := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(&mine, &theirs, pod, plan)
-	for _, obj := range []client.Object{&corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{}} {
+	for _, obj := range []client.Object{&corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{}, &networkingv1.NetworkPolicy{},
+		&policyv1.PodDisruptionBudget{}} {
 		b = b.WithIndex(obj, ownerIndex, indexOwner)
 	}
 	c := b.Build()

@@ -99,9 +99,17 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	runTimedOut := !now.Before(end)
 	if !outcome.Finished() && !runTimedOut && !t.suiteTimedOut {
 		if outcome.Phase == platform.PhaseRunning {
+			// A drain of a pod's node is named (drain_policy.go); VM runs are KubeVirt's to move.
+			var cordonCheck time.Time
+			if planned.Platform.Type != vmbenchv1.PlatformVM && !retired {
+				if err := r.observeCordons(ctx, suite, active, end); err != nil {
+					return step{}, err
+				}
+				cordonCheck = now.Add(r.cordonPoll())
+			}
 			if member != nil {
 				active.Message = conditions.Truncate(member.String(), 1024)
-				return step{waiting: member, result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd)}}, nil
+				return step{waiting: member, result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd, cordonCheck)}}, nil
 			}
 			if active.EndTime == nil {
 				active.Message = ""
@@ -110,7 +118,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 			if err != nil {
 				return step{}, err
 			}
-			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd, next)}}, nil
+			return step{result: ctrl.Result{RequeueAfter: requeueAfter(now, end, t.suiteEnd, next, cordonCheck)}}, nil
 		}
 		held, err := r.holdUp(ctx, suite, run, children, active.StartTime.Time)
 		if err != nil {

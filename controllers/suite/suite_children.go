@@ -271,7 +271,9 @@ const ownerIndex = ".metadata.controller.benchmarksuite"
 // Secrets are not among them: the manager creates a run's Secrets and never reads them back (see
 // run_keys.go); the garbage collector deletes them with the run's ConfigMap that owns them.
 func childKinds() []client.ObjectList {
-	// ConfigMaps, Services and NetworkPolicies are cached as metadata only (cache_policy.go).
-	cm, svc, np := cachepolicy.MetadataKinds()[0], cachepolicy.MetadataKinds()[1], cachepolicy.MetadataKinds()[2]
-	return []client.ObjectList{cachepolicy.MetadataList(cm), cachepolicy.MetadataList(svc), &corev1.PersistentVolumeClaimList{}, cachepolicy.MetadataList(np)}
+	// ConfigMaps, Services, NetworkPolicies and PodDisruptionBudgets are cached as metadata only (cache_policy.go).
+	kinds := cachepolicy.MetadataKinds()
+	cm, svc, np, pdb := kinds[0], kinds[1], kinds[2], kinds[3]
+	return []client.ObjectList{cachepolicy.MetadataList(cm), cachepolicy.MetadataList(svc), &corev1.PersistentVolumeClaimList{},
+		cachepolicy.MetadataList(np), cachepolicy.MetadataList(pdb)}
 }

@@ -64,6 +64,9 @@ type SuiteReconciler struct {
 	// NetworkPolicy gives every container and VM run a NetworkPolicy that admits connections to its
 	// pods only from its own pods.
 	NetworkPolicy bool
+	// CordonPoll is how often a running Container or Host run's nodes are read for a cordon
+	// (drain_policy.go); 0 means every 30 seconds.
+	CordonPoll time.Duration
 	// MasterKey derives every run's keys; it comes from a Secret in the manager's own namespace.
 	MasterKey platform.MasterKey
 	// MasterKeyFault, when set, is why the manager has no usable master key (master_key.go): suites
@@ -100,6 +103,7 @@ type SuiteReconciler struct {
 // a run's Secrets are never read back, and go with the ConfigMap that owns them (run_keys.go).
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get
 // +kubebuilder:rbac:groups="",resources=events,verbs=list
@@ -264,9 +268,11 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	if err := r.MasterKey.Validate(); err != nil && r.MasterKeyFault == nil {
 		return err
 	}
-	// ConfigMaps, Services and NetworkPolicies are watched as metadata only (cache_policy.go).
-	cm, svc, np := cachepolicy.MetadataKinds()[0], cachepolicy.MetadataKinds()[1], cachepolicy.MetadataKinds()[2]
-	owned := []client.Object{cachepolicy.MetadataObject(cm), cachepolicy.MetadataObject(svc), &corev1.PersistentVolumeClaim{}, cachepolicy.MetadataObject(np)}
+	// ConfigMaps, Services, NetworkPolicies and PodDisruptionBudgets are watched as metadata only (cache_policy.go).
+	kinds := cachepolicy.MetadataKinds()
+	cm, svc, np, pdb := kinds[0], kinds[1], kinds[2], kinds[3]
+	owned := []client.Object{cachepolicy.MetadataObject(cm), cachepolicy.MetadataObject(svc), &corev1.PersistentVolumeClaim{},
+		cachepolicy.MetadataObject(np), cachepolicy.MetadataObject(pdb)}
 	for _, gvk := range optionalKinds() {
 		if !r.Available[gvk] {
 			continue

@@ -96,7 +96,8 @@ func (r *SuiteReconciler) statusNotWritten(suite *vmbenchv1.BenchmarkSuite, err 
 }
 
 // emitMigrations tells each live migration of a run's VMIs once it ended, and a run's VMIs that
-// cannot migrate when that is first seen or changes, in KubeVirt's words.
+// cannot migrate when that is first seen or changes, in KubeVirt's words; and a run's nodes that
+// were cordoned (drain_policy.go) when that is first seen or changes.
 func (r *SuiteReconciler) emitMigrations(orig, suite *vmbenchv1.BenchmarkSuite) {
 	for _, run := range suite.Status.Runs {
 		before := findRun(orig.Status.Runs, run.Name)
@@ -112,6 +113,9 @@ func (r *SuiteReconciler) emitMigrations(orig, suite *vmbenchv1.BenchmarkSuite) 
 				kind, reason = corev1.EventTypeWarning, "VMIMigration"+string(m.Outcome)
 			}
 			r.Recorder.Eventf(suite, nil, kind, reason, "Follow", "%s", conditions.Truncate("run "+run.Name+": "+describeMigration(m), 1024))
+		}
+		if run.Disruption != "" && run.Disruption != before.Disruption {
+			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, "NodeDraining", "Follow", "%s", conditions.Truncate("run "+run.Name+": "+run.Disruption, 1024))
 		}
 		if run.NotMigratable != "" && run.NotMigratable != before.NotMigratable {
 			r.Recorder.Eventf(suite, nil, corev1.EventTypeWarning, "VMINotLiveMigratable", "Follow", "%s",

@@ -87,6 +87,9 @@ func (a MPIJobAdapter) Build(run Run) ([]client.Object, error) {
 	if run.NetworkPolicy && run.Platform.Type != vmbenchv1.PlatformHost {
 		objs = append(objs, runNetworkPolicy(run))
 	}
+	if run.Suite.Spec.Cluster.HoldsDrains() {
+		objs = append(objs, runDisruptionBudget(run))
+	}
 	storage, err := runnerStorage(run.Benchmarks)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", run.Name, err)

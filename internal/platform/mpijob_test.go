@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -95,6 +96,8 @@ func buildMPIJob(t *testing.T, run Run) (*corev1.ConfigMap, *corev1.PersistentVo
 			pvc = o
 		case *mpiv2.MPIJob:
 			job = o
+		case *policyv1.PodDisruptionBudget:
+			// TestRunDisruptionBudget's.
 		default:
 			t.Fatalf("Build() returned an unexpected %T", o)
 		}
@@ -115,20 +118,20 @@ func TestMPIJobBuildObjects(t *testing.T) {
 		{
 			name:       "no shared storage",
 			benchmarks: []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone}, {Name: "fio", Type: vmbenchv1.BenchmarkFio}},
-			want:       []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"MPIJob", "demo-container-1", "bench"}},
+			want:       []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"PodDisruptionBudget", "demo-container-1", "bench"}, {"MPIJob", "demo-container-1", "bench"}},
 		},
 		{
 			name: "iozone on the shared target",
 			benchmarks: []vmbenchv1.Benchmark{{Name: "io", Type: vmbenchv1.BenchmarkIozone,
 				Iozone: &vmbenchv1.IozoneParams{Targets: []vmbenchv1.StorageTarget{vmbenchv1.StorageLocal, shared}}}},
 			want: []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"PersistentVolumeClaim", "demo-container-1-shared", "bench"},
-				{"MPIJob", "demo-container-1", "bench"}},
+				{"PodDisruptionBudget", "demo-container-1", "bench"}, {"MPIJob", "demo-container-1", "bench"}},
 		},
 		{
 			name:       "fio on the shared target",
 			benchmarks: []vmbenchv1.Benchmark{{Name: "fio", Type: vmbenchv1.BenchmarkFio, Fio: &vmbenchv1.FioParams{Target: shared}}},
 			want: []objectID{{"ConfigMap", "demo-container-1-plan", "bench"}, {"PersistentVolumeClaim", "demo-container-1-shared", "bench"},
-				{"MPIJob", "demo-container-1", "bench"}},
+				{"PodDisruptionBudget", "demo-container-1", "bench"}, {"MPIJob", "demo-container-1", "bench"}},
 		},
 	}
 	for _, tt := range tests {

@@ -11,6 +11,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -257,6 +258,7 @@ func TestSameNameRecreationNeverAdoptsThePredecessorsChildren(t *testing.T) {
 	h.g.Expect(k8s.Delete(h.ctx, old)).To(Succeed())
 	h.g.Expect(k8s.DeleteAllOf(h.ctx, &corev1.ConfigMap{}, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "again-container-1"})).To(Succeed())
 	h.g.Expect(k8s.Delete(h.ctx, &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "again-container-1", Namespace: h.ns}})).To(Succeed())
+	h.g.Expect(k8s.Delete(h.ctx, &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "again-container-1", Namespace: h.ns}})).To(Succeed())
 	h.g.Eventually(func(g Gomega) {
 		owner := &corev1.ConfigMap{}
 		g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "again-container-1-secrets"}, owner)).To(Succeed())

@@ -18,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -595,7 +597,7 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	for _, o := range slices.Concat(container, host, vm) {
 		kinds[o.GetObjectKind().GroupVersionKind().Kind] = true
 	}
-	for _, kind := range []string{"MPIJob", "PersistentVolumeClaim", "NetworkPolicy", "Service", "ConfigMap", "VirtualMachineInstance", "Secret"} {
+	for _, kind := range []string{"MPIJob", "PersistentVolumeClaim", "NetworkPolicy", "PodDisruptionBudget", "Service", "ConfigMap", "VirtualMachineInstance", "Secret"} {
 		g.Expect(kinds).To(HaveKey(kind), "the builders' objects cover every kind the policy checks")
 	}
 	containerJob := func(mutate func(*corev1.PodSpec)) client.Object {
@@ -701,6 +703,29 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 		},
 	} {
 		g.Expect(dryRun(networkPolicy(mutate))).To(MatchError(ContainSubstring(npRefused)), name)
+	}
+
+	// A PodDisruptionBudget holds drains: only the run's own, over the run's pods, is the manager's.
+	budget := func(mutate func(*policyv1.PodDisruptionBudget)) client.Object {
+		pdb := find(container, "PodDisruptionBudget").(*policyv1.PodDisruptionBudget)
+		mutate(pdb)
+		return pdb
+	}
+	pdbRefused := "the vmbench manager creates only the PodDisruptionBudget <run> of a run, selecting its pods"
+	for name, mutate := range map[string]func(*policyv1.PodDisruptionBudget){
+		"every pod selected":   func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector = &metav1.LabelSelector{} },
+		"another run's pods":   func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector.MatchLabels[vmbenchv1.LabelRun] = "other-run" },
+		"another suite's pods": func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector.MatchLabels[vmbenchv1.LabelSuite] = "other" },
+		"a tenant's pods too": func(p *policyv1.PodDisruptionBudget) {
+			p.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists}}
+		},
+		"maxUnavailable": func(p *policyv1.PodDisruptionBudget) {
+			p.Spec.MinAvailable, p.Spec.MaxUnavailable = nil, ptr.To(intstr.FromInt32(0))
+		},
+		"a percentage": func(p *policyv1.PodDisruptionBudget) { p.Spec.MinAvailable = ptr.To(intstr.FromString("100%")) },
+		"another name": func(p *policyv1.PodDisruptionBudget) { p.Name = "hold-everything" },
+	} {
+		g.Expect(dryRun(budget(mutate))).To(MatchError(ContainSubstring(pdbRefused)), name)
 	}
 
 	// The claim for real: the manager cannot point its pending claim at a volume of its choosing

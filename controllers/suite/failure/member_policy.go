@@ -197,6 +197,14 @@ func podMemberCause(pod *corev1.Pod, role string, benchmarks []vmbenchv1.Benchma
 		if c.Reason == "DeletionByTaintManager" || c.Reason == "DeletionByPodGC" {
 			reason = ReasonNodeLost
 		}
+		if c.Reason == evictionAPIReason {
+			advice := drainAdvice
+			if pod.Labels["kubevirt.io"] == "virt-launcher" {
+				advice = vmDrainAdvice
+			}
+			return &conditions.Cause{Reason: ReasonEvicted, Terminal: true, Message: fmt.Sprintf("%s was evicted through the eviction API (%s: %s), "+
+				"as a node drain (kubectl drain) evicts: %s", who, c.Reason, conditions.OneLineString(c.Message), advice)}
+		}
 		return &conditions.Cause{Reason: reason, Terminal: true, Message: fmt.Sprintf("%s is being removed: %s: %s; %s", who, c.Reason, conditions.OneLineString(c.Message), evictionAdvice)}
 	}
 	if pod.DeletionTimestamp != nil {
@@ -239,6 +247,17 @@ func podMemberCause(pod *corev1.Pod, role string, benchmarks []vmbenchv1.Benchma
 // evictionAdvice is what to change when the kubelet or the control plane took a member's node away.
 const evictionAdvice = "the run's results are lost and later runs go on; run the suite on nodes with room to spare (spec.placement), " +
 	"and keep requests equal to limits (no cluster.cpuRequest or cluster.memoryRequest) so that its pods are evicted last"
+
+// evictionAPIReason is the DisruptionTarget reason the API server gives a pod it evicts on request.
+const evictionAPIReason = "EvictionByEvictionAPI"
+
+// drainAdvice is what to change when a drain evicted a member.
+const drainAdvice = "the run's results are lost and later runs go on; with spec.cluster.disruption WaitForRun (the default, not Allow) " +
+	"a run's PodDisruptionBudget holds such evictions until the run ends"
+
+// vmDrainAdvice is what to change when a drain evicted a VM's virt-launcher pod.
+const vmDrainAdvice = "the run's results are lost and later runs go on; with spec.platforms[].vm.evictionStrategy LiveMigrate, " +
+	"on a cluster that can migrate, a drain moves the VM instead"
 
 // terminatedCause names a container's end: killed for its memory (with the limit and what the
 // run's benchmarks ask for) or exited with a non-zero code, after restarts restarts.

@@ -198,6 +198,15 @@ func TestMemberCause(t *testing.T) {
 			})},
 			wantReason: ReasonNodeLost, wantTerminal: true,
 			wantMessage: "pod s-container-1-worker-0 (worker) on node n1 is being removed: DeletionByTaintManager: Taint manager: deleting due to NoExecute taint; " + evictionAdvice},
+		{name: "a drain evicts a worker through the eviction API: named as an eviction, with its node and the setting that holds it",
+			pods: []corev1.Pod{worker(run+"-worker-0", func(p *corev1.Pod) {
+				p.DeletionTimestamp = ptr.To(metav1.Now())
+				p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+					Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting"})
+			})},
+			wantReason: ReasonEvicted, wantTerminal: true,
+			wantMessage: "pod s-container-1-worker-0 (worker) on node n1 was evicted through the eviction API (EvictionByEvictionAPI: Eviction API: evicting), " +
+				"as a node drain (kubectl drain) evicts: " + drainAdvice},
 		{name: "a pod with the run's labels that no child of the run controls is not a member",
 			pods: []corev1.Pod{worker(run+"-worker-0", func(p *corev1.Pod) {
 				p.OwnerReferences[0].UID = "someone-else"
@@ -224,13 +233,13 @@ func TestMemberCause(t *testing.T) {
 		{name: "the target of a completed migration is the member: its eviction is named",
 			pods: []corev1.Pod{sourceRunning, targetDrained}, vmis: []*kubevirtv1.VirtualMachineInstance{migrated(true, false)},
 			wantReason: ReasonEvicted, wantTerminal: true,
-			wantMessage: "pod virt-launcher-s-vm-1-node01-abc (virt-launcher of VMI s-vm-1-node01) on node n3 is being removed: EvictionByEvictionAPI: Eviction API: evicting; " + evictionAdvice},
+			wantMessage: "pod virt-launcher-s-vm-1-node01-abc (virt-launcher of VMI s-vm-1-node01) on node n3 was evicted through the eviction API (EvictionByEvictionAPI: Eviction API: evicting), as a node drain (kubectl drain) evicts: " + vmDrainAdvice},
 		{name: "after a failed migration the VMI stays in its source: the target's end is no failure",
 			pods: []corev1.Pod{sourceRunning, targetDrained}, vmis: []*kubevirtv1.VirtualMachineInstance{migrated(true, true)}},
 		{name: "without a migration state the oldest pod is the member, as before",
 			pods: []corev1.Pod{source, target}, vmis: []*kubevirtv1.VirtualMachineInstance{runningVMI},
 			wantReason: ReasonEvicted, wantTerminal: true,
-			wantMessage: "pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 is being removed: EvictionByEvictionAPI: Eviction API: evicting; " + evictionAdvice},
+			wantMessage: "pod virt-launcher-s-vm-1-node01-xyz (virt-launcher of VMI s-vm-1-node01) on node n2 was evicted through the eviction API (EvictionByEvictionAPI: Eviction API: evicting), as a node drain (kubectl drain) evicts: " + vmDrainAdvice},
 		{name: "a failed VMI",
 			vmis:       []*kubevirtv1.VirtualMachineInstance{failedVMI},
 			wantReason: ReasonVMFailed, wantTerminal: true,
