@@ -47,15 +47,7 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	const name, run = "migb", "migb-vm-1"
 	b := vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration,
 		Migration: &vmbenchv1.MigrationParams{Count: 3, Interval: vmbenchv1.DurationOf(30 * time.Second), MigrationTimeout: vmbenchv1.DurationOf(30 * time.Second)}}
-	suite := h.suite(name, 1, b)
-	suite.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
-	suite.Spec.Baseline = "vm"
-	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
-	master := &kubevirtv1.VirtualMachineInstance{}
-	h.g.Eventually(func() error {
-		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-master"}, master)
-	}, timeout, interval).Should(Succeed())
-	token := h.token(name, run)
+	master, token := h.migratedMaster(name, b)
 
 	// The probe started 80 s ago on the manager's clock: every migration is due as soon as the one
 	// before it ended, and the last still has 30 s of probe after it.

@@ -42,10 +42,14 @@ func framePieces(t *testing.T, key []byte, msgs ...runplan.Message) [][]byte {
 	return pieces
 }
 
-// migratedMaster starts a one-repetition VM suite and returns its master VMI and run token.
-func (h *harness) migratedMaster(name string) (*kubevirtv1.VirtualMachineInstance, []byte) {
+// migratedMaster starts a one-repetition VM suite of the benchmarks (the demo's when none) and
+// returns its master VMI and run token.
+func (h *harness) migratedMaster(name string, benchmarks ...vmbenchv1.Benchmark) (*kubevirtv1.VirtualMachineInstance, []byte) {
 	h.t.Helper()
-	suite := h.suite(name, 1, demoBenchmarks()...)
+	if len(benchmarks) == 0 {
+		benchmarks = demoBenchmarks()
+	}
+	suite := h.suite(name, 1, benchmarks...)
 	suite.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
 	suite.Spec.Baseline = "vm"
 	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())

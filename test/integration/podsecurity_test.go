@@ -118,6 +118,12 @@ func TestNoNetworkPolicyWhenTurnedOff(t *testing.T) {
 // enforce sets the test namespace's Pod Security enforce level.
 func (h *harness) enforce(level string) {
 	h.t.Helper()
+	h.labelNamespace("pod-security.kubernetes.io/enforce", level)
+}
+
+// labelNamespace sets a label of the test namespace, or removes it when value is empty.
+func (h *harness) labelNamespace(key, value string) {
+	h.t.Helper()
 	h.g.Eventually(func() error {
 		ns := &corev1.Namespace{}
 		if err := k8s.Get(h.ctx, client.ObjectKey{Name: h.ns}, ns); err != nil {
@@ -126,7 +132,11 @@ func (h *harness) enforce(level string) {
 		if ns.Labels == nil {
 			ns.Labels = map[string]string{}
 		}
-		ns.Labels["pod-security.kubernetes.io/enforce"] = level
+		if value == "" {
+			delete(ns.Labels, key)
+		} else {
+			ns.Labels[key] = value
+		}
 		return k8s.Update(h.ctx, ns)
 	}, timeout, interval).Should(Succeed())
 }

@@ -19,24 +19,7 @@ import (
 // says what an admin must do. Without the check the run's MPIJob (hostNetwork pods) is created.
 func TestHostRunIsNotStartedOnceTheNamespaceLostThePermission(t *testing.T) {
 	h := newHarness(t)
-	setLabel := func(value string) {
-		h.t.Helper()
-		h.g.Eventually(func() error {
-			ns := &corev1.Namespace{}
-			if err := k8s.Get(h.ctx, client.ObjectKey{Name: h.ns}, ns); err != nil {
-				return err
-			}
-			if ns.Labels == nil {
-				ns.Labels = map[string]string{}
-			}
-			if value == "" {
-				delete(ns.Labels, privilegedLabel)
-			} else {
-				ns.Labels[privilegedLabel] = value
-			}
-			return k8s.Update(h.ctx, ns)
-		}, timeout, interval).Should(Succeed())
-	}
+	setLabel := func(value string) { h.labelNamespace(privilegedLabel, value) }
 	hostSuite := func(name string) *vmbenchv1.BenchmarkSuite {
 		s := h.suite(name, 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
 		s.Spec.Platforms = []vmbenchv1.Platform{{Name: "host", Type: vmbenchv1.PlatformHost}}
