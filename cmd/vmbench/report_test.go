@@ -390,3 +390,33 @@ func TestReportHTML(t *testing.T) {
 		t.Errorf("--tolerance 2 not in the context line")
 	}
 }
+
+// TestReportDropMigrated: a sample measured during a live migration is counted in a note and kept,
+// and --drop-migrated leaves it out of the table's statistics and says so.
+func TestReportDropMigrated(t *testing.T) {
+	s := loadDemo(t)
+	marked := false
+	for i := range s.Status.Results {
+		res := &s.Status.Results[i]
+		if res.Benchmark != "sysbench-cpu" || res.Platform != "vm" || len(res.Metrics[0].Samples) < 2 {
+			continue
+		}
+		res.Metrics[0].Samples[0].Migrated = true
+		marked = true
+	}
+	if !marked {
+		t.Fatal("the demo has no VM sysbench-cpu samples")
+	}
+	file := writeYAML(t, s)
+	kept := runCLI("", "report", "-f", file)
+	if kept.code != 0 || !strings.Contains(kept.stdout, "1 sample(s) were measured while one of") || !strings.Contains(kept.stdout, "--drop-migrated leaves them out") {
+		t.Errorf("without the flag: exit %d, stdout:\n%s", kept.code, kept.stdout)
+	}
+	dropped := runCLI("", "report", "-f", file, "--drop-migrated")
+	if dropped.code != 0 || !strings.Contains(dropped.stdout, "--drop-migrated: 1 sample(s)") {
+		t.Errorf("--drop-migrated: exit %d, stdout:\n%s", dropped.code, dropped.stdout)
+	}
+	if dropped.stdout == kept.stdout {
+		t.Error("--drop-migrated left the report as it was")
+	}
+}

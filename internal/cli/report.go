@@ -21,7 +21,7 @@ import (
 // main already takes from os.Args[1:]; only the usage text changes its program name.
 
 // ReportSynopsis is the one-line usage of the report verb.
-const ReportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--html FILE] [--plots DIR] [--tolerance PERCENT] [--noise-threshold PCT] [--drop-noisy] [--baseline SUITE]"
+const ReportSynopsis = "report (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--csv FILE] [--json FILE] [--html FILE] [--plots DIR] [--tolerance PERCENT] [--noise-threshold PCT] [--drop-noisy] [--drop-migrated] [--baseline SUITE]"
 
 func reportUsage(w io.Writer, prog string) {
 	fmt.Fprintf(w, `usage: %[1]s report <suite> [-n namespace] [--kubeconfig path] [--context name] [output flags]
@@ -61,6 +61,8 @@ noise:
   --noise-threshold PCT   mark rows with samples measured while the node's noise (CPU used by others
                           plus steal in pods, steal in VMs) exceeded PCT percent of its CPU (default 10)
   --drop-noisy            leave those samples out of the statistics, and say how many
+  --drop-migrated         leave out the samples measured during a live migration of a run's VMs
+                          (samples[].migrated), and say how many
 
 verdicts:
   --tolerance PERCENT     the band around a ratio of 1 inside which a metric whose whole 95%% interval
@@ -88,6 +90,7 @@ type reportOptions struct {
 	tolerance                   float64
 	noiseThreshold              float64
 	dropNoisy                   bool
+	dropMigrated                bool
 	// toleranceSet is true when --tolerance was given: it then overrides spec.report.tolerancePercent.
 	toleranceSet bool
 }
@@ -139,6 +142,10 @@ func Report(ctx context.Context, prog string, args []string, stdin io.Reader, st
 	if opts.dropNoisy {
 		reported, dropped, noisy = report.DropNoisy(suite, opts.noiseThreshold)
 	}
+	migratedDropped := 0
+	if opts.dropMigrated {
+		reported, migratedDropped, _ = report.DropMigrated(reported)
+	}
 	var buildOpts report.Options
 	if opts.toleranceSet {
 		buildOpts.Tolerance = pointerTo(opts.tolerance / 100)
@@ -149,7 +156,7 @@ func Report(ctx context.Context, prog string, args []string, stdin io.Reader, st
 	}
 	rep.Notes = append(rep.Notes, report.NoiseNotes(noisy, opts.noiseThreshold, dropped, opts.dropNoisy)...)
 	rep.Notes = append(rep.Notes, report.MigrationLines(suite)...)
-	rep.Notes = append(rep.Notes, report.MigrationNotes(suite)...)
+	rep.Notes = append(rep.Notes, report.MigrationNotesAfter(suite, opts.dropMigrated, migratedDropped)...)
 	rep.Notes = append(rep.Notes, tableNotes...)
 	table := *rep
 	table.Rows = report.MarkNoisy(rep.Rows, noisy)
@@ -230,6 +237,7 @@ func parseReportArgs(args []string, stdout, stderr io.Writer, prog string) (repo
 	fs.Float64Var(&o.tolerance, "tolerance", report.DefaultTolerance*100, "")
 	fs.Float64Var(&o.noiseThreshold, "noise-threshold", report.DefaultNoiseThreshold, "")
 	fs.BoolVar(&o.dropNoisy, "drop-noisy", false, "")
+	fs.BoolVar(&o.dropMigrated, "drop-migrated", false, "")
 
 	usageError := func(format string, a ...any) (reportOptions, int, bool) {
 		return o, verbUsageError(stderr, prog, "report", format, a...), false

@@ -13,7 +13,16 @@ import (
 // a workload on that platform saw, and are counted here so that a reader can weigh them. It also
 // names each migration that failed or was aborted, in KubeVirt's words.
 func MigrationNotes(suite *vmbenchv1.BenchmarkSuite) []string {
+	return MigrationNotesAfter(suite, false, 0)
+}
+
+// MigrationNotesAfter is MigrationNotes for a report asked with --drop-migrated (dropAsked): suite is
+// the suite as stored, and dropped the samples that were left out of the statistics.
+func MigrationNotesAfter(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int) []string {
 	var notes []string
+	if dropAsked {
+		notes = append(notes, fmt.Sprintf("--drop-migrated: %d sample(s) measured while a live migration of a run's VMs ran were left out of the statistics", dropped))
+	}
 	counts := map[string]int{}
 	total := 0
 	for _, res := range suite.Status.Results {
@@ -49,9 +58,12 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite) []string {
 		if len(keys) > listed {
 			parts = append(parts, fmt.Sprintf("and %d more", len(keys)-listed))
 		}
+		treated := "they stay in the statistics, as what a workload saw across the move (--drop-migrated leaves them out), and are counted here"
+		if dropAsked {
+			treated = "--drop-migrated left them out of the statistics where status kept their samples"
+		}
 		notes = append(notes, fmt.Sprintf("%d sample(s) were measured while one of %d live migration(s) of a run's VMs ran "+
-			"(status.runs[].migrations); they stay in the statistics, as what a workload saw across the move, and are counted here: %s",
-			total, migrations, strings.Join(parts, ", ")))
+			"(status.runs[].migrations); %s: %s", total, migrations, treated, strings.Join(parts, ", ")))
 	}
 	if len(notCompleted) > 0 {
 		notes = append(notes, "live migrations that did not complete: "+strings.Join(notCompleted, "; "))

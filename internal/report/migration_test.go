@@ -60,3 +60,30 @@ func TestMigrationLines(t *testing.T) {
 		t.Errorf("lines = %q, want [%q]", lines, want)
 	}
 }
+
+// Protects --drop-migrated: the migrated samples leave the statistics (values 1, 2, 3 with 1 and 3
+// migrated leave mean 2 of one sample), a metric whose samples were trimmed from status stays whole
+// and is counted apart, the stored suite is not changed, and the note says how many were left out.
+func TestDropMigrated(t *testing.T) {
+	s := &vmbenchv1.BenchmarkSuite{}
+	s.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "cpu", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{
+		{Name: "events_per_second", N: 3, Mean: 2, StdDev: 1, Samples: []vmbenchv1.Sample{{Value: 1, Migrated: true}, {Value: 2}, {Value: 3, Migrated: true}}},
+		{Name: "latency", N: 5, Mean: 4, Samples: []vmbenchv1.Sample{{Value: 4, Migrated: true}}},
+	}}}
+	filtered, dropped, kept := DropMigrated(s)
+	m := filtered.Status.Results[0].Metrics[0]
+	if dropped != 2 || m.N != 1 || m.Mean != 2 || m.StdDev != 0 || len(m.Samples) != 1 || m.Samples[0].Value != 2 {
+		t.Errorf("dropped %d, metric %+v: want 2 dropped and one sample of 2", dropped, m)
+	}
+	if trimmed := filtered.Status.Results[0].Metrics[1]; trimmed.N != 5 || kept[NoiseKey{"cpu", "vm", "latency"}] != 1 {
+		t.Errorf("a trimmed metric: %+v, kept %v: want it whole and counted", trimmed, kept)
+	}
+	if s.Status.Results[0].Metrics[0].N != 3 {
+		t.Error("the stored suite was changed")
+	}
+	notes := MigrationNotesAfter(s, true, dropped)
+	if len(notes) != 2 || notes[0] != "--drop-migrated: 2 sample(s) measured while a live migration of a run's VMs ran were left out of the statistics" ||
+		!strings.Contains(notes[1], "--drop-migrated left them out") || strings.Contains(notes[1], "stay in the statistics") {
+		t.Errorf("notes after --drop-migrated = %q", notes)
+	}
+}

@@ -53,6 +53,20 @@ func NoisySamples(suite *vmbenchv1.BenchmarkSuite, threshold float64) Noisy {
 // metrics' statistics taken from the samples left. A metric whose status kept only statistics (its
 // samples were trimmed to fit the object) cannot be filtered; it stays whole and is returned in kept.
 func DropNoisy(suite *vmbenchv1.BenchmarkSuite, threshold float64) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
+	return dropSamples(suite, func(s vmbenchv1.Sample) bool { return s.Noise != nil && *s.Noise > threshold })
+}
+
+// DropMigrated returns a copy of suite without the samples measured while a live migration of a
+// run's VMI ran (samples[].migrated), as DropNoisy does for noisy ones; kept counts those of metrics
+// whose samples were trimmed from status, which stay whole.
+func DropMigrated(suite *vmbenchv1.BenchmarkSuite) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
+	return dropSamples(suite, func(s vmbenchv1.Sample) bool { return s.Migrated })
+}
+
+// dropSamples returns a copy of suite without the samples drop says yes to, their metrics'
+// statistics taken from the samples left, and how many were dropped; a metric whose status kept only
+// statistics stays whole, counted in kept.
+func dropSamples(suite *vmbenchv1.BenchmarkSuite, drop func(vmbenchv1.Sample) bool) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
 	filtered = suite.DeepCopy()
 	kept = Noisy{}
 	for ri := range filtered.Status.Results {
@@ -62,21 +76,21 @@ func DropNoisy(suite *vmbenchv1.BenchmarkSuite, threshold float64) (filtered *vm
 			var clean []vmbenchv1.Sample
 			var values []float64
 			for _, s := range m.Samples {
-				if s.Noise != nil && *s.Noise > threshold {
+				if drop(s) {
 					continue
 				}
 				clean = append(clean, s)
 				values = append(values, s.Value)
 			}
-			noisy := len(m.Samples) - len(clean)
-			if noisy == 0 {
+			left := len(m.Samples) - len(clean)
+			if left == 0 {
 				continue
 			}
 			if len(m.Samples) != int(m.N) {
-				kept[NoiseKey{res.Benchmark, res.Platform, m.Name}] = noisy
+				kept[NoiseKey{res.Benchmark, res.Platform, m.Name}] = left
 				continue
 			}
-			dropped += noisy
+			dropped += left
 			m.Samples = clean
 			m.N = int32(len(clean))
 			m.Mean, m.StdDev = 0, 0
