@@ -199,18 +199,15 @@ func JoinCut(key []byte, parts ...Failure) (Decoded, error) {
 			joined.corruptChunk[i] = joined.corruptChunk[i] || c
 		}
 		for _, h := range m.headers {
-			if !slices.Contains(joined.headers, h) && len(joined.headers) < maxCandidates {
+			if joined.takesHeader(h) {
 				joined.headers = append(joined.headers, h)
 			}
 		}
 		for chunks, byIndex := range m.pieces {
-			if joined.pieces[chunks] == nil {
-				joined.pieces[chunks] = map[int][]string{}
-			}
 			for i, values := range byIndex {
 				for _, v := range values {
-					if !slices.Contains(joined.pieces[chunks][i], v) && len(joined.pieces[chunks][i]) < maxCandidates {
-						joined.pieces[chunks][i] = append(joined.pieces[chunks][i], v)
+					if joined.takesPiece(chunks, i, v) {
+						joined.addPiece(chunks, i, v)
 					}
 				}
 			}
@@ -441,7 +438,7 @@ func (s *scanner) intact(pos int, kind, id, count, value string) bool {
 			return true
 		}
 		h := header{chunks: chunks, mac: value}
-		if !slices.Contains(m.headers, h) && len(m.headers) < maxCandidates && s.charge(m, len(value)+pieceOverhead) {
+		if m.takesHeader(h) && s.charge(m, len(value)+pieceOverhead) {
 			h.mac = strings.Clone(value)
 			m.headers = append(m.headers, h)
 		}
@@ -455,16 +452,10 @@ func (s *scanner) intact(pos int, kind, id, count, value string) bool {
 		if m == nil {
 			return true
 		}
-		byIndex := m.pieces[chunks]
-		if slices.Contains(byIndex[index], value) || len(byIndex[index]) >= maxCandidates || !s.charge(m, len(value)+pieceOverhead) {
-			return true
+		if m.takesPiece(chunks, index, value) && s.charge(m, len(value)+pieceOverhead) {
+			// The piece is cloned: it points into the line, which must not stay alive with it.
+			m.addPiece(chunks, index, strings.Clone(value))
 		}
-		if byIndex == nil {
-			byIndex = map[int][]string{}
-			m.pieces[chunks] = byIndex
-		}
-		// The piece is cloned: it points into the line, which must not stay alive with it.
-		byIndex[index] = append(byIndex[index], strings.Clone(value))
 		return true
 	}
 	return false
@@ -565,6 +556,29 @@ func (m *message) assemble(h header, key []byte) ([]byte, error) {
 		}
 	}
 	return nil, errMismatch
+}
+
+// takesHeader reports whether h is a header the message does not hold yet and has room for: at most
+// maxCandidates distinct ones.
+func (m *message) takesHeader(h header) bool {
+	return !slices.Contains(m.headers, h) && len(m.headers) < maxCandidates
+}
+
+// takesPiece reports whether value is a piece of chunk index (of a frame of chunks chunks) that the
+// message does not hold yet and has room for: at most maxCandidates distinct ones per chunk.
+func (m *message) takesPiece(chunks, index int, value string) bool {
+	byIndex := m.pieces[chunks]
+	return !slices.Contains(byIndex[index], value) && len(byIndex[index]) < maxCandidates
+}
+
+// addPiece keeps value as a candidate for chunk index of a frame of chunks chunks.
+func (m *message) addPiece(chunks, index int, value string) {
+	byIndex := m.pieces[chunks]
+	if byIndex == nil {
+		byIndex = map[int][]string{}
+		m.pieces[chunks] = byIndex
+	}
+	byIndex[index] = append(byIndex[index], value)
 }
 
 // errMismatch is a whole frame that fails authentication.
