@@ -12,13 +12,10 @@ import (
 // (samples[].migrated) and how the report treats them: they stay in the statistics, as they are what
 // a workload on that platform saw, and are counted here so that a reader can weigh them. It also
 // names each migration that failed or was aborted, in KubeVirt's words.
-func MigrationNotes(suite *vmbenchv1.BenchmarkSuite) []string {
-	return MigrationNotesAfter(suite, false, 0)
-}
-
-// MigrationNotesAfter is MigrationNotes for a report asked with --drop-migrated (dropAsked): suite is
-// the suite as stored, and dropped the samples that were left out of the statistics.
-func MigrationNotesAfter(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int) []string {
+//
+// With --drop-migrated (dropAsked) it says how many samples were left out (dropped); suite is the
+// suite as stored, before DropMigrated.
+func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int) []string {
 	var notes []string
 	if dropAsked {
 		notes = append(notes, fmt.Sprintf("--drop-migrated: %d sample(s) measured while a live migration of a run's VMs ran were left out of the statistics", dropped))

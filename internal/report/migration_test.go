@@ -16,7 +16,7 @@ func TestMigrationNotes(t *testing.T) {
 	s.Status.Runs = []vmbenchv1.RunStatus{{Name: "s-vm-1", Migrations: []vmbenchv1.RunMigration{
 		{VMI: "s-vm-1-master", Outcome: vmbenchv1.MigrationCompleted},
 		{VMI: "s-vm-1-master", Outcome: vmbenchv1.MigrationFailed, Message: "virError(Code=38)"}}}}
-	notes := MigrationNotes(s)
+	notes := MigrationNotes(s, false, 0)
 	if len(notes) != 2 {
 		t.Fatalf("notes = %q, want two", notes)
 	}
@@ -27,7 +27,7 @@ func TestMigrationNotes(t *testing.T) {
 	if notes[1] != "live migrations that did not complete: run s-vm-1 VMI s-vm-1-master: Failed: virError(Code=38)" {
 		t.Errorf("note = %q", notes[1])
 	}
-	if got := MigrationNotes(&vmbenchv1.BenchmarkSuite{}); len(got) != 0 {
+	if got := MigrationNotes(&vmbenchv1.BenchmarkSuite{}, false, 0); len(got) != 0 {
 		t.Errorf("a suite without migrations: notes %q, want none", got)
 	}
 }
@@ -81,7 +81,7 @@ func TestDropMigrated(t *testing.T) {
 	if s.Status.Results[0].Metrics[0].N != 3 {
 		t.Error("the stored suite was changed")
 	}
-	notes := MigrationNotesAfter(s, true, dropped)
+	notes := MigrationNotes(s, true, dropped)
 	if len(notes) != 2 || notes[0] != "--drop-migrated: 2 sample(s) measured while a live migration of a run's VMs ran were left out of the statistics" ||
 		!strings.Contains(notes[1], "--drop-migrated left them out") || strings.Contains(notes[1], "stay in the statistics") {
 		t.Errorf("notes after --drop-migrated = %q", notes)
