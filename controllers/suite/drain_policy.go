@@ -21,9 +21,10 @@ import (
 // with Allow they go through and the member policy names the eviction. Either way the cordon is
 // named once in runs[].disruption and a NodeDraining event, so that whoever drains knows why the
 // drain waits, or why the run failed. Nothing tells the manager of a cordon (it does not watch
-// nodes), so a running run's nodes are read every cordonPoll.
+// nodes), so a running run's nodes are read at each of its reconciles, and a reconcile is asked for
+// at least every cordonPoll.
 
-// cordonPoll is how often the nodes of a running Container or Host run are read for a cordon.
+// cordonPoll is the longest a running Container or Host run waits for its nodes to be read again.
 const cordonPoll = 30 * time.Second
 
 // cordonPoll is the reconciler's CordonPoll, or the default.
