@@ -1,13 +1,18 @@
 package suite
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/scheme"
@@ -69,5 +74,34 @@ func TestPrivilegedRunNeedsTheNamespacesLabelNow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// N12: a manager that may not read the namespace cannot show the permission, so the Host run is
+// not started, and the message says what to grant; another read error is retried, not judged.
+func TestPrivilegedRunIsNotStartedWhenTheNamespaceCannotBeRead(t *testing.T) {
+	host := vmbenchv1.Platform{Name: "host", Type: vmbenchv1.PlatformHost}
+	reading := func(err error) *SuiteReconciler {
+		c := fake.NewClientBuilder().WithScheme(scheme.New()).WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+				return err
+			},
+		}).Build()
+		return &SuiteReconciler{Client: c, APIReader: c, Scheme: scheme.New()}
+	}
+	forbidden := apierrors.NewForbidden(corev1.Resource("namespaces"), "bench", errors.New("no RBAC"))
+	held, err := reading(forbidden).privilegedRefusal(t.Context(), testSuite(), host)
+	if err != nil || held == nil {
+		t.Fatalf("forbidden: want the run refused, got %v, %v", held, err)
+	}
+	for _, w := range []string{ReasonPrivilegedPlatformNotAllowed + ": platform host is of type Host", "vmbench may not read the namespace to check it",
+		"grant vmbench's service account get on namespaces"} {
+		if !strings.Contains(held.String(), w) {
+			t.Errorf("%s\ndoes not say %q", held, w)
+		}
+	}
+	held, err = reading(errors.New("connection refused")).privilegedRefusal(t.Context(), testSuite(), host)
+	if held != nil || err == nil || !strings.Contains(err.Error(), "reading namespace bench") {
+		t.Errorf("a failed read: want an error to retry, got %v, %v", held, err)
 	}
 }
