@@ -81,7 +81,7 @@ func TestMigrationResults(t *testing.T) {
 
 // TestMigrationSamplesInStatus protects the way from the collected report to status: the probe's
 // result becomes 2 samples of each figure (an interval over the 2 completed migrations) and 3 of
-// the flag completed (one 0); nothing failed.
+// the flag completed (one 0), none marked as measured during a migration; nothing failed.
 func TestMigrationSamplesInStatus(t *testing.T) {
 	probe, migrations := migratedProbe()
 	benchmarks := []vmbenchv1.Benchmark{vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration}.WithDefaults()}
@@ -103,6 +103,15 @@ func TestMigrationSamplesInStatus(t *testing.T) {
 	}
 	if m := summary.FindMetric(res.Metrics, metricMigrationCompleted); m == nil || m.N != 3 {
 		t.Errorf("completed: %+v, want 3 samples", m)
+	}
+	// Its samples fall inside the migrations they measure, yet are not marked as measured during
+	// one: --drop-migrated would otherwise drop the benchmark's whole answer.
+	for _, m := range res.Metrics {
+		for _, sample := range m.Samples {
+			if sample.Migrated {
+				t.Errorf("metric %s: a sample of the migration benchmark is marked migrated", m.Name)
+			}
+		}
 	}
 	if res.Failures != 0 || run.Phase != vmbenchv1.RunSucceeded || len(failed) != 0 {
 		t.Errorf("failures %d (%q), run phase %s, failed benchmarks %v; want none, Succeeded", res.Failures, res.LastError, run.Phase, failed)

@@ -71,6 +71,9 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 	for _, m := range mig.Metrics {
 		figures[m.Name] = m
 		e.t.Logf("mig %s: mean %.3g sd %.3g %s over %d", m.Name, m.Mean, m.StdDev, m.Unit, m.N)
+		for _, sample := range m.Samples {
+			e.g.Expect(sample.Migrated).To(BeFalse(), "mig %s: the benchmark's own samples measure the migrations, and are not marked as disturbed by them", m.Name)
+		}
 	}
 	for _, name := range []string{"completed", "total_seconds", "pause_ms", "clock_step_ms", "dip_percent", "recovery_seconds"} {
 		e.g.Expect(figures).To(HaveKey(name))

@@ -127,8 +127,10 @@ func FinishRun(st *vmbenchv1.BenchmarkSuiteStatus, run *vmbenchv1.RunStatus, pla
 				if FindMetric(res.Metrics, metric.Name) == nil && len(res.Metrics) >= MaxMetricsPerEntry {
 					continue // warnings() says that the benchmark reached the limit
 				}
+				// A migration benchmark's samples measure the migrations themselves: they are not
+				// marked, so that --drop-migrated never drops the answer to the question it asks.
 				sample := vmbenchv1.Sample{Repetition: run.Repetition, Node: conditions.Truncate(m.Node, maxSampleNode), Value: metric.Value, Noise: sampleNoise(m),
-					Migrated: MigratedDuring(m, run.Migrations)}
+					Migrated: b.Type != vmbenchv1.BenchmarkMigration && MigratedDuring(m, run.Migrations)}
 				if !AddSample(res, metric, sample) {
 					res.Failures++
 					res.LastError = conditions.Truncate(fmt.Sprintf("run %s, %s: %s = %g would make its statistics in status infinite; it was not added",
