@@ -217,6 +217,7 @@ const (
 	metricMigrationCompleted = "completed"
 	metricMigrationTotal     = "total_seconds"
 	metricMigrationPause     = "pause_ms"
+	metricMigrationGap       = "background_gap_ms"
 	metricMigrationStep      = "clock_step_ms"
 	metricMigrationDip       = "dip_percent"
 	metricMigrationRecovery  = "recovery_seconds"
@@ -262,6 +263,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationCompleted, Value: 1, Unit: results.UnitFlag, Direction: results.HigherIsBetter},
 				{Name: metricMigrationTotal, Value: end.Sub(start).Seconds(), Unit: "s", Direction: results.LowerIsBetter},
 				{Name: metricMigrationPause, Value: e.PauseMs, Unit: "ms", Direction: results.LowerIsBetter},
+				{Name: metricMigrationGap, Value: e.BackgroundGapMs, Unit: "ms", Direction: results.LowerIsBetter},
 				{Name: metricMigrationStep, Value: e.ClockStepMs, Unit: "ms", Direction: results.LowerIsBetter},
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},

@@ -92,7 +92,7 @@ func TestMigrationSamplesInStatus(t *testing.T) {
 	failed := summary.FinishRun(st, run, vmbenchv1.PlatformVM, benchmarks, summary.RunCompletion{
 		Report: withMigrationResults(report, benchmarks, run), Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
 	res := summary.ResultFor(st, "mig", "vm")
-	for _, name := range []string{metricMigrationTotal, metricMigrationPause, metricMigrationDip, metricMigrationRecovery} {
+	for _, name := range []string{metricMigrationTotal, metricMigrationPause, metricMigrationGap, metricMigrationDip, metricMigrationRecovery} {
 		m := summary.FindMetric(res.Metrics, name)
 		if m == nil || m.N != 2 {
 			t.Errorf("metric %s: %+v, want 2 samples", name, m)
@@ -169,6 +169,7 @@ func checkMigrationResults(t *testing.T, got []runplan.Message) {
 	f1 := figures(got[0])
 	near("migration 1 total", f1[metricMigrationTotal], 3)
 	near("migration 1 pause", f1[metricMigrationPause], 300)
+	near("migration 1 background gap", f1[metricMigrationGap], 10.2)
 	near("migration 1 dip", f1[metricMigrationDip], 68.75)
 	near("migration 1 recovery", f1[metricMigrationRecovery], 0.8)
 	f2 := figures(got[1])

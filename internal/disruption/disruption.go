@@ -69,6 +69,11 @@ type Effect struct {
 	ClockStepMs float64
 	// BaselineRate is the work a second in the BaselineSpan before the event.
 	BaselineRate float64
+	// BackgroundGapMs is the longest ticker gap in the same BaselineSpan: how long the guest
+	// stalls with no event at all (its scheduler, a busy host, emulation), which PauseMs cannot be
+	// told apart from. A pause close to it says the event's own pause is below what the probe can
+	// resolve on that machine.
+	BackgroundGapMs float64
 	// LostWork is the work the load fell short of its baseline rate by, from the first window below
 	// rate from the event's start on until it was back at rate; DipPercent is that against the work
 	// of the same time at the baseline rate.
@@ -99,6 +104,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 				base += w.Work
 				baseLen += w.Length
 				baseN++
+				e.BackgroundGapMs = math.Max(e.BackgroundGapMs, w.MaxGap)
 			}
 		case w.Wall.Before(to):
 			if w.MaxGap > e.PauseMs {

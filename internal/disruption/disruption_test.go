@@ -95,3 +95,33 @@ func TestAnalyseRefusesWhatItCannotMeasure(t *testing.T) {
 		t.Error("migration after the probe ended: no error")
 	}
 }
+
+// TestAnalyseBackgroundGap protects BackgroundGapMs, the guest's own stalls that a pause cannot
+// be told apart from: the longest ticker gap in the 10 s of windows before the migration's widened
+// start (19 s here, so 9 s to 19 s), not one before them (5 s) nor one during the migration.
+func TestAnalyseBackgroundGap(t *testing.T) {
+	tab := series(40*time.Second, 22*time.Second, 300*time.Millisecond, nil)
+	gapAt := func(at time.Duration, gap float64) {
+		for _, r := range tab.Rows {
+			if r[results.ProbeMono] == float64(at.Milliseconds()) {
+				r[results.ProbeMaxGap] = gap
+				return
+			}
+		}
+		t.Fatalf("no window starts at %s", at)
+	}
+	gapAt(5*time.Second, 95)          // before the baseline span
+	gapAt(12*time.Second, 60)         // in it
+	gapAt(18*time.Second, 40)         // in it, shorter
+	gapAt(19500*time.Millisecond, 80) // in the widened migration: part of the pause's search
+	e, err := Analyse(WindowsOf(tab), t0.Add(20*time.Second), t0.Add(23*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.BackgroundGapMs != 60 {
+		t.Errorf("BackgroundGapMs = %v, want 60 (the longest gap from 9 s to 19 s)", e.BackgroundGapMs)
+	}
+	if e.PauseMs != 300 {
+		t.Errorf("PauseMs = %v, want 300", e.PauseMs)
+	}
+}

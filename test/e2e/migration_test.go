@@ -75,7 +75,7 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 			e.g.Expect(sample.Migrated).To(BeFalse(), "mig %s: the benchmark's own samples measure the migrations, and are not marked as disturbed by them", m.Name)
 		}
 	}
-	for _, name := range []string{"completed", "total_seconds", "pause_ms", "clock_step_ms", "dip_percent", "recovery_seconds"} {
+	for _, name := range []string{"completed", "total_seconds", "pause_ms", "background_gap_ms", "clock_step_ms", "dip_percent", "recovery_seconds"} {
 		e.g.Expect(figures).To(HaveKey(name))
 		e.g.Expect(figures[name].N).To(BeEquivalentTo(3), "%s: a sample per migration", name)
 	}
