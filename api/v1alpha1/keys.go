@@ -17,6 +17,9 @@ const (
 	// series) a ConfigMap holds, as CSV; such a ConfigMap carries LabelSuite and LabelPlatform too,
 	// and goes with the suite, not with the run.
 	LabelTablesOf = "vmbench.io/tables-of"
+	// LabelSuiteNamespace holds the namespace of the suite on a cluster-scoped object vmbench made
+	// for it (a run's KubeVirt MigrationPolicy), which has no namespace of its own.
+	LabelSuiteNamespace = "vmbench.io/suite-namespace"
 )
 
 // Annotations the archive of finished suites (--archive-s3-*) puts on a suite it has written.
@@ -77,6 +80,9 @@ const (
 	// ReasonVMSettingUnsupported fails a VM run whose platform's vm settings ask for what the
 	// cluster's KubeVirt does not offer, such as a network binding it does not register.
 	ReasonVMSettingUnsupported = "VMSettingUnsupported"
+	// ReasonMigrationPolicyUnavailable fails a VM run whose platform sets vm.migrationPolicy when
+	// the cluster serves no KubeVirt MigrationPolicy API, or refuses the run's policy.
+	ReasonMigrationPolicyUnavailable = "MigrationPolicyUnavailable"
 	ReasonNotDone              = "NotDone"
 	ReasonNoFailure            = "NoFailure"
 	ReasonFinished             = "Finished"

@@ -143,6 +143,13 @@ type RunStatus struct {
 	// +kubebuilder:validation:MaxItems=16
 	Migrations []RunMigration `json:"migrations,omitempty"`
 
+	// MigrationPolicy is the KubeVirt MigrationPolicy vmbench made for this run from its platform's
+	// vm.migrationPolicy, and removes when the run ends. The policy each migration ran under, as
+	// KubeVirt chose it, is migrations[].policy.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	MigrationPolicy string `json:"migrationPolicy,omitempty"`
+
 	// ProbeStartTime is when the migration benchmark's probe started in the master VM, as the runner
 	// said (its probe-started message, on the guest's clock): the run's migrations are timed from it.
 	// +optional
@@ -364,6 +371,12 @@ type RunMigration struct {
 	// +required
 	// +kubebuilder:validation:Enum=Running;Completed;Failed;Aborted
 	Outcome MigrationOutcome `json:"outcome"`
+
+	// Policy is the MigrationPolicy KubeVirt applied to the migration (migrationState's
+	// migrationPolicyName); empty when none did and the cluster's settings applied.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Policy string `json:"policy,omitempty"`
 
 	// Message is KubeVirt's failure reason, or its abort status, when the migration did not complete.
 	// +optional

@@ -141,7 +141,47 @@ type VMSettings struct {
 	// on a cluster that can migrate these VMs (docs/migration.md): elsewhere a drain waits forever.
 	// +optional
 	EvictionStrategy VMEvictionStrategy `json:"evictionStrategy,omitempty"`
+
+	// MigrationPolicy is how KubeVirt live-migrates this platform's VMs: while each run lasts,
+	// vmbench holds a KubeVirt MigrationPolicy (migrations.kubevirt.io) that selects that run's VMIs
+	// alone, and removes it when the run ends. Several VM platforms that differ only in this block
+	// compare migration settings on the same load. Left out, the cluster's KubeVirt CR
+	// (spec.configuration.migrations) and any MigrationPolicy of the cluster's decide.
+	// docs/migration.md ("Migration policy variants") says what each field does.
+	// +optional
+	MigrationPolicy *VMMigrationPolicy `json:"migrationPolicy,omitempty"`
 }
+
+// VMMigrationPolicy is the part of KubeVirt's MigrationPolicy spec a VM platform sets; its fields
+// keep KubeVirt's names and meaning. A field left out keeps the cluster's setting.
+type VMMigrationPolicy struct {
+	// BandwidthPerMigration caps the bytes per second one migration sends, such as 64Mi; 0 lifts the
+	// cap. At most 100Gi.
+	// +optional
+	BandwidthPerMigration *resource.Quantity `json:"bandwidthPerMigration,omitempty"`
+
+	// CompletionTimeoutPerGiB is how many seconds a migration may take per GiB of guest memory
+	// before KubeVirt aborts it (or, with allowPostCopy, switches it to post-copy): 1 to 3600
+	// (KubeVirt's default is 150).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	CompletionTimeoutPerGiB *int64 `json:"completionTimeoutPerGiB,omitempty"`
+
+	// AllowAutoConverge lets QEMU throttle the guest's vCPUs, more and more, until the memory it
+	// dirties no longer outruns the migration.
+	// +optional
+	AllowAutoConverge *bool `json:"allowAutoConverge,omitempty"`
+
+	// AllowPostCopy lets a migration that does not converge switch to post-copy: the guest resumes
+	// on the target and fetches its remaining pages over the network, so a failure of the network or
+	// of the source in that phase loses the VM.
+	// +optional
+	AllowPostCopy *bool `json:"allowPostCopy,omitempty"`
+}
+
+// MaxMigrationBandwidth bounds vm.migrationPolicy.bandwidthPerMigration, in bytes per second.
+var MaxMigrationBandwidth = resource.MustParse("100Gi")
 
 // VMEvictionStrategy is KubeVirt's eviction strategy of a VMI.
 // +kubebuilder:validation:Enum=LiveMigrate;LiveMigrateIfPossible;None;External

@@ -34,6 +34,9 @@ func vmSettingsProblem(path string, p Platform) error {
 			return fmt.Errorf("%s.%s: %q is not one of %q: set one of them or remove it", path, e.field, e.value, e.allowed)
 		}
 	}
+	if err := migrationPolicyProblem(path+".migrationPolicy", vm.MigrationPolicy); err != nil {
+		return err
+	}
 	virtio := vm.DiskBus == "" || vm.DiskBus == VMDiskBusVirtio
 	if vm.DedicatedIOThread && !virtio {
 		return fmt.Errorf("%s: dedicatedIOThread needs the virtio disk bus, the only one KubeVirt gives IO threads to: set diskBus to virtio or remove dedicatedIOThread", path)
@@ -74,6 +77,25 @@ func vmSpecProblem(spec *BenchmarkSuiteSpec) error {
 			return fmt.Errorf("%s.networkBinding: Masquerade hides every VM behind 10.0.2.2, so HPCC's MPI ranks cannot reach each other across VMs: "+
 				"use Bridge or Passt, or remove the hpcc benchmarks", path)
 		}
+	}
+	return nil
+}
+
+// migrationPolicyProblem checks a VM platform's migration policy: a policy that sets nothing would
+// make a variant that is no variant, and the bounds are the CRD's (the bandwidth, a quantity, has
+// none in the schema).
+func migrationPolicyProblem(path string, mp *VMMigrationPolicy) error {
+	if mp == nil {
+		return nil
+	}
+	if mp.BandwidthPerMigration == nil && mp.CompletionTimeoutPerGiB == nil && mp.AllowAutoConverge == nil && mp.AllowPostCopy == nil {
+		return fmt.Errorf("%s: the policy sets nothing, so its runs would migrate as the cluster's settings say: set bandwidthPerMigration, completionTimeoutPerGiB, allowAutoConverge or allowPostCopy, or remove migrationPolicy", path)
+	}
+	if b := mp.BandwidthPerMigration; b != nil && (b.Sign() < 0 || b.Cmp(MaxMigrationBandwidth) > 0) {
+		return fmt.Errorf("%s.bandwidthPerMigration: %s is not between 0 (no cap) and %s bytes per second: set a value in that range, such as 64Mi", path, b.String(), MaxMigrationBandwidth.String())
+	}
+	if t := mp.CompletionTimeoutPerGiB; t != nil && (*t < 1 || *t > 3600) {
+		return fmt.Errorf("%s.completionTimeoutPerGiB: %d is not between 1 and 3600 seconds per GiB of guest memory: set a value in that range (KubeVirt's default is 150)", path, *t)
 	}
 	return nil
 }

@@ -79,6 +79,30 @@ func TestVMSettingsValidation(t *testing.T) {
 			s.Spec.Benchmarks = s.Spec.Benchmarks[1:]
 		}, ""},
 		{"masquerade on one node", func(s *BenchmarkSuite) { tuned(s).NetworkBinding, s.Spec.Cluster.Nodes = VMBindingMasquerade, 1 }, ""},
+		{"migration policy with every field", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{BandwidthPerMigration: qty("64Mi"), CompletionTimeoutPerGiB: ptrTo[int64](150),
+				AllowAutoConverge: ptrTo(true), AllowPostCopy: ptrTo(false)}
+		}, ""},
+		{"migration policy lifting the bandwidth cap", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{BandwidthPerMigration: qty("0")}
+		}, ""},
+		{"migration policy that sets nothing", func(s *BenchmarkSuite) { tuned(s).MigrationPolicy = &VMMigrationPolicy{} },
+			"spec.platforms[2].vm.migrationPolicy: the policy sets nothing, so its runs would migrate as the cluster's settings say: set bandwidthPerMigration, completionTimeoutPerGiB, allowAutoConverge or allowPostCopy, or remove migrationPolicy"},
+		{"negative bandwidth", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{BandwidthPerMigration: qty("-1Mi")}
+		}, "spec.platforms[2].vm.migrationPolicy.bandwidthPerMigration: -1Mi is not between 0 (no cap) and 100Gi bytes per second: set a value in that range, such as 64Mi"},
+		{"bandwidth above the bound", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{BandwidthPerMigration: qty("101Gi")}
+		}, "spec.platforms[2].vm.migrationPolicy.bandwidthPerMigration: 101Gi is not between 0 (no cap) and 100Gi"},
+		{"bandwidth at the bound", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{BandwidthPerMigration: qty("100Gi")}
+		}, ""},
+		{"completion timeout of 0", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{CompletionTimeoutPerGiB: ptrTo[int64](0)}
+		}, "spec.platforms[2].vm.migrationPolicy.completionTimeoutPerGiB: 0 is not between 1 and 3600 seconds per GiB of guest memory: set a value in that range (KubeVirt's default is 150)"},
+		{"completion timeout above the bound", func(s *BenchmarkSuite) {
+			tuned(s).MigrationPolicy = &VMMigrationPolicy{CompletionTimeoutPerGiB: ptrTo[int64](3601)}
+		}, "spec.platforms[2].vm.migrationPolicy.completionTimeoutPerGiB: 3601 is not between 1 and 3600"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,3 +129,5 @@ func TestDedicatedCPUsOf(t *testing.T) {
 		t.Error("cluster.dedicatedCPUs pins every platform, and nothing else does")
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
