@@ -83,10 +83,10 @@ const (
 	// ReasonMigrationPolicyUnavailable fails a VM run whose platform sets vm.migrationPolicy when
 	// the cluster serves no KubeVirt MigrationPolicy API, or refuses the run's policy.
 	ReasonMigrationPolicyUnavailable = "MigrationPolicyUnavailable"
-	ReasonNotDone              = "NotDone"
-	ReasonNoFailure            = "NoFailure"
-	ReasonFinished             = "Finished"
-	ReasonResultsCorrupted     = "ResultsCorrupted"
+	ReasonNotDone                    = "NotDone"
+	ReasonNoFailure                  = "NoFailure"
+	ReasonFinished                   = "Finished"
+	ReasonResultsCorrupted           = "ResultsCorrupted"
 	// ReasonWaitingForRun (Queued=True, and Progressing while queued): other suites hold every run slot.
 	ReasonWaitingForRun = "WaitingForRun"
 	// ReasonAdmitted (Queued=False): the suite took a run slot.
