@@ -6,6 +6,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	migrationsv1alpha1 "kubevirt.io/api/migrations/v1alpha1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 )
@@ -17,5 +18,6 @@ func New() *runtime.Scheme {
 	utilruntime.Must(vmbenchv1.AddToScheme(s))
 	utilruntime.Must(mpiv2.AddToScheme(s))
 	utilruntime.Must(kubevirtv1.AddToScheme(s))
+	utilruntime.Must(migrationsv1alpha1.AddToScheme(s))
 	return s
 }

@@ -71,6 +71,9 @@ func migrationOf(vmi *kubevirtv1.VirtualMachineInstance) (vmbenchv1.RunMigration
 		StartTime: ms.StartTimestamp, EndTime: ms.EndTimestamp, Mode: conditions.Truncate(string(ms.Mode), 32),
 		Outcome: vmbenchv1.MigrationRunning,
 	}
+	if ms.MigrationPolicyName != nil {
+		m.Policy = conditions.Truncate(*ms.MigrationPolicyName, 253)
+	}
 	reason := conditions.OneLineString(ms.FailureReason)
 	switch {
 	case ms.AbortStatus == kubevirtv1.MigrationAbortSucceeded:

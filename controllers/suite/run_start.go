@@ -84,6 +84,12 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 			return refuse(vmbenchv1.ReasonVMSettingUnsupported + ": " + msg)
 		}
 		active.Network = string(run.VMNetwork)
+		if msg, err := r.ensureMigrationPolicy(ctx, active, run); err != nil || msg != "" {
+			if err != nil {
+				return step{}, err
+			}
+			return refuse(msg)
+		}
 	}
 	// The ConfigMap that owns the run's Secrets comes first: their names derive from its UID.
 	owner, held, err := r.ensureSecretsOwner(ctx, suite, run)

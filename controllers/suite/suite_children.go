@@ -41,12 +41,13 @@ var optionalKindProviders = map[schema.GroupVersionKind]string{
 	kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): "KubeVirt",
 }
 
-// AvailableKinds asks the API server which optional child kinds it serves. Only a kind the server
+// AvailableKinds asks the API server which optional child kinds it serves, and whether it serves
+// KubeVirt's MigrationPolicy (migration_policy.go). Only a kind the server
 // says it does not know is unavailable; any other error (the server not answering) is returned, so
 // that a passing fault never disables a platform until the next restart.
 func AvailableKinds(mapper meta.RESTMapper) (map[schema.GroupVersionKind]bool, error) {
 	out := map[schema.GroupVersionKind]bool{}
-	for _, gvk := range optionalKinds() {
+	for _, gvk := range append(optionalKinds(), migrationPolicyGVK) {
 		_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil && !meta.IsNoMatchError(err) {
 			return nil, fmt.Errorf("asking the API server whether it serves %s %s: %w", gvk.GroupVersion(), gvk.Kind, err)

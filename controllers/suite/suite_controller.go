@@ -126,11 +126,17 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.Get(ctx, req.NamespacedName, suite); err != nil {
 		if apierrors.IsNotFound(err) {
 			metrics.ForgetSuite(req.Namespace, req.Name)
+			if err := r.collectMigrationPolicies(ctx, req.NamespacedName, nil); err != nil {
+				return ctrl.Result{}, err
+			}
 			return r.releaseAfter(ctx, req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, err
 	}
 	if !suite.DeletionTimestamp.IsZero() {
+		if err := r.collectMigrationPolicies(ctx, req.NamespacedName, suite); err != nil {
+			return ctrl.Result{}, err
+		}
 		return r.releaseAfter(ctx, req.NamespacedName, suite)
 	}
 	orig := suite.DeepCopy()
@@ -235,6 +241,10 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, err
 		}
 	}
+	// A run's MigrationPolicy is cluster-scoped, so no garbage collector removes it with the run.
+	if err := r.collectMigrationPolicies(ctx, req.NamespacedName, suite); err != nil {
+		return ctrl.Result{}, err
+	}
 	if runqueue.SuiteEnded(suite) {
 		// Its slot goes once its pods and VMs are gone (queue_lease.go).
 		return r.releaseAfter(ctx, req.NamespacedName, suite)
@@ -305,6 +315,7 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	// A run's pods are the MPI Operator's or KubeVirt's, not the suite's, but they carry its labels:
 	// what they say (unschedulable, an image that cannot be pulled) brings the suite back at once.
 	b = b.Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(suiteOfLabels))
+	b = r.watchMigrationPolicies(b)
 	// Several suites go on at once; one reconcile is bounded, so that a stalled API call or log
 	// stream cannot hold every suite.
 	return b.WithOptions(controller.Options{MaxConcurrentReconciles: 4, ReconciliationTimeout: reconcileTimeout}).Complete(r)
