@@ -369,9 +369,10 @@ func TestNoSecretReadButTheMasterKey(t *testing.T) {
 func TestNamespacedInstall(t *testing.T) {
 	generated := &rbacv1.ClusterRole{}
 	readYAML(t, filepath.Join(root, "config", "rbac", "role.yaml"), generated)
-	// Cluster-wide by nature: the KubeVirt CR, read across namespaces, a node read by name, and the
-	// reviews the metrics endpoint asks for. A rule that names both kinds of resource is split.
-	clusterWide := []string{"kubevirts", "nodes", "tokenreviews", "subjectaccessreviews"}
+	// Cluster-wide by nature: the KubeVirt CR, read across namespaces, a node read by name, the
+	// reviews the metrics endpoint asks for, and KubeVirt's MigrationPolicies (cluster-scoped: a
+	// Role's rule for them would grant nothing). A rule that names both kinds of resource is split.
+	clusterWide := []string{"kubevirts", "nodes", "tokenreviews", "subjectaccessreviews", "migrationpolicies"}
 	var wantNamespaced, wantCluster []rbacv1.PolicyRule
 	var clusterResources []string
 	for _, rule := range generated.Rules {
