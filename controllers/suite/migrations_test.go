@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,6 +38,7 @@ func TestObserveMigrations(t *testing.T) {
 	}
 	done := state("a")
 	done.Completed, done.EndTimestamp = true, &t1
+	done.MigrationPolicyName = ptr.To("vmbench-bench-r-vmcapped-1-0a1b2c3d")
 	failed := state("b")
 	failed.Completed, failed.Failed, failed.EndTimestamp = true, true, &t1
 	failed.FailureReason = "Live migration failed virError(Code=38, Domain=7, Message='Failed to connect socket')"
@@ -65,6 +67,13 @@ func TestObserveMigrations(t *testing.T) {
 	}
 	if m := run.Migrations[0]; m.SourceNode != "w1" || m.TargetNode != "w2" || m.Mode != "PreCopy" || !m.StartTime.Equal(&t0) || !m.EndTime.Equal(&t1) {
 		t.Errorf("completed migration = %+v, want nodes, mode and times from KubeVirt's state", m)
+	}
+	// The policy KubeVirt applied (issue 32 item 4), and none where it applied none.
+	if p := run.Migrations[0].Policy; p != "vmbench-bench-r-vmcapped-1-0a1b2c3d" {
+		t.Errorf("policy of the completed migration = %q, want the migrationPolicyName KubeVirt wrote", p)
+	}
+	if p := run.Migrations[1].Policy; p != "" {
+		t.Errorf("policy of a migration under no policy = %q, want empty", p)
 	}
 	if !strings.Contains(run.NotMigratable, "VMI r-node02: DisksNotLiveMigratable: cannot migrate VMI: PVC data is not shared") {
 		t.Errorf("notMigratable = %q, want VMI r-node02 named with KubeVirt's reason and message", run.NotMigratable)
