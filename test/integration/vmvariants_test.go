@@ -154,6 +154,12 @@ func vmSettingsRejections() []struct {
 			vmPlatformWith(s, vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingMasquerade})
 			s.Spec.Benchmarks = append(s.Spec.Benchmarks, bench("hpcc", vmbenchv1.BenchmarkHPCC))
 		}, "spec.platforms: Invalid value: vm.networkBinding Masquerade hides every VM behind 10.0.2.2, so HPCC's MPI ranks cannot reach each other across VMs: use Bridge or Passt, or remove the hpcc benchmarks"},
+		{"migration timeout of 0 s per GiB", func(s *vmbenchv1.BenchmarkSuite) {
+			vmPlatformWith(s, vmbenchv1.VMSettings{MigrationPolicy: &vmbenchv1.VMMigrationPolicy{CompletionTimeoutPerGiB: ptr.To[int64](0)}})
+		}, "spec.platforms[1].vm.migrationPolicy.completionTimeoutPerGiB: Invalid value: 0: spec.platforms[1].vm.migrationPolicy.completionTimeoutPerGiB in body should be greater than or equal to 1"},
+		{"migration timeout above an hour per GiB", func(s *vmbenchv1.BenchmarkSuite) {
+			vmPlatformWith(s, vmbenchv1.VMSettings{MigrationPolicy: &vmbenchv1.VMMigrationPolicy{CompletionTimeoutPerGiB: ptr.To[int64](3601)}})
+		}, "spec.platforms[1].vm.migrationPolicy.completionTimeoutPerGiB: Invalid value: 3601: spec.platforms[1].vm.migrationPolicy.completionTimeoutPerGiB in body should be less than or equal to 3600"},
 	}
 }
 
