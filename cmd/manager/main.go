@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	kubevirtv1 "kubevirt.io/api/core/v1"
+	migrationsv1alpha1 "kubevirt.io/api/migrations/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -278,6 +279,8 @@ func newManager(ctx context.Context, cfg *rest.Config, o options) (ctrl.Manager,
 	for gvk, obj := range map[schema.GroupVersionKind]client.Object{
 		mpiv2.SchemeGroupVersion.WithKind("MPIJob"):                      &mpiv2.MPIJob{},
 		kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"): &kubevirtv1.VirtualMachineInstance{},
+		// Cluster-scoped: the runs' MigrationPolicies, across namespaces, but only vmbench's.
+		platform.MigrationPolicyGVK: &migrationsv1alpha1.MigrationPolicy{},
 	} {
 		if available[gvk] {
 			byObject[obj] = owned

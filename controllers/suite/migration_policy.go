@@ -27,8 +27,8 @@ import (
 // of each policy left over.
 //
 // KubeVirt picks, for each migration, the policy whose selectors match the most of the VMI's and
-// its namespace's labels (every label of a selector must match). This one matches three: the
-// namespace's name, the suite and the run. KubeVirt writes the name of the policy it applied into the
+// its namespace's labels together (every label of a selector must match; on equal counts, more VMI
+// labels win). This one matches three: the namespace's name, the suite and the run. KubeVirt writes the name of the policy it applied into the
 // VMI's migrationState, which the run's migrations record (migrations[].policy): a cluster's policy
 // with more matching labels would show there.
 
