@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -57,18 +58,41 @@ func (r *SuiteReconciler) ensureMigrationPolicy(ctx context.Context, active *vmb
 	}
 	err = r.Create(ctx, policy)
 	switch {
-	case err == nil, apierrors.IsAlreadyExists(err):
-		// Already made by an earlier attempt of this run's start: its name says it is this run's.
+	case err == nil:
+		active.MigrationPolicy = policy.Name
+		return "", nil
+	case apierrors.IsAlreadyExists(err):
+		if err := r.keepOrReplace(ctx, policy); err != nil {
+			return "", err
+		}
 		active.MigrationPolicy = policy.Name
 		return "", nil
 	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 		return unavailable(fmt.Sprintf("the MigrationPolicy API (%s) is gone from this cluster", migrationPolicyGVK.GroupVersion())), nil
 	case apierrors.IsForbidden(err) || apierrors.IsInvalid(err):
 		return fmt.Sprintf("%s: the API server refused MigrationPolicy %s of platform %s: %v; grant the manager create on migrationpolicies.migrations.kubevirt.io "+
-			"(the chart's RBAC does), or remove migrationPolicy from platform %s",
+			"(the chart's RBAC does) and admit the run's policy (the chart's admission policy does), or remove migrationPolicy from platform %s",
 			vmbenchv1.ReasonMigrationPolicyUnavailable, policy.Name, run.Platform.Name, err, run.Platform.Name), nil
 	}
 	return "", fmt.Errorf("creating MigrationPolicy %s: %w", policy.Name, err)
+}
+
+// keepOrReplace judges the policy of the run's name that exists already: made by an earlier attempt
+// of this run's start, it has the run's settings and is kept; left by a deleted suite of the same
+// name whose platform said otherwise (and not yet collected), it is deleted, and the error retries
+// the start, which creates the run's own.
+func (r *SuiteReconciler) keepOrReplace(ctx context.Context, want *migrationsv1alpha1.MigrationPolicy) error {
+	had := &migrationsv1alpha1.MigrationPolicy{}
+	if err := r.Get(ctx, client.ObjectKeyFromObject(want), had); err != nil {
+		return fmt.Errorf("reading MigrationPolicy %s: %w", want.Name, err)
+	}
+	if equality.Semantic.DeepEqual(had.Spec, want.Spec) {
+		return nil
+	}
+	if err := r.Delete(ctx, had); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("removing MigrationPolicy %s, left with other settings: %w", want.Name, err)
+	}
+	return fmt.Errorf("MigrationPolicy %s was left with other settings than platform %s's and is being replaced", want.Name, want.Labels[vmbenchv1.LabelPlatform])
 }
 
 // collectMigrationPolicies removes the MigrationPolicies of the suite key names whose run is over:
