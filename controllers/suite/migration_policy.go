@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,16 +23,16 @@ import (
 // A VM platform's vm.migrationPolicy (issue 32 item 4, migration settings as platforms) becomes a
 // KubeVirt MigrationPolicy while each of its runs lasts: made when the run starts
 // (ensureMigrationPolicy, built by platform.MigrationPolicy), selecting that run's VMIs alone, and
-// removed once the run is over (collectMigrationPolicies). A MigrationPolicy is cluster-scoped, so the suite cannot own it and
-// the garbage collector does not remove it: the manager does, at the reconcile that sees the run
-// ended, the suite end or go, and after a restart, when the watch's first list brings back the suite
-// of each policy left over.
+// removed once the run is over (collectMigrationPolicies). A MigrationPolicy is cluster-scoped, so
+// the suite cannot own it and the garbage collector does not remove it: the manager does, at the
+// reconcile that sees the run ended, the suite end or go, and after a restart, when the watch's
+// first list brings back the suite of each policy left over.
 //
 // KubeVirt picks, for each migration, the policy whose selectors match the most of the VMI's and
 // its namespace's labels together (every label of a selector must match; on equal counts, more VMI
-// labels win). This one matches three: the namespace's name, the suite and the run. KubeVirt writes the name of the policy it applied into the
-// VMI's migrationState, which the run's migrations record (migrations[].policy): a cluster's policy
-// with more matching labels would show there.
+// labels win). This one matches three: the namespace's name, the suite and the run. KubeVirt writes
+// the name of the policy it applied into the VMI's migrationState, which the run's migrations
+// record (migrations[].policy): a cluster's policy with more matching labels would show there.
 
 // +kubebuilder:rbac:groups=migrations.kubevirt.io,resources=migrationpolicies,verbs=get;list;watch;create;delete
 
@@ -134,13 +135,15 @@ func (r *SuiteReconciler) watchMigrationPolicies(b *builder.Builder) *builder.Bu
 	if !r.Available[migrationPolicyGVK] {
 		return b
 	}
-	return b.Watches(&migrationsv1alpha1.MigrationPolicy{}, handler.EnqueueRequestsFromMapFunc(suiteOfMigrationPolicy))
+	return b.Watches(&migrationsv1alpha1.MigrationPolicy{}, handler.EnqueueRequestsFromMapFunc(r.suiteOfMigrationPolicy))
 }
 
-// suiteOfMigrationPolicy maps a MigrationPolicy vmbench made to its suite.
-func suiteOfMigrationPolicy(_ context.Context, obj client.Object) []reconcile.Request {
+// suiteOfMigrationPolicy maps a MigrationPolicy vmbench made to its suite. The policies are
+// cluster-scoped, so a manager that runs suites in some namespaces only also sees those of another
+// vmbench's suites elsewhere: those are not its to judge, and are left alone.
+func (r *SuiteReconciler) suiteOfMigrationPolicy(_ context.Context, obj client.Object) []reconcile.Request {
 	name, ns := obj.GetLabels()[vmbenchv1.LabelSuite], obj.GetLabels()[vmbenchv1.LabelSuiteNamespace]
-	if name == "" || ns == "" {
+	if name == "" || ns == "" || (len(r.Namespaces) > 0 && !slices.Contains(r.Namespaces, ns)) {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/scheme"
@@ -132,6 +134,29 @@ func TestCollectMigrationPolicies(t *testing.T) {
 	for name, s := range map[string]*vmbenchv1.BenchmarkSuite{"ended": ended, "gone": nil} {
 		if got := strings.Join(remaining(s), " "); got != strings.Join(others, " ") {
 			t.Errorf("a suite %s keeps %q, want only the other suites'", name, got)
+		}
+	}
+}
+
+// A policy brings back its suite, unless the suite's namespace is not one this manager runs suites
+// in (another vmbench's, on the same cluster), or it is not vmbench's.
+func TestSuiteOfMigrationPolicy(t *testing.T) {
+	run := policyRun(true)
+	policy := platform.MigrationPolicy(run)
+	want := []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "bench", Name: "mp"}}}
+	for name, tc := range map[string]struct {
+		namespaces []string
+		obj        client.Object
+		want       []reconcile.Request
+	}{
+		"every namespace":        {nil, policy, want},
+		"its namespace":          {[]string{"team", "bench"}, policy, want},
+		"another manager's":      {[]string{"team"}, policy, nil},
+		"an administrator's own": {nil, &migrationsv1alpha1.MigrationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "slow"}}, nil},
+	} {
+		r := &SuiteReconciler{Namespaces: tc.namespaces}
+		if got := r.suiteOfMigrationPolicy(context.Background(), tc.obj); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
 		}
 	}
 }
