@@ -42,9 +42,9 @@ var optionalKindProviders = map[schema.GroupVersionKind]string{
 }
 
 // AvailableKinds asks the API server which optional child kinds it serves, and whether it serves
-// KubeVirt's MigrationPolicy (migration_policy.go). Only a kind the server
-// says it does not know is unavailable; any other error (the server not answering) is returned, so
-// that a passing fault never disables a platform until the next restart.
+// KubeVirt's MigrationPolicy (migration_policy.go). Only a kind the server says it does not know is
+// unavailable; any other error (the server not answering) is returned, so that a passing fault
+// never disables a platform until the next restart.
 func AvailableKinds(mapper meta.RESTMapper) (map[schema.GroupVersionKind]bool, error) {
 	out := map[schema.GroupVersionKind]bool{}
 	for _, gvk := range append(optionalKinds(), migrationPolicyGVK) {
