@@ -44,8 +44,12 @@ func TestAvailableKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got[mpiJobKind] || got[vmiKind] {
+	if !got[mpiJobKind] || got[vmiKind] || got[migrationPolicyGVK] {
 		t.Errorf("a mapper that knows MPIJob alone: %v", got)
+	}
+	mapper.Add(migrationPolicyGVK, meta.RESTScopeRoot)
+	if got, err := AvailableKinds(mapper); err != nil || !got[migrationPolicyGVK] {
+		t.Errorf("a mapper that knows KubeVirt's MigrationPolicy: %v, %v", got, err)
 	}
 
 	if got, err := AvailableKinds(failingMapper{err: errors.New("connection refused")}); err == nil || !strings.Contains(err.Error(), "connection refused") {
