@@ -2,10 +2,13 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/analysis"
+	"github.com/vmbench/vmbench/internal/disruption"
 )
 
 // MigrationNotes says which samples were measured while a live migration of a run's VMI ran
@@ -22,7 +25,11 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 	}
 	counts := map[string]int{}
 	total := 0
+	migration := migrationBenchmarks(suite)
 	for _, res := range suite.Status.Results {
+		if migration[res.Benchmark] {
+			continue // each of its samples measures a migration: the migration lines say so
+		}
 		for _, m := range res.Metrics {
 			for _, s := range m.Samples {
 				if s.Migrated {
@@ -68,58 +75,137 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 	return notes
 }
 
-// MigrationLines gives, per migration benchmark and platform, what its migrations cost the guest:
-// "migration mig on vm: pause 310 ± 25 ms, total 4.0 ± 2.5 s, dip 50 ± 0 % for 0.8 ± 0 s (3 of 4
-// migration(s) completed, 95% intervals over the 3 measured)". Each migration is one sample, so the
-// intervals are over the migrations (t, 95%), not over repetitions; the migrations that did not
-// complete are named by MigrationNotes.
-func MigrationLines(suite *vmbenchv1.BenchmarkSuite) []string {
-	migration := map[string]bool{}
+// migrationBenchmarks are the suite's benchmarks of type migration, by name.
+func migrationBenchmarks(suite *vmbenchv1.BenchmarkSuite) map[string]bool {
+	out := map[string]bool{}
 	for _, b := range suite.Spec.Benchmarks {
-		migration[b.Name] = b.Type == vmbenchv1.BenchmarkMigration
+		if b.Type == vmbenchv1.BenchmarkMigration {
+			out[b.Name] = true
+		}
 	}
-	var lines []string
+	return out
+}
+
+// MigrationLine is what one migration benchmark's migrations cost the guest on one VM platform:
+// the first screen's line for it.
+type MigrationLine struct {
+	Benchmark, Platform string
+	Emulated            bool
+	// Pause, Total, Dip and Recovery are the figures' means over the migrations, each migration one
+	// sample, with their 95% intervals (Student t, as every interval of the report); nil where no
+	// migration was measured.
+	Pause, Total, Dip, Recovery *MigrationFigure
+	// Completed of Made migrations completed (the flag completed); NotMeasured executions failed
+	// (the benchmark's failures: no figure, named in the notes).
+	Completed, Made, NotMeasured int
+}
+
+// MigrationFigure is one figure's mean over the migrations and its 95% interval; Low and High
+// are nil below two migrations.
+type MigrationFigure struct {
+	Mean      float64
+	Low, High *float64
+	N         int
+}
+
+// migrationFigure summarizes the samples of metric name, each migration one sample.
+func migrationFigure(res vmbenchv1.BenchmarkResult, name string) *MigrationFigure {
+	for _, m := range res.Metrics {
+		if m.Name != name || len(m.Samples) == 0 {
+			continue
+		}
+		values := make([]float64, len(m.Samples))
+		for i, s := range m.Samples {
+			values[i] = s.Value
+		}
+		mean, sd := MeanStdDev(values)
+		f := &MigrationFigure{Mean: mean, N: len(values)}
+		if ci, ok := CIHalfWidth(Summary{N: len(values), Mean: mean, StdDev: sd, Samples: len(values), FromSamples: true}, Confidence); ok {
+			f.Low, f.High = pointer(mean-ci), pointer(mean+ci)
+		}
+		return f
+	}
+	return nil
+}
+
+// migrationLinesOf gives a line per migration benchmark and VM platform that has results, in the
+// order of status.results.
+func migrationLinesOf(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
+	migration := migrationBenchmarks(suite)
+	emulated := analysis.EmulatedPlatforms(suite)
+	var lines []MigrationLine
 	for _, res := range suite.Status.Results {
 		if !migration[res.Benchmark] {
 			continue
 		}
-		n := 0
-		figure := func(name, unit string) string {
-			for _, m := range res.Metrics {
-				if m.Name != name || len(m.Samples) == 0 {
-					continue
-				}
-				values := make([]float64, len(m.Samples))
-				for i, s := range m.Samples {
-					values[i] = s.Value
-				}
-				n = max(n, len(values))
-				mean, sd := MeanStdDev(values)
-				if ci, ok := CIHalfWidth(Summary{N: len(values), Mean: mean, StdDev: sd, Samples: len(values), FromSamples: true}, 0.95); ok {
-					return FormatMeanCI(mean, ci) + " " + unit
-				}
-				return FormatValue(mean) + " " + unit + " (no interval)"
-			}
-			return "n/a"
-		}
-		line := fmt.Sprintf("migration %s on %s: pause %s, total %s, dip %s for %s", res.Benchmark, res.Platform,
-			figure("pause_ms", "ms"), figure("total_seconds", "s"), figure("dip_percent", "%"), figure("recovery_seconds", "s"))
-		made, completed := 0, 0
+		l := MigrationLine{Benchmark: res.Benchmark, Platform: res.Platform, Emulated: res.Emulated || emulated[res.Platform],
+			Pause: migrationFigure(res, disruption.MetricPause), Total: migrationFigure(res, disruption.MetricTotal),
+			Dip: migrationFigure(res, disruption.MetricDip), Recovery: migrationFigure(res, disruption.MetricRecovery),
+			NotMeasured: int(res.Failures)}
 		for _, m := range res.Metrics {
-			if m.Name == "completed" {
-				for _, s := range m.Samples {
-					made++
-					if s.Value == 1 {
-						completed++
-					}
+			if m.Name != disruption.MetricCompleted {
+				continue
+			}
+			for _, s := range m.Samples {
+				l.Made++
+				if s.Value == 1 {
+					l.Completed++
 				}
 			}
 		}
-		line += fmt.Sprintf(" (%d of %d migration(s) completed, 95%% intervals over the %d measured", completed, made, n)
-		if res.Failures > 0 {
-			line += fmt.Sprintf("; %d not measured: %s", res.Failures, res.LastError)
-		}
-		lines = append(lines, line+")")
+		lines = append(lines, l)
 	}
 	return lines
+}
+
+// Text is the line as the first screen prints it: "vm: migration: pause 310 ms [285, 335], total
+// 4 s [1.52, 6.48], dip 50% [50, 50] for 0.8 s [0.8, 0.8] (3 of 4 completed, 1 not measured)";
+// named names the benchmark, for a suite with more than one migration benchmark.
+func (l MigrationLine) Text(named bool) string {
+	name := l.Platform
+	if l.Emulated {
+		name += " (emulated)"
+	}
+	what := "migration"
+	if named {
+		what += " " + l.Benchmark
+	}
+	figure := func(f *MigrationFigure, unit string) string {
+		if f == nil {
+			return "n/a"
+		}
+		v := trimFloat3(f.Mean) + unit
+		if f.Low == nil {
+			return v + " [n/a]"
+		}
+		return v + " " + formatInterval(f.Low, f.High)
+	}
+	counts := fmt.Sprintf("%d of %d completed", l.Completed, l.Made)
+	if l.NotMeasured > 0 {
+		counts += fmt.Sprintf(", %d not measured", l.NotMeasured)
+	}
+	return fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, figure(l.Pause, " ms"), figure(l.Total, " s"),
+		figure(l.Dip, "%"), figure(l.Recovery, " s"), counts)
+}
+
+// MigrationLegend says what the migration lines' figures are, and that the container arm's figure
+// (a pod evicted and rescheduled) is not measured.
+const MigrationLegend = "migration: means over the live migrations, each migration one sample (over every repetition), " +
+	"with their 95% interval (Student t) in brackets, [n/a] below two; pause: the longest gap of the guest's 10 ms ticker; " +
+	"total: KubeVirt's migration start to end (whole seconds); dip: the work lost against the rate before the migration, " +
+	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes " +
+	"(docs/migration.md); pod eviction: not measured (container arm not built)"
+
+// writeMigrations prints the migration lines of the first screen, and their legend.
+func (r *Report) writeMigrations(w io.Writer) {
+	if len(r.Migrations) == 0 {
+		return
+	}
+	benchmarks := map[string]bool{}
+	for _, l := range r.Migrations {
+		benchmarks[l.Benchmark] = true
+	}
+	for _, l := range r.Migrations {
+		fmt.Fprintln(w, l.Text(len(benchmarks) > 1))
+	}
 }
