@@ -463,4 +463,16 @@ func TestReportMigrationFirstScreen(t *testing.T) {
 			t.Errorf("%v: the migration benchmark's own samples were treated as disturbed by a migration:\n%s", args, r.stdout)
 		}
 	}
+	// The HTML page shows the line under the headlines, and the legend.
+	page := filepath.Join(t.TempDir(), "report.html")
+	if r := runCLI("", "report", "-f", file, "--html", page); r.code != 0 {
+		t.Fatalf("--html: exit %d, stderr %q", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `<p class="headline">`+line+`</p>`) || !strings.Contains(string(data), "pod eviction: not measured") {
+		t.Errorf("the HTML page lacks the migration line or its legend")
+	}
 }

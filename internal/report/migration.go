@@ -196,16 +196,23 @@ const MigrationLegend = "migration: means over the live migrations, each migrati
 	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes " +
 	"(docs/migration.md); pod eviction: not measured (container arm not built)"
 
-// writeMigrations prints the migration lines of the first screen, and their legend.
-func (r *Report) writeMigrations(w io.Writer) {
-	if len(r.Migrations) == 0 {
-		return
-	}
+// migrationTexts are the first screen's migration lines; each names its benchmark when the suite
+// has more than one migration benchmark.
+func (r *Report) migrationTexts() []string {
 	benchmarks := map[string]bool{}
 	for _, l := range r.Migrations {
 		benchmarks[l.Benchmark] = true
 	}
+	out := make([]string, 0, len(r.Migrations))
 	for _, l := range r.Migrations {
-		fmt.Fprintln(w, l.Text(len(benchmarks) > 1))
+		out = append(out, l.Text(len(benchmarks) > 1))
+	}
+	return out
+}
+
+// writeMigrations prints the migration lines of the first screen.
+func (r *Report) writeMigrations(w io.Writer) {
+	for _, t := range r.migrationTexts() {
+		fmt.Fprintln(w, t)
 	}
 }
