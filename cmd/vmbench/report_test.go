@@ -424,7 +424,7 @@ func TestReportDropMigrated(t *testing.T) {
 // Protects where `vmbench report` puts the migration benchmark's answer: its line on the first
 // screen (before the table of every metric), once, with the emulated platform marked and no pod
 // eviction figure; --drop-migrated keeps the migration benchmark's own samples, which overlap the
-// migration they measure by design.
+// migration they measure by design (marked here as a manager marked them before it stopped).
 func TestReportMigrationFirstScreen(t *testing.T) {
 	s := &vmbenchv1.BenchmarkSuite{}
 	s.APIVersion, s.Kind = vmbenchv1.GroupVersion.String(), "BenchmarkSuite"

@@ -28,7 +28,7 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 	migration := migrationBenchmarks(suite)
 	for _, res := range suite.Status.Results {
 		if migration[res.Benchmark] {
-			continue // each of its samples measures a migration: the migration lines say so
+			continue // each of its samples measures a migration (marked in statuses from before the manager stopped): the migration lines say so
 		}
 		for _, m := range res.Metrics {
 			for _, s := range m.Samples {

@@ -45,7 +45,7 @@ func migrationSuite() *vmbenchv1.BenchmarkSuite {
 	metric := func(name, unit string, dir vmbenchv1.Direction, v ...float64) vmbenchv1.MetricSummary {
 		m := vmbenchv1.MetricSummary{Name: name, Unit: unit, Direction: dir, N: int32(len(v))}
 		for i, x := range v {
-			// Every sample of the migration benchmark overlaps a migration: it measures one.
+			// Marked as a manager marked them before it stopped: each overlaps the migration it measures.
 			m.Samples = append(m.Samples, vmbenchv1.Sample{Repetition: int32(i / 2), Node: "master", Value: x, Migrated: true})
 		}
 		m.Mean, m.StdDev = MeanStdDev(v)
@@ -144,7 +144,8 @@ func TestFirstScreenMigrationLines(t *testing.T) {
 
 // Protects the migration benchmark's samples from the migrated-sample treatment: each overlaps the
 // migration it measures by design, so the migration note does not count them and --drop-migrated
-// keeps them (it still drops the cpu sample that a migration disturbed).
+// keeps them (it still drops the cpu sample that a migration disturbed), also in a status written
+// before the manager stopped marking them, as migrationSuite's is.
 func TestMigrationBenchmarkSamplesAreNotMigratedSamples(t *testing.T) {
 	s := migrationSuite()
 	notes := MigrationNotes(s, false, 0)

@@ -59,7 +59,8 @@ func DropNoisy(suite *vmbenchv1.BenchmarkSuite, threshold float64) (filtered *vm
 // DropMigrated returns a copy of suite without the samples measured while a live migration of a
 // run's VMI ran (samples[].migrated), as DropNoisy does for noisy ones; kept counts those of metrics
 // whose samples were trimmed from status, which stay whole. The migration benchmark's own samples
-// stay: each measures a migration, which it overlaps by design.
+// stay: each measures a migration, which it overlaps by design (the manager no longer marks them,
+// but statuses written before it stopped have them marked).
 func DropMigrated(suite *vmbenchv1.BenchmarkSuite) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
 	migration := migrationBenchmarks(suite)
 	return dropSamples(suite, func(bench string, s vmbenchv1.Sample) bool { return s.Migrated && !migration[bench] })
