@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -108,24 +109,33 @@ type MigrationFigure struct {
 	N         int
 }
 
-// migrationFigure summarizes the samples of metric name, each migration one sample.
-func migrationFigure(res vmbenchv1.BenchmarkResult, name string) *MigrationFigure {
-	for _, m := range res.Metrics {
-		if m.Name != name || len(m.Samples) == 0 {
-			continue
-		}
+// migrationSummary is the statistics of a migration figure over its samples, each migration one:
+// from the samples, or, where status trimmed them, from its count, mean and standard deviation over
+// every sample, which are exactly those.
+func migrationSummary(m vmbenchv1.MetricSummary) Summary {
+	if len(m.Samples) == int(m.N) {
 		values := make([]float64, len(m.Samples))
 		for i, s := range m.Samples {
 			values[i] = s.Value
 		}
 		mean, sd := MeanStdDev(values)
-		f := &MigrationFigure{Mean: mean, N: len(values)}
-		if ci, ok := CIHalfWidth(Summary{N: len(values), Mean: mean, StdDev: sd, Samples: len(values), FromSamples: true}, Confidence); ok {
-			f.Low, f.High = pointer(mean-ci), pointer(mean+ci)
-		}
-		return f
+		return Summary{N: len(values), Mean: mean, StdDev: sd, Samples: len(values), FromSamples: true}
 	}
-	return nil
+	return Summary{N: int(m.N), Mean: m.Mean, StdDev: m.StdDev, Samples: int(m.N)}
+}
+
+// migrationFigure summarizes metric name of res, each migration one sample; nil without one.
+func migrationFigure(res vmbenchv1.BenchmarkResult, name string) *MigrationFigure {
+	m := analysis.FindMetricSummary(res.Metrics, name)
+	if m == nil || m.N == 0 {
+		return nil
+	}
+	s := migrationSummary(*m)
+	f := &MigrationFigure{Mean: s.Mean, N: s.N}
+	if ci, ok := CIHalfWidth(s, Confidence); ok {
+		f.Low, f.High = pointer(s.Mean-ci), pointer(s.Mean+ci)
+	}
+	return f
 }
 
 // migrationLinesOf gives a line per migration benchmark and VM platform that has results, in the
@@ -142,16 +152,10 @@ func migrationLinesOf(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
 			Pause: migrationFigure(res, disruption.MetricPause), Total: migrationFigure(res, disruption.MetricTotal),
 			Dip: migrationFigure(res, disruption.MetricDip), Recovery: migrationFigure(res, disruption.MetricRecovery),
 			NotMeasured: int(res.Failures)}
-		for _, m := range res.Metrics {
-			if m.Name != disruption.MetricCompleted {
-				continue
-			}
-			for _, s := range m.Samples {
-				l.Made++
-				if s.Value == 1 {
-					l.Completed++
-				}
-			}
+		if m := analysis.FindMetricSummary(res.Metrics, disruption.MetricCompleted); m != nil {
+			// The flags' sum is the completed count, from the mean where status trimmed the samples.
+			s := migrationSummary(*m)
+			l.Made, l.Completed = s.N, int(math.Round(s.Mean*float64(s.N)))
 		}
 		lines = append(lines, l)
 	}

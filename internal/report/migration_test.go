@@ -73,7 +73,8 @@ func migrationSuite() *vmbenchv1.BenchmarkSuite {
 
 // Protects the first screen's migration lines (known answer): pause 300, 310, 320 ms is 310 ms with
 // the 95% Student t interval 310 ± 4.303 × 10/√3 = [285, 335]; total 3, 4, 5 s is [1.52, 6.48]; a
-// figure of one migration has no interval; the completed flags give "3 of 4"; the emulated platform
+// figure of one migration has no interval; the completed flags give "3 of 4", also where status
+// trimmed the samples; the emulated platform
 // is marked as its headline is; the lines stand under the headlines, before the context line; and
 // no pod-eviction figure is made up: the legend says it is not measured.
 func TestFirstScreenMigrationLines(t *testing.T) {
@@ -110,6 +111,21 @@ func TestFirstScreenMigrationLines(t *testing.T) {
 	}
 	if strings.Contains(screen, "back at rate after") {
 		t.Errorf("the first screen gives a pod eviction figure, which is not measured:\n%s", screen)
+	}
+
+	// Status trimmed the samples to fit its size: the count, mean and standard deviation over every
+	// migration give the same line.
+	trimmed := migrationSuite()
+	for i := range trimmed.Status.Results[0].Metrics {
+		m := &trimmed.Status.Results[0].Metrics[i]
+		m.Samples = m.Samples[:1]
+	}
+	rep, err = Build(trimmed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Migrations[0].Text(false); got != want[0] {
+		t.Errorf("with trimmed samples: %q, want %q", got, want[0])
 	}
 
 	// Two migration benchmarks: each line names its benchmark.
