@@ -25,6 +25,7 @@ type migrationFigure struct {
 // migrationFigures are the figures of a healthy migration of a small VM.
 var migrationFigures = []migrationFigure{
 	{disruption.MetricPause, "ms", vmbenchv1.LowerIsBetter, 300},
+	{disruption.MetricBackgroundGap, "ms", vmbenchv1.LowerIsBetter, 30},
 	{disruption.MetricTotal, "s", vmbenchv1.LowerIsBetter, 8},
 	{disruption.MetricDip, "%", vmbenchv1.LowerIsBetter, 40},
 	{disruption.MetricRecovery, "s", vmbenchv1.LowerIsBetter, 1.5},
@@ -91,6 +92,7 @@ func TestMigrationFiguresBecomeFindings(t *testing.T) {
 	}{
 		{disruption.MetricPause, 2, "up", true},
 		{disruption.MetricPause, 0.5, "down", false},
+		{disruption.MetricBackgroundGap, 2, "up", true},
 		{disruption.MetricTotal, 1.5, "up", true},
 		{disruption.MetricDip, 1.5, "up", true},
 		{disruption.MetricRecovery, 2, "up", true},
@@ -116,8 +118,8 @@ func TestMigrationFiguresBecomeFindings(t *testing.T) {
 			}
 		})
 	}
-	// Steady migrations: the detector's false alarms stay rare (measured: 1 finding in 200 histories of
-	// 5 series each, seeds 1-200; the bound leaves room for one more).
+	// Steady migrations: the detector's false alarms stay rare (measured: none in 200 histories of 6
+	// series each, seeds 1-200, and 1 in another draw of the noise; the bound allows two).
 	alarms := 0
 	for seed := uint64(1); seed <= 200; seed++ {
 		found, _, err := analyzeHistory(migrationHistory(16, 16, "", 1, seed), platforms)

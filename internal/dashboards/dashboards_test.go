@@ -780,7 +780,7 @@ func TestRenderRefusesAnAnnotationWithoutAFormat(t *testing.T) {
 }
 
 // Protects the suite board's migration panel: one table query of vmbench_result_value that selects
-// exactly the migration benchmark's figures (pause, total time, dip, time back at rate, completed:
+// exactly the migration benchmark's figures (pause, background gap, total time, dip, time back at rate, completed:
 // the names the manager writes) of the board's suite and no other benchmark's metric, labelled a row
 // per benchmark | metric | unit and a column per platform and emulated, as the side-by-side table;
 // and, for a suite without migration results, one fallback series (the NoMigrations row, NaN shown
@@ -831,7 +831,8 @@ func TestMigrationPanel(t *testing.T) {
 		}
 		return true
 	}
-	for _, figure := range []string{disruption.MetricPause, disruption.MetricTotal, disruption.MetricDip, disruption.MetricRecovery, disruption.MetricCompleted} {
+	for _, figure := range []string{disruption.MetricPause, disruption.MetricBackgroundGap, disruption.MetricTotal, disruption.MetricDip,
+		disruption.MetricRecovery, disruption.MetricCompleted} {
 		if !matches(figure) {
 			t.Errorf("the panel does not select the migration figure %s", figure)
 		}

@@ -203,7 +203,7 @@ func emulatedBars(b *bargauge.PanelBuilder, names common.BarGaugeNamePlacement) 
 
 // migrationFigures are the migration benchmark's figures the suite board shows, in its order:
 // what vmbench report's migration line gives.
-var migrationFigures = []string{disruption.MetricPause, disruption.MetricTotal, disruption.MetricDip,
+var migrationFigures = []string{disruption.MetricPause, disruption.MetricBackgroundGap, disruption.MetricTotal, disruption.MetricDip,
 	disruption.MetricRecovery, disruption.MetricCompleted}
 
 // NoMigrations is the row the migration panel shows for a suite without migration results: its
@@ -220,8 +220,9 @@ var migrationExpr = fmt.Sprintf(
 		`or on() label_replace(label_replace(vector(NaN), "row", %q, "", ""), "column", "-", "", "")`,
 	latest(`vmbench_result_value{`+suiteSelector+`, metric=~"`+strings.Join(migrationFigures, "|")+`"}`), NoMigrations)
 
-// migrationPanel is the migration benchmark per platform: pause, total time, dip and time back at
-// rate (means over the migrations), and the share of them that completed.
+// migrationPanel is the migration benchmark per platform: pause and the background gap before it,
+// total time, dip and time back at rate (means over the migrations), and the share of them that
+// completed.
 func migrationPanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 	nan := "-"
 	return newTable().
@@ -229,7 +230,8 @@ func migrationPanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 		GridPos(at).
 		Title("Live migration: pause, total time, dip per platform").
 		Description("vmbench_result_value of the migration benchmark's figures, means over its live migrations (each one sample): "+
-			"pause_ms, the longest gap of the guest's 10 ms ticker; total_seconds, KubeVirt's migration start to end; dip_percent, "+
+			"pause_ms, the longest gap of the guest's 10 ms ticker, to read against background_gap_ms, the longest in the 10 s "+
+			"before (the guest's stalls without a migration); total_seconds, KubeVirt's migration start to end; dip_percent, "+
 			"the work lost against the rate before the migration, for recovery_seconds until back at rate; completed, the share "+
 			"of the migrations that completed (1: all). Lower is better but for completed. Intervals: vmbench report's migration "+
 			"line. Columns ending in emulated=true (red) come from VMs under QEMU software emulation (TCG). "+

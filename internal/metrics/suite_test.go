@@ -353,6 +353,7 @@ func TestMigrationFiguresAreExported(t *testing.T) {
 		{disruption.MetricCompleted, "bool", vmbenchv1.HigherIsBetter, []float64{1, 1, 0}, 2.0 / 3},
 		{disruption.MetricTotal, "s", vmbenchv1.LowerIsBetter, []float64{3, 4}, 3.5},
 		{disruption.MetricPause, "ms", vmbenchv1.LowerIsBetter, []float64{300, 320}, 310},
+		{disruption.MetricBackgroundGap, "ms", vmbenchv1.LowerIsBetter, []float64{20, 40}, 30},
 		{disruption.MetricClockStep, "ms", vmbenchv1.LowerIsBetter, []float64{0, 10}, 5},
 		{disruption.MetricDip, "%", vmbenchv1.LowerIsBetter, []float64{40, 60}, 50},
 		{disruption.MetricRecovery, "s", vmbenchv1.LowerIsBetter, []float64{0.8, 1.2}, 1},

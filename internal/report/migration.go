@@ -92,17 +92,19 @@ func migrationBenchmarks(suite *vmbenchv1.BenchmarkSuite) map[string]bool {
 type MigrationLine struct {
 	Benchmark, Platform string
 	Emulated            bool
-	// Pause, Total, Dip and Recovery are the figures' means over the migrations, each migration one
-	// sample, with their 95% intervals (Student t, as every interval of the report); nil where no
-	// migration was measured.
-	Pause, Total, Dip, Recovery *MigrationFigure
+	// Pause, Background (the longest ticker gap before each migration), Total, Dip and Recovery are
+	// the figures' means over the migrations, each migration one sample, with their 95% intervals
+	// (Student t, as every interval of the report); nil where no migration was measured, or the
+	// status predates the figure.
+	Pause, Background, Total, Dip, Recovery *MigrationFigure
 	// Completed of Made migrations completed (the flag completed); NotMeasured executions failed
 	// (the benchmark's failures: no figure, named in the notes).
 	Completed, Made, NotMeasured int
 }
 
 // MigrationFigure is one figure's mean over the migrations and its 95% interval; Low and High
-// are nil below two migrations.
+// are nil below two migrations. Low is at least 0: no figure of a migration is negative, so the part
+// of a symmetric interval below 0 holds no possible mean.
 type MigrationFigure struct {
 	Mean      float64
 	Low, High *float64
@@ -133,7 +135,7 @@ func migrationFigure(res vmbenchv1.BenchmarkResult, name string) *MigrationFigur
 	s := migrationSummary(*m)
 	f := &MigrationFigure{Mean: s.Mean, N: s.N}
 	if ci, ok := CIHalfWidth(s, Confidence); ok {
-		f.Low, f.High = pointer(s.Mean-ci), pointer(s.Mean+ci)
+		f.Low, f.High = pointer(max(s.Mean-ci, 0)), pointer(s.Mean+ci)
 	}
 	return f
 }
@@ -148,10 +150,17 @@ func migrationLinesOf(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
 		if !migration[res.Benchmark] {
 			continue
 		}
-		l := MigrationLine{Benchmark: res.Benchmark, Platform: res.Platform, Emulated: res.Emulated || emulated[res.Platform],
-			Pause: migrationFigure(res, disruption.MetricPause), Total: migrationFigure(res, disruption.MetricTotal),
-			Dip: migrationFigure(res, disruption.MetricDip), Recovery: migrationFigure(res, disruption.MetricRecovery),
-			NotMeasured: int(res.Failures)}
+		l := MigrationLine{
+			Benchmark:   res.Benchmark,
+			Platform:    res.Platform,
+			Emulated:    res.Emulated || emulated[res.Platform],
+			Pause:       migrationFigure(res, disruption.MetricPause),
+			Background:  migrationFigure(res, disruption.MetricBackgroundGap),
+			Total:       migrationFigure(res, disruption.MetricTotal),
+			Dip:         migrationFigure(res, disruption.MetricDip),
+			Recovery:    migrationFigure(res, disruption.MetricRecovery),
+			NotMeasured: int(res.Failures),
+		}
 		if m := analysis.FindMetricSummary(res.Metrics, disruption.MetricCompleted); m != nil {
 			// The flags' sum is the completed count, from the mean where status trimmed the samples.
 			s := migrationSummary(*m)
@@ -162,9 +171,10 @@ func migrationLinesOf(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
 	return lines
 }
 
-// Text is the line as the first screen prints it: "vm: migration: pause 310 ms [285, 335], total
-// 4 s [1.52, 6.48], dip 50% [50, 50] for 0.8 s [0.8, 0.8] (3 of 4 completed, 1 not measured)";
-// named names the benchmark, for a suite with more than one migration benchmark.
+// Text is the line as the first screen prints it: "vm: migration: pause 310 ms [285, 335]
+// (background gap 30 ms [17.6, 42.4]), total 4 s [1.52, 6.48], dip 50% [50, 50] for 0.8 s [0.8, 0.8]
+// (3 of 4 completed, 1 not measured)", without the background gap where status has none; named
+// names the benchmark, for a suite with more than one migration benchmark.
 func (l MigrationLine) Text(named bool) string {
 	name := l.Platform
 	if l.Emulated {
@@ -188,14 +198,19 @@ func (l MigrationLine) Text(named bool) string {
 	if l.NotMeasured > 0 {
 		counts += fmt.Sprintf(", %d not measured", l.NotMeasured)
 	}
-	return fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, figure(l.Pause, " ms"), figure(l.Total, " s"),
+	pause := figure(l.Pause, " ms")
+	if l.Background != nil {
+		pause += " (background gap " + figure(l.Background, " ms") + ")"
+	}
+	return fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, pause, figure(l.Total, " s"),
 		figure(l.Dip, "%"), figure(l.Recovery, " s"), counts)
 }
 
 // MigrationLegend says what the migration lines' figures are, and that the container arm's figure
 // (a pod evicted and rescheduled) is not measured.
 const MigrationLegend = "migration: means over the live migrations, each migration one sample (over every repetition), " +
-	"with their 95% interval (Student t) in brackets, [n/a] below two; pause: the longest gap of the guest's 10 ms ticker; " +
+	"with their 95% interval (Student t, clipped at 0) in brackets, [n/a] below two; pause: the longest gap of the guest's 10 ms ticker " +
+	"during the migration, to be read against the background gap, the longest in the 10 s before it (the guest's stalls without one); " +
 	"total: KubeVirt's migration start to end (whole seconds); dip: the work lost against the rate before the migration, " +
 	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes " +
 	"(docs/migration.md); pod eviction: not measured (container arm not built)"

@@ -101,7 +101,7 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 	// The report's first screen gives the migrations' figures with their intervals over the three.
 	out := e.reportOf("migrate")
 	interval := `\[[0-9.e+-]+, [0-9.e+-]+\]`
-	e.g.Expect(firstScreen(out)).To(MatchRegexp(`\nvm( \(emulated\))?: migration: pause \S+ ms `+interval+`, total \S+ s `+interval+`, `+
+	e.g.Expect(firstScreen(out)).To(MatchRegexp(`\nvm( \(emulated\))?: migration: pause \S+ ms `+interval+` \(background gap \S+ ms `+interval+`\), total \S+ s `+interval+`, `+
 		`dip \S+% `+interval+` for \S+ s `+interval+` \(3 of 3 completed\)\n`), "the migration line, each figure with its interval")
 	e.g.Expect(firstScreen(out)).To(ContainSubstring("pod eviction: not measured (container arm not built)"))
 
