@@ -131,6 +131,13 @@ func TestFirstScreenMigrationLines(t *testing.T) {
 		t.Errorf("with trimmed samples: %q, want %q", got, want[0])
 	}
 
+	// The kind e2e's pauses, 1027, 303 and 805 ms: 712 ± 921 ms, clipped at 0.
+	kind := MigrationLine{Platform: "vm", Pause: migrationFigure(vmbenchv1.BenchmarkResult{Metrics: []vmbenchv1.MetricSummary{
+		{Name: "pause_ms", N: 3, Samples: []vmbenchv1.Sample{{Value: 1027}, {Value: 303}, {Value: 805}}}}}, "pause_ms")}
+	if got := kind.Text(false); !strings.HasPrefix(got, "vm: migration: pause 712 ms [0, 1633], total n/a") {
+		t.Errorf("kind's pauses: %q, want pause 712 ms [0, 1633]", got)
+	}
+
 	// Two migration benchmarks: each line names its benchmark.
 	two := migrationSuite()
 	two.Spec.Benchmarks = append(two.Spec.Benchmarks, vmbenchv1.Benchmark{Name: "mig2", Type: vmbenchv1.BenchmarkMigration})
