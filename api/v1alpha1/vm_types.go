@@ -255,6 +255,13 @@ type VMSettingsStatus struct {
 	// +optional
 	NetworkMultiqueue bool `json:"networkMultiqueue,omitempty"`
 
+	// EvictionStrategy is the VMI's spec.evictionStrategy: what a node drain does to it (LiveMigrate,
+	// LiveMigrateIfPossible, None, External). Absent where the VMI leaves it to the KubeVirt CR's
+	// spec.configuration.evictionStrategy.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	EvictionStrategy string `json:"evictionStrategy,omitempty"`
+
 	// QOSClass is the QoS class KubeVirt reported for the VMI's virt-launcher pod.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16

@@ -420,3 +420,59 @@ func TestReportDropMigrated(t *testing.T) {
 		t.Error("--drop-migrated left the report as it was")
 	}
 }
+
+// Protects where `vmbench report` puts the migration benchmark's answer: its line on the first
+// screen (before the table of every metric), once, with the emulated platform marked and no pod
+// eviction figure; --drop-migrated keeps the migration benchmark's own samples, which overlap the
+// migration they measure by design (marked here as a manager marked them before it stopped).
+func TestReportMigrationFirstScreen(t *testing.T) {
+	s := &vmbenchv1.BenchmarkSuite{}
+	s.APIVersion, s.Kind = vmbenchv1.GroupVersion.String(), "BenchmarkSuite"
+	s.Name, s.Namespace = "mig", "bench"
+	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	s.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "mig", Type: vmbenchv1.BenchmarkMigration}}
+	metric := func(name, unit string, dir vmbenchv1.Direction, v ...float64) vmbenchv1.MetricSummary {
+		m := vmbenchv1.MetricSummary{Name: name, Unit: unit, Direction: dir, N: int32(len(v))}
+		for _, x := range v {
+			m.Samples = append(m.Samples, vmbenchv1.Sample{Node: "master", Value: x, Migrated: true})
+			m.Mean += x / float64(len(v))
+		}
+		return m
+	}
+	s.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "mig", Platform: "vm", Emulated: true, Metrics: []vmbenchv1.MetricSummary{
+		metric("completed", "bool", vmbenchv1.HigherIsBetter, 1, 1, 1),
+		metric("pause_ms", "ms", vmbenchv1.LowerIsBetter, 300, 310, 320),
+		metric("total_seconds", "s", vmbenchv1.LowerIsBetter, 3, 4, 5),
+		metric("dip_percent", "%", vmbenchv1.LowerIsBetter, 40, 50, 60),
+		metric("recovery_seconds", "s", vmbenchv1.LowerIsBetter, 1, 1, 1)}}}
+	file := writeYAML(t, s)
+	const line = "vm (emulated): migration: pause 310 ms [285, 335], total 4 s [1.52, 6.48], dip 50% [25.2, 74.8] for 1 s [1, 1] (3 of 3 completed)"
+	for _, args := range [][]string{{"report", "-f", file}, {"report", "-f", file, "--drop-migrated"}} {
+		r := runCLI("", args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		first, _, ok := strings.Cut(r.stdout, "\nEvery metric:")
+		if !ok || !strings.Contains(first, "\n"+line+"\n") || strings.Count(r.stdout, "migration: pause") != 1 {
+			t.Errorf("%v: the migration line is not on the first screen once:\n%s", args, r.stdout)
+		}
+		if !strings.Contains(first, "pod eviction: not measured (container arm not built)") || strings.Contains(r.stdout, "back at rate after") {
+			t.Errorf("%v: the first screen should say the pod eviction is not measured, and give no figure of it:\n%s", args, first)
+		}
+		if strings.Contains(r.stdout, "sample(s) were measured while") || strings.Contains(r.stdout, "--drop-migrated: 3") {
+			t.Errorf("%v: the migration benchmark's own samples were treated as disturbed by a migration:\n%s", args, r.stdout)
+		}
+	}
+	// The HTML page shows the line under the headlines, and the legend.
+	page := filepath.Join(t.TempDir(), "report.html")
+	if r := runCLI("", "report", "-f", file, "--html", page); r.code != 0 {
+		t.Fatalf("--html: exit %d, stderr %q", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `<p class="headline">`+line+`</p>`) || !strings.Contains(string(data), "pod eviction: not measured") {
+		t.Errorf("the HTML page lacks the migration line or its legend")
+	}
+}

@@ -214,13 +214,13 @@ func nextMigration(probeStart time.Time, p vmbenchv1.MigrationParams, made []mad
 
 // Names of the migration benchmark's figures, one sample per migration.
 const (
-	metricMigrationCompleted = "completed"
-	metricMigrationTotal     = "total_seconds"
-	metricMigrationPause     = "pause_ms"
-	metricMigrationGap       = "background_gap_ms"
-	metricMigrationStep      = "clock_step_ms"
-	metricMigrationDip       = "dip_percent"
-	metricMigrationRecovery  = "recovery_seconds"
+	metricMigrationCompleted = disruption.MetricCompleted
+	metricMigrationTotal     = disruption.MetricTotal
+	metricMigrationPause     = disruption.MetricPause
+	metricMigrationGap       = disruption.MetricBackgroundGap
+	metricMigrationStep      = disruption.MetricClockStep
+	metricMigrationDip       = disruption.MetricDip
+	metricMigrationRecovery  = disruption.MetricRecovery
 )
 
 // migrationResults turns the probe's result into one result per migration of vmi recorded in

@@ -81,7 +81,8 @@ func TestMigrationResults(t *testing.T) {
 
 // TestMigrationSamplesInStatus protects the way from the collected report to status: the probe's
 // result becomes 2 samples of each figure (an interval over the 2 completed migrations) and 3 of
-// the flag completed (one 0), none marked as measured during a migration; nothing failed.
+// the flag completed (one 0), each with its direction, none marked as measured during a migration;
+// nothing failed.
 func TestMigrationSamplesInStatus(t *testing.T) {
 	probe, migrations := migratedProbe()
 	benchmarks := []vmbenchv1.Benchmark{vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration}.WithDefaults()}
@@ -111,6 +112,17 @@ func TestMigrationSamplesInStatus(t *testing.T) {
 			if sample.Migrated {
 				t.Errorf("metric %s: a sample of the migration benchmark is marked migrated", m.Name)
 			}
+		}
+	}
+	// The direction the schedule history and the report judge each figure by: all lower-is-better
+	// but the flag completed.
+	for _, name := range []string{metricMigrationTotal, metricMigrationPause, metricMigrationStep, metricMigrationDip, metricMigrationRecovery, metricMigrationCompleted} {
+		want := vmbenchv1.LowerIsBetter
+		if name == metricMigrationCompleted {
+			want = vmbenchv1.HigherIsBetter
+		}
+		if m := summary.FindMetric(res.Metrics, name); m == nil || m.Direction != want {
+			t.Errorf("metric %s: %+v, want direction %s", name, m, want)
 		}
 	}
 	if res.Failures != 0 || run.Phase != vmbenchv1.RunSucceeded || len(failed) != 0 {

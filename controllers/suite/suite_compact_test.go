@@ -463,7 +463,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 			// Every setting the requests below allow, at its longest value.
 			p.VM = &vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingBridge, DiskBus: vmbenchv1.VMDiskBusVirtio,
 				DiskCache: vmbenchv1.VMDiskCacheWritethrough, Hugepages: vmbenchv1.VMHugepages1Gi, IOThreads: vmbenchv1.VMIOThreadsShared, DedicatedIOThread: true,
-				CPUModel: strings.Repeat("m", 64), NetworkMultiqueue: true}
+				CPUModel: strings.Repeat("m", 64), NetworkMultiqueue: true, EvictionStrategy: "LiveMigrateIfPossible"}
 		}
 		suite.Spec.Platforms = append(suite.Spec.Platforms, p)
 	}
@@ -581,7 +581,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		st.VMSettings = append(st.VMSettings, vmbenchv1.VMSettingsStatus{Platform: p.Name, Run: strings.Repeat("r", 63),
 			NetworkBinding: strings.Repeat("n", 32), DiskBus: strings.Repeat("b", 16), DiskCache: strings.Repeat("c", 16), DedicatedCPUs: true,
 			IsolateEmulatorThread: true, Hugepages: strings.Repeat("h", 8), IOThreads: strings.Repeat("i", 16), DedicatedIOThread: true,
-			QOSClass: strings.Repeat("q", 16), CPUModel: strings.Repeat("c", 64), NetworkMultiqueue: true})
+			QOSClass: strings.Repeat("q", 16), CPUModel: strings.Repeat("c", 64), NetworkMultiqueue: true, EvictionStrategy: strings.Repeat("e", 24)})
 	}
 	vmSettings := slices.Clone(st.VMSettings)
 	// Every run ran on another environment, each at its longest: the list keeps the last four.

@@ -60,6 +60,15 @@ func TestRecordVMSettings(t *testing.T) {
 	if diff := cmp.Diff(want, st.VMSettings); diff != "" {
 		t.Fatalf("after run 2 (-want +got):\n%s", diff)
 	}
+	// The eviction strategy the VMI carries (vm.evictionStrategy) is what a drain does to it: recorded
+	// as the VMI has it, absent where the VMI leaves it to the KubeVirt CR.
+	migrating := settingsVMI("s-vmtuned-3", "master", "virtio", nil)
+	migrating.Spec.EvictionStrategy = ptr.To(kubevirtv1.EvictionStrategyLiveMigrate)
+	recordVMSettings(st, "vmtuned", []client.Object{migrating})
+	want[0] = vmbenchv1.VMSettingsStatus{Platform: "vmtuned", Run: "s-vmtuned-3", NetworkBinding: "Passt", DiskBus: "virtio", EvictionStrategy: "LiveMigrate"}
+	if diff := cmp.Diff(want, st.VMSettings); diff != "" {
+		t.Fatalf("with an eviction strategy (-want +got):\n%s", diff)
+	}
 }
 
 func TestExplainVMScheduling(t *testing.T) {

@@ -155,7 +155,6 @@ func Report(ctx context.Context, prog string, args []string, stdin io.Reader, st
 		return fail(err)
 	}
 	rep.Notes = append(rep.Notes, report.NoiseNotes(noisy, opts.noiseThreshold, dropped, opts.dropNoisy)...)
-	rep.Notes = append(rep.Notes, report.MigrationLines(suite)...)
 	rep.Notes = append(rep.Notes, report.MigrationNotes(suite, opts.dropMigrated, migratedDropped)...)
 	rep.Notes = append(rep.Notes, tableNotes...)
 	table := *rep

@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/disruption"
 	"github.com/vmbench/vmbench/internal/history"
 	"github.com/vmbench/vmbench/internal/metrics"
 )
@@ -775,5 +776,90 @@ func TestRenderRefusesAnAnnotationWithoutAFormat(t *testing.T) {
 	}
 	if _, err := Render(d); err == nil || !strings.Contains(err.Error(), "no format") {
 		t.Errorf("Render of an annotation without a format: %v, want an error naming it", err)
+	}
+}
+
+// Protects the suite board's migration panel: one table query of vmbench_result_value that selects
+// exactly the migration benchmark's figures (pause, background gap, total time, dip, time back at rate, completed:
+// the names the manager writes) of the board's suite and no other benchmark's metric, labelled a row
+// per benchmark | metric | unit and a column per platform and emulated, as the side-by-side table;
+// and, for a suite without migration results, one fallback series (the NoMigrations row, NaN shown
+// as "-") instead of nothing, so that the end-to-end check of every query (test/e2e) gets data and
+// no figure is made up.
+func TestMigrationPanel(t *testing.T) {
+	d, err := Overview()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var panel *dashboard.Panel
+	for _, p := range Panels(d) {
+		if str(p.Title) == "Live migration: pause, total time, dip per platform" {
+			panel = &p
+		}
+	}
+	if panel == nil {
+		t.Fatal("the suite board has no migration panel")
+	}
+	targets := Targets(*panel)
+	if len(targets) != 1 {
+		t.Fatalf("%d targets, want 1", len(targets))
+	}
+	parsed, err := parser.ParseExpr(Expand(targets[0].Expr, map[string]string{VarNamespace: "ns", VarSuite: "s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	or, ok := parsed.(*parser.BinaryExpr)
+	if !ok || or.Op != parser.LOR || or.VectorMatching == nil || !or.VectorMatching.On || len(or.VectorMatching.MatchingLabels) != 0 {
+		t.Fatalf("%s: want `<figures> or on() <fallback>`", parsed)
+	}
+	var selectors []*parser.VectorSelector
+	parser.Inspect(or.LHS, func(n parser.Node, _ []parser.Node) error {
+		if vs, ok := n.(*parser.VectorSelector); ok {
+			selectors = append(selectors, vs)
+		}
+		return nil
+	})
+	if len(selectors) != 1 || selectors[0].Name != "vmbench_result_value" {
+		t.Fatalf("the figures side selects %v, want vmbench_result_value", selectors)
+	}
+	matches := func(metric string) bool {
+		l := labels.FromStrings("__name__", "vmbench_result_value", "namespace", "ns", "suite", "s", "metric", metric)
+		for _, m := range selectors[0].LabelMatchers {
+			if !m.Matches(l.Get(m.Name)) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, figure := range []string{disruption.MetricPause, disruption.MetricBackgroundGap, disruption.MetricTotal, disruption.MetricDip,
+		disruption.MetricRecovery, disruption.MetricCompleted} {
+		if !matches(figure) {
+			t.Errorf("the panel does not select the migration figure %s", figure)
+		}
+	}
+	for _, other := range []string{"events_per_second", "pause", "xpause_ms", "total_seconds_p99", "rtt_avg_ms"} {
+		if matches(other) {
+			t.Errorf("the panel selects %s, which is no migration figure", other)
+		}
+	}
+	rhs := or.RHS.String()
+	if strings.Contains(rhs, "vmbench_") || !strings.Contains(rhs, "vector(NaN)") || !strings.Contains(rhs, fmt.Sprintf("%q", NoMigrations)) {
+		t.Errorf("fallback %s: want the NoMigrations row of vector(NaN), selecting nothing", rhs)
+	}
+	for _, l := range []string{`"row", " | ", "benchmark", "metric", "unit"`, `"column", " emulated=", "platform", "emulated"`} {
+		if !strings.Contains(targets[0].Expr, l) {
+			t.Errorf("the panel's rows or columns are not labelled %s: %s", l, targets[0].Expr)
+		}
+	}
+	nan := false
+	if fc := panel.FieldConfig; fc != nil {
+		for _, m := range fc.Defaults.Mappings {
+			if s := m.SpecialValueMap; s != nil && s.Options.Match == dashboard.SpecialValueMatchNaN && s.Options.Result.Text != nil {
+				nan = *s.Options.Result.Text == "-"
+			}
+		}
+	}
+	if !nan {
+		t.Error("the fallback's NaN is not shown as -")
 	}
 }

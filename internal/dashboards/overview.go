@@ -2,12 +2,15 @@ package dashboards
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/bargauge"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/stat"
 	"github.com/grafana/grafana-foundation-sdk/go/table"
+
+	"github.com/vmbench/vmbench/internal/disruption"
 )
 
 // suiteSelector selects one suite's series.
@@ -15,7 +18,8 @@ const suiteSelector = `namespace="$namespace", suite="$suite"`
 
 // Overview is the suite overview: every benchmark's mean on every platform side by side, the
 // overhead of each platform against the baseline, the suite's phase, the emulation warning, the
-// operator-wide run, failure and node readiness counters, and vmbench report's summary.
+// operator-wide run, failure and node readiness counters, vmbench report's summary, and what the
+// migration benchmark's live migrations cost the guest.
 func Overview() (dashboard.Dashboard, error) {
 	return newBoard("vmbench-overview", "vmbench / Suite overview",
 		"One BenchmarkSuite: containers and KubeVirt VMs side by side, and the overhead of each platform against the baseline.",
@@ -32,6 +36,7 @@ func Overview() (dashboard.Dashboard, error) {
 			"{{benchmark}} | {{metric}} | {{platform}} vs {{baseline}} | emulated={{emulated}}")).
 		WithPanel(nodeReadyPanel(7, pos(16, 16, 8, 12))).
 		WithPanel(summaryPanel(8, pos(0, 28, 24, 10))).
+		WithPanel(migrationPanel(9, pos(0, 38, 24, 8))).
 		Build()
 }
 
@@ -194,4 +199,54 @@ func emulatedBars(b *bargauge.PanelBuilder, names common.BarGaugeNamePlacement) 
 		NamePlacement(names).
 		ShowUnfilled(true).
 		ReduceOptions(lastValue())
+}
+
+// migrationFigures are the migration benchmark's figures the suite board shows, in its order:
+// what vmbench report's migration line gives.
+var migrationFigures = []string{disruption.MetricPause, disruption.MetricBackgroundGap, disruption.MetricTotal, disruption.MetricDip,
+	disruption.MetricRecovery, disruption.MetricCompleted}
+
+// NoMigrations is the row the migration panel shows for a suite without migration results: its
+// query then returns this one series, of value NaN shown as "-", instead of nothing, so that an
+// end-to-end check of every query gets data and no figure is made up.
+const NoMigrations = "no migration benchmark results in this suite"
+
+// migrationExpr is the mean of each migration figure per platform, labelled as the side-by-side
+// table is (a row per benchmark | metric | unit, a column per platform and emulated), or the
+// NoMigrations row. The figures are told apart by their names: only the migration benchmark
+// reports these.
+var migrationExpr = fmt.Sprintf(
+	`label_join(label_join(%s, "row", " | ", "benchmark", "metric", "unit"), "column", " emulated=", "platform", "emulated") `+
+		`or on() label_replace(label_replace(vector(NaN), "row", %q, "", ""), "column", "-", "", "")`,
+	latest(`vmbench_result_value{`+suiteSelector+`, metric=~"`+strings.Join(migrationFigures, "|")+`"}`), NoMigrations)
+
+// migrationPanel is the migration benchmark per platform: pause and the background gap before it,
+// total time, dip and time back at rate (means over the migrations), and the share of them that
+// completed.
+func migrationPanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
+	nan := "-"
+	return newTable().
+		Id(id).
+		GridPos(at).
+		Title("Live migration: pause, total time, dip per platform").
+		Description("vmbench_result_value of the migration benchmark's figures, means over its live migrations (each one sample): "+
+			"pause_ms, the longest gap of the guest's 10 ms ticker, to read against background_gap_ms, the longest in the 10 s "+
+			"before (the guest's stalls without a migration); total_seconds, KubeVirt's migration start to end; dip_percent, "+
+			"the work lost against the rate before the migration, for recovery_seconds until back at rate; completed, the share "+
+			"of the migrations that completed (1: all). Lower is better but for completed. Intervals: vmbench report's migration "+
+			"line. Columns ending in emulated=true (red) come from VMs under QEMU software emulation (TCG). "+
+			"A pod's eviction (the container arm) is not measured.").
+		Datasource(datasource()).
+		WithTarget(tableQuery("A", migrationExpr)).
+		WithTransformation(dashboard.DataTransformerConfig{Id: "groupingToMatrix", Options: map[string]any{
+			"columnField": "column", "rowField": "row", "valueField": "Value",
+		}}).
+		Decimals(3).
+		Mappings([]dashboard.ValueMapping{{SpecialValueMap: &dashboard.SpecialValueMap{Type: dashboard.MappingTypeSpecialValue,
+			Options: dashboard.DashboardSpecialValueMapOptions{Match: dashboard.SpecialValueMatchNaN,
+				Result: dashboard.ValueMappingResult{Text: &nan, Index: ptr[int32](0)}}}}}).
+		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{
+			fixedColor("red"),
+			{Id: "custom.cellOptions", Value: map[string]any{"type": "color-background"}},
+		})
 }

@@ -166,3 +166,18 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	e.RecoverySeconds = windows[back].Wall.Sub(windows[first].Wall).Seconds()
 	return e, nil
 }
+
+// Names of the migration benchmark's figures in a suite's results, one sample per migration:
+// the manager writes them, and the report, the suite board and the schedule history read them.
+// Every one is lower-is-better but MetricCompleted, a flag (1 completed, 0 did not).
+const (
+	MetricCompleted = "completed"
+	MetricTotal     = "total_seconds"
+	MetricPause     = "pause_ms"
+	// MetricBackgroundGap is the longest ticker gap in the BaselineSpan before the migration: what
+	// the guest's pauses are without one, against which MetricPause is read.
+	MetricBackgroundGap = "background_gap_ms"
+	MetricClockStep     = "clock_step_ms"
+	MetricDip           = "dip_percent"
+	MetricRecovery      = "recovery_seconds"
+)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/disruption"
 )
 
 // worstCaseSuite fills every list of the status to its CRD limit: 12 benchmarks on 4 platforms
@@ -328,5 +329,67 @@ func TestToolOutputCannotBreakTheScrape(t *testing.T) {
 	}
 	if got := series(t, "vmbench_suite_series_dropped", suiteSelector(ns, name)); len(got) != 1 || got[0].GetGauge().GetValue() != 3 {
 		t.Errorf("vmbench_suite_series_dropped = %v, want 3 (the colliding metric's value, stddev and samples)", got)
+	}
+}
+
+// Protects the migration benchmark's figures on /metrics: they leave through the generic
+// per-metric series like every other benchmark's (vmbench_result_value, _stddev, _samples), one
+// series per figure and platform, with the direction that the schedule history and the board read
+// (completed higher-is-better, the others lower-is-better), and no label beyond the detail labels.
+func TestMigrationFiguresAreExported(t *testing.T) {
+	const ns, name = "migration", "mig"
+	t.Cleanup(func() { ForgetSuite(ns, name) })
+	withOptions(t, DefaultOptions(), time.Now)
+	s := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: vmbenchv1.BenchmarkSuiteSpec{Baseline: "vm", Platforms: []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}},
+			Benchmarks: []vmbenchv1.Benchmark{{Name: "mig", Type: vmbenchv1.BenchmarkMigration}}},
+		Status: vmbenchv1.BenchmarkSuiteStatus{Phase: vmbenchv1.SuiteRunning}}
+	figures := []struct {
+		metric, unit string
+		dir          vmbenchv1.Direction
+		values       []float64
+		mean         float64
+	}{
+		{disruption.MetricCompleted, "bool", vmbenchv1.HigherIsBetter, []float64{1, 1, 0}, 2.0 / 3},
+		{disruption.MetricTotal, "s", vmbenchv1.LowerIsBetter, []float64{3, 4}, 3.5},
+		{disruption.MetricPause, "ms", vmbenchv1.LowerIsBetter, []float64{300, 320}, 310},
+		{disruption.MetricBackgroundGap, "ms", vmbenchv1.LowerIsBetter, []float64{20, 40}, 30},
+		{disruption.MetricClockStep, "ms", vmbenchv1.LowerIsBetter, []float64{0, 10}, 5},
+		{disruption.MetricDip, "%", vmbenchv1.LowerIsBetter, []float64{40, 60}, 50},
+		{disruption.MetricRecovery, "s", vmbenchv1.LowerIsBetter, []float64{0.8, 1.2}, 1},
+	}
+	res := vmbenchv1.BenchmarkResult{Benchmark: "mig", Platform: "vm"}
+	for _, f := range figures {
+		m := vmbenchv1.MetricSummary{Name: f.metric, Unit: f.unit, Direction: f.dir, N: int32(len(f.values)), Mean: f.mean}
+		for _, v := range f.values {
+			m.Samples = append(m.Samples, vmbenchv1.Sample{Node: "master", Value: v, Migrated: true})
+		}
+		res.Metrics = append(res.Metrics, m)
+	}
+	s.Status.Results = []vmbenchv1.BenchmarkResult{res}
+	RecordSuite(s)
+
+	for _, f := range figures {
+		sel := suiteSelector(ns, name)
+		for k, v := range map[string]string{"benchmark": "mig", "platform": "vm", "metric": f.metric, "unit": f.unit,
+			"direction": string(f.dir), "emulated": "false"} {
+			sel[k] = v
+		}
+		for family, want := range map[string]float64{"vmbench_result_value": f.mean, "vmbench_result_samples": float64(len(f.values))} {
+			got := series(t, family, sel)
+			if len(got) != 1 {
+				t.Errorf("%s%v: %d series, want 1", family, sel, len(got))
+				continue
+			}
+			if v := got[0].GetGauge().GetValue(); v != want {
+				t.Errorf("%s{metric=%q} = %g, want %g", family, f.metric, v, want)
+			}
+			if l := labelMap(got[0]); len(l) != len(detailLabels) {
+				t.Errorf("%s{metric=%q} has labels %v, want only %v", family, f.metric, l, detailLabels)
+			}
+		}
+	}
+	if n := len(series(t, "vmbench_result_value", suiteSelector(ns, name))); n != len(figures) {
+		t.Errorf("%d value series of the migration suite, want one per figure (%d)", n, len(figures))
 	}
 }

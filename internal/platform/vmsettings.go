@@ -210,6 +210,9 @@ func VMSettingsOf(vmi *kubevirtv1.VirtualMachineInstance) vmbenchv1.VMSettingsSt
 		out.CPUModel = truncateTo(cpu.Model, 64)
 	}
 	out.NetworkMultiqueue = ptr.Deref(domain.Devices.NetworkInterfaceMultiQueue, false)
+	if e := vmi.Spec.EvictionStrategy; e != nil {
+		out.EvictionStrategy = truncateTo(string(*e), 24)
+	}
 	if m := domain.Memory; m != nil && m.Hugepages != nil {
 		out.Hugepages = truncateTo(m.Hugepages.PageSize, 8)
 	}

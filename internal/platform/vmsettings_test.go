@@ -258,11 +258,12 @@ func TestUnsupportedVMSettings(t *testing.T) {
 func TestVMSettingsOfReadsTheVMI(t *testing.T) {
 	run := vmRun()
 	vmis := vmsOf(t, run, &vmbenchv1.VMSettings{DiskBus: vmbenchv1.VMDiskBusSCSI, DiskCache: vmbenchv1.VMDiskCacheWriteback,
-		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: vmbenchv1.VMHugepages2Mi, CPUModel: "Haswell-noTSX", NetworkMultiqueue: true})
+		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: vmbenchv1.VMHugepages2Mi, CPUModel: "Haswell-noTSX", NetworkMultiqueue: true,
+		EvictionStrategy: vmbenchv1.VMEvictionStrategy(kubevirtv1.EvictionStrategyLiveMigrate)})
 	vmi := vmis[vmbenchv1.RoleMaster]
 	vmi.Status.QOSClass = ptr.To(corev1.PodQOSGuaranteed)
 	want := vmbenchv1.VMSettingsStatus{Run: "demo-vm-1", NetworkBinding: "Passt", DiskBus: "scsi", DiskCache: "writeback",
-		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: "2Mi", CPUModel: "Haswell-noTSX", NetworkMultiqueue: true, QOSClass: "Guaranteed"}
+		DedicatedCPUs: true, IsolateEmulatorThread: true, Hugepages: "2Mi", CPUModel: "Haswell-noTSX", NetworkMultiqueue: true, EvictionStrategy: "LiveMigrate", QOSClass: "Guaranteed"}
 	if diff := cmp.Diff(want, VMSettingsOf(vmi)); diff != "" {
 		t.Errorf("settings mismatch (-want +got):\n%s", diff)
 	}

@@ -170,7 +170,8 @@ func worstText(row Row) string {
 	return s
 }
 
-// WriteFirstScreen prints the answer: a sentence per platform, the context line, and the table per
+// WriteFirstScreen prints the answer: a sentence per platform, a migration line per migration
+// benchmark and VM platform, the context line, and the table per
 // benchmark and resource with its footnotes.
 func (r *Report) WriteFirstScreen(w io.Writer) error {
 	fmt.Fprintf(w, "Suite %s: every platform against baseline %q; ratio in the higher-is-better sense (1 = same), 95%% interval in brackets\n\n",
@@ -178,6 +179,7 @@ func (r *Report) WriteFirstScreen(w io.Writer) error {
 	for _, ps := range r.Summaries {
 		fmt.Fprintln(w, r.Headline(ps))
 	}
+	r.writeMigrations(w)
 	fmt.Fprintf(w, "context: %s\n\n", r.Context)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PLATFORM\tSUMMARY\tRATIO\t95% CI\tMETRICS\tSLOWER\tEQUIV\tFASTER\tINCONCL\tWORST")
@@ -238,6 +240,9 @@ func (r *Report) summaryLegend(noInterval, excluded bool) []string {
 			"where metrics move together, and it covers repetition noise only, not the choice of benchmarks",
 		fmt.Sprintf("verdicts: slower/faster when Welch's test survives %s (P HOLM < %g); equivalent when the whole 95%% interval of the ratio "+
 			"lies within ±%g%%; inconclusive otherwise", Correction, Alpha, r.Tolerance*100),
+	}
+	if len(r.Migrations) > 0 {
+		lines = append(lines, MigrationLegend)
 	}
 	if noInterval {
 		lines = append(lines, "¹ "+NoIntervalNote+": every verdict is inconclusive (raise spec.repetitions)")

@@ -112,6 +112,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, ps := range r.Summaries {
 		page.Headlines = append(page.Headlines, r.Headline(ps))
 	}
+	page.Headlines = append(page.Headlines, r.migrationTexts()...)
 	for _, ps := range r.Summaries {
 		for _, g := range ps.Groups() {
 			page.NoInterval = page.NoInterval || g.NoInterval()

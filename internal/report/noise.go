@@ -53,20 +53,23 @@ func NoisySamples(suite *vmbenchv1.BenchmarkSuite, threshold float64) Noisy {
 // metrics' statistics taken from the samples left. A metric whose status kept only statistics (its
 // samples were trimmed to fit the object) cannot be filtered; it stays whole and is returned in kept.
 func DropNoisy(suite *vmbenchv1.BenchmarkSuite, threshold float64) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
-	return dropSamples(suite, func(s vmbenchv1.Sample) bool { return s.Noise != nil && *s.Noise > threshold })
+	return dropSamples(suite, func(_ string, s vmbenchv1.Sample) bool { return s.Noise != nil && *s.Noise > threshold })
 }
 
 // DropMigrated returns a copy of suite without the samples measured while a live migration of a
 // run's VMI ran (samples[].migrated), as DropNoisy does for noisy ones; kept counts those of metrics
-// whose samples were trimmed from status, which stay whole.
+// whose samples were trimmed from status, which stay whole. The migration benchmark's own samples
+// stay: each measures a migration, which it overlaps by design (the manager no longer marks them,
+// but statuses written before it stopped have them marked).
 func DropMigrated(suite *vmbenchv1.BenchmarkSuite) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
-	return dropSamples(suite, func(s vmbenchv1.Sample) bool { return s.Migrated })
+	migration := migrationBenchmarks(suite)
+	return dropSamples(suite, func(bench string, s vmbenchv1.Sample) bool { return s.Migrated && !migration[bench] })
 }
 
 // dropSamples returns a copy of suite without the samples drop says yes to, their metrics'
 // statistics taken from the samples left, and how many were dropped; a metric whose status kept only
 // statistics stays whole, counted in kept.
-func dropSamples(suite *vmbenchv1.BenchmarkSuite, drop func(vmbenchv1.Sample) bool) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
+func dropSamples(suite *vmbenchv1.BenchmarkSuite, drop func(benchmark string, s vmbenchv1.Sample) bool) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
 	filtered = suite.DeepCopy()
 	kept = Noisy{}
 	for ri := range filtered.Status.Results {
@@ -76,7 +79,7 @@ func dropSamples(suite *vmbenchv1.BenchmarkSuite, drop func(vmbenchv1.Sample) bo
 			var clean []vmbenchv1.Sample
 			var values []float64
 			for _, s := range m.Samples {
-				if drop(s) {
+				if drop(res.Benchmark, s) {
 					continue
 				}
 				clean = append(clean, s)

@@ -43,6 +43,9 @@ type Report struct {
 	Sweeps []HPLSweepTable
 	// KVMBands are the VM metrics that have a KVM band, each placed against it.
 	KVMBands []KVMBandRow
+	// Migrations are, per migration benchmark and VM platform, what its live migrations cost the
+	// guest: the first screen's migration lines.
+	Migrations []MigrationLine
 }
 
 // Options change how Build judges.
@@ -86,6 +89,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
 	r.Sweeps = sweepTables(suite)
 	r.KVMBands = kvmBandsOf(suite, r.Rows)
+	r.Migrations = migrationLinesOf(suite)
 	for _, run := range suite.Status.Runs {
 		row := RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
 			Accelerator: string(run.Accelerator), Network: run.Network, BootSeconds: run.BootSeconds,
