@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/analysis"
 )
 
 // Protects what `vmbench report` says of migrated samples: counted per metric, kept in the
@@ -132,7 +133,7 @@ func TestFirstScreenMigrationLines(t *testing.T) {
 	}
 
 	// The kind e2e's pauses, 1027, 303 and 805 ms: 712 ± 921 ms, clipped at 0.
-	kind := MigrationLine{Platform: "vm", Pause: migrationFigure(vmbenchv1.BenchmarkResult{Metrics: []vmbenchv1.MetricSummary{
+	kind := MigrationLine{Platform: "vm", Pause: analysis.MigrationFigureOf(vmbenchv1.BenchmarkResult{Metrics: []vmbenchv1.MetricSummary{
 		{Name: "pause_ms", N: 3, Samples: []vmbenchv1.Sample{{Value: 1027}, {Value: 303}, {Value: 805}}}}}, "pause_ms")}
 	if got := kind.Text(false); !strings.HasPrefix(got, "vm: migration: pause 712 ms [0, 1633], total n/a") {
 		t.Errorf("kind's pauses: %q, want pause 712 ms [0, 1633]", got)

@@ -89,7 +89,7 @@ func BuildWith(suite *vmbenchv1.BenchmarkSuite, opts Options) (*Report, error) {
 	r.Notes = append(r.Notes, suite.Status.Warnings...)
 	r.Sweeps = sweepTables(suite)
 	r.KVMBands = kvmBandsOf(suite, r.Rows)
-	r.Migrations = migrationLinesOf(suite)
+	r.Migrations = analysis.MigrationLines(suite)
 	for _, run := range suite.Status.Runs {
 		row := RunRow{Name: run.Name, Platform: run.Platform, Phase: string(run.Phase),
 			Accelerator: string(run.Accelerator), Network: run.Network, BootSeconds: run.BootSeconds,

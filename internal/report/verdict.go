@@ -2,7 +2,8 @@ package report
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/vmbench/vmbench/internal/analysis"
 )
 
 // RatioMethod says how the ratio and its interval are computed, for every output that shows them.
@@ -15,24 +16,11 @@ func formatSpeed(v float64) string {
 	return trimFloat3(v) + "×"
 }
 
-func trimFloat3(v float64) string {
-	switch {
-	case v == 0 || math.IsNaN(v) || math.IsInf(v, 0):
-		return fmt.Sprint(v)
-	case math.Abs(v) >= 100:
-		return fmt.Sprintf("%.0f", v)
-	}
-	s := fmt.Sprintf("%.3g", v)
-	return s
-}
+// trimFloat3 is analysis.Float3: three significant digits, whole above 100.
+func trimFloat3(v float64) string { return analysis.Float3(v) }
 
 // formatInterval prints [lo, hi] with the precision of formatSpeed, or the reason there is none.
-func formatInterval(lo, hi *float64) string {
-	if lo == nil || hi == nil {
-		return "[n/a]"
-	}
-	return fmt.Sprintf("[%s, %s]", trimFloat3(*lo), trimFloat3(*hi))
-}
+func formatInterval(lo, hi *float64) string { return analysis.FormatInterval(lo, hi) }
 
 // changeMark is benchstat's mark: "~" where no difference is shown (equivalent or inconclusive), the
 // change in percent where the verdict is slower or faster.
