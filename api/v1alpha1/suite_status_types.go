@@ -81,6 +81,36 @@ type PlatformSharedStorage struct {
 	Run string `json:"run"`
 }
 
+// MaxMigrationSummaryLength is the longest status.migrationSummaries[].summary; a longer line (figures
+// of hundreds of digits) is cut to it, ending in "...".
+const MaxMigrationSummaryLength = 512
+
+// MigrationSummary is what one migration benchmark's live migrations cost the guest on one VM
+// platform, as `vmbench report` prints it on its first screen.
+type MigrationSummary struct {
+	// Benchmark is the migration benchmark's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=24
+	Benchmark string `json:"benchmark"`
+
+	// Platform is the VM platform's name in the spec.
+	// +required
+	// +kubebuilder:validation:MaxLength=12
+	Platform string `json:"platform"`
+
+	// Emulated is true where the platform's VMs ran without KVM (the line says "(emulated)").
+	// +optional
+	Emulated bool `json:"emulated,omitempty"`
+
+	// Summary is the report's line: the pause, total time, dip and recovery, each the mean over the
+	// migrations with its 95% interval, and how many of them completed, for example "vm: migration:
+	// pause 712 ms [0, 1633] (background gap 30 ms [17.6, 42.4]), total 15.7 s [11.9, 19.5], dip 25.9%
+	// [11.3, 40.4] for 28.6 s [0.73, 56.4] (3 of 3 completed)" (docs/migration.md).
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	Summary string `json:"summary"`
+}
+
 // BenchmarkSuiteStatus is what the suite has done and measured so far.
 type BenchmarkSuiteStatus struct {
 	// ObservedGeneration is the generation that the last error-free reconcile saw.
@@ -146,6 +176,14 @@ type BenchmarkSuiteStatus struct {
 	// Headline is the ratio shown by kubectl get.
 	// +optional
 	Headline *Headline `json:"headline,omitempty"`
+
+	// MigrationSummaries are the migration benchmarks' answers, one per benchmark and VM platform
+	// with results, in the order of results: the lines `vmbench report` prints on its first screen,
+	// with the same figures and intervals. At most 12 benchmarks times 4 platforms.
+	// +optional
+	// +kubebuilder:validation:MaxItems=48
+	// +listType=atomic
+	MigrationSummaries []MigrationSummary `json:"migrationSummaries,omitempty"`
 
 	// Precision is where a suite with spec.precision stands against its target.
 	// +optional

@@ -209,6 +209,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if st.Headline != nil {
 		st.Headline.Band = summary.HeadlineBand(suite)
 	}
+	st.MigrationSummaries = summary.MigrationSummaries(suite)
 	setConditions(st, state)
 	setPrecisionReached(suite, precision)
 	st.ObservedGeneration = suite.Generation
