@@ -421,6 +421,10 @@ func TestWorstCaseLimitsAreTheCRDs(t *testing.T) {
 		{"spec.cluster.nodes maximum", floatOf(at("spec", "cluster", "nodes").Maximum), worstCaseNodes},
 		{"status.results[].metrics maxItems", intOf(at("status", "results", "[]", "metrics").MaxItems), summary.MaxMetricsPerEntry},
 		{"status.results[].metrics[].name maxLength", intOf(at("status", "results", "[]", "metrics", "[]", "name").MaxLength), summary.MaxMetricName},
+		{"status.migrationSummaries maxItems", intOf(at("status", "migrationSummaries").MaxItems), worstCaseBenchmarks * worstCasePlatforms},
+		{"status.migrationSummaries[].benchmark maxLength", intOf(at("status", "migrationSummaries", "[]", "benchmark").MaxLength), worstCaseNameLength},
+		{"status.migrationSummaries[].platform maxLength", intOf(at("status", "migrationSummaries", "[]", "platform").MaxLength), vmbenchv1.MaxPlatformNameLength},
+		{"status.migrationSummaries[].summary maxLength", intOf(at("status", "migrationSummaries", "[]", "summary").MaxLength), vmbenchv1.MaxMigrationSummaryLength},
 	} {
 		if c.crd != c.want {
 			t.Errorf("%s is %d in the CRD, the worst case and the controller use %d", c.what, c.crd, c.want)
@@ -431,7 +435,19 @@ func TestWorstCaseLimitsAreTheCRDs(t *testing.T) {
 // TestWorstCaseStatusSize fills a suite's status at every API maximum, as the reconciler does, and
 // checks that fitStatus brings it within its budget and the object stays well below etcd's limit of
 // 1.5 MiB, without losing any statistic: runs are compacted oldest first, then samples are dropped.
+//
+// It does so twice: as the API's maxima can be reached together, and with status.migrationSummaries
+// at its longest besides (48 lines of 512 characters), which no suite reaches with the rest: a
+// migration benchmark's result holds its handful of figures, not the 47 metrics of HPCC and an HPL
+// sweep that each result here holds, and it needs every platform to be a VM. The second holds the
+// budget, the object's size and the API server's schema against the field; only the first can show
+// that samples still fit (with the summaries, the statistics alone take 99.1% of the budget).
 func TestWorstCaseStatusSize(t *testing.T) {
+	t.Run("every maximum together", func(t *testing.T) { worstCaseStatusSize(t, false) })
+	t.Run("with the migration summaries at their longest", func(t *testing.T) { worstCaseStatusSize(t, true) })
+}
+
+func worstCaseStatusSize(t *testing.T, migrationSummaries bool) {
 	const (
 		maxBenchmarks  = worstCaseBenchmarks
 		maxPlatforms   = worstCasePlatforms
@@ -658,6 +674,22 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		st.Headline = &vmbenchv1.Headline{Benchmark: strings.Repeat("b", worstCaseNameLength), Metric: strings.Repeat("m", summary.MaxMetricName),
 			Summary: strings.Repeat("s", 128), Band: strings.Repeat("w", 16)}
 	}
+	if st.MigrationSummaries = summary.MigrationSummaries(suite); st.MigrationSummaries != nil {
+		t.Fatalf("the worst case's benchmarks gave migration summaries %v: it has no migration benchmark", st.MigrationSummaries)
+	}
+	if migrationSummaries {
+		// Every benchmark a migration benchmark on every platform, each line at the schema's longest.
+		for _, b := range benchmarks {
+			for _, p := range suite.Spec.Platforms {
+				st.MigrationSummaries = append(st.MigrationSummaries, vmbenchv1.MigrationSummary{Benchmark: b.Name, Platform: p.Name, Emulated: true,
+					Summary: strings.Repeat("m", vmbenchv1.MaxMigrationSummaryLength)})
+			}
+		}
+		if len(st.MigrationSummaries) != maxBenchmarks*maxPlatforms {
+			t.Fatalf("built %d migration summaries, want %d", len(st.MigrationSummaries), maxBenchmarks*maxPlatforms)
+		}
+	}
+	migrationSummariesBefore := slices.Clone(st.MigrationSummaries)
 	setConditions(st, suiteState{Generation: 1, Now: finishNow})
 	setPrecisionReached(suite, precision)
 	start := time.Now()
@@ -670,6 +702,9 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	}
 	if diff := cmp.Diff(vmSettings, st.VMSettings); diff != "" {
 		t.Errorf("fitStatus changed the VM settings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(migrationSummariesBefore, st.MigrationSummaries); diff != "" {
+		t.Errorf("fitStatus changed the migration summaries (-want +got):\n%s", diff)
 	}
 	after := statsOf(st)
 	samplesAfter, kept := 0, 0
@@ -692,7 +727,7 @@ func TestWorstCaseStatusSize(t *testing.T) {
 		samplesAfter += a.Samples
 	}
 	// At every API maximum some samples still fit: the statistics alone leave room under the budget.
-	if kept == 0 {
+	if kept == 0 && !migrationSummaries {
 		t.Errorf("no metric kept its samples: the status without any sample is too close to the budget of %d", summary.StatusBudget)
 	}
 	// The biggest go first: no metric that kept its samples had more than one that lost them.
@@ -734,8 +769,9 @@ func TestWorstCaseStatusSize(t *testing.T) {
 	t.Logf("status before fitStatus: %d bytes (%.2f MiB; %s), %d samples; after: %d bytes (%.2f MiB), %d samples in %d of %d metrics, %d of %d runs compacted, in %s",
 		sizeBefore, float64(sizeBefore)/(1<<20), sectionsBefore, samplesBefore, sizeAfter, float64(sizeAfter)/(1<<20), samplesAfter, kept, len(before),
 		compacted, len(st.Runs), elapsed)
-	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d, VM settings %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
+	t.Logf("final status %d bytes (results %d, ratios %d, runs %d, conditions %d, warnings %d, VM settings %d, migration summaries %d); whole suite %d bytes (%.2f MiB), spec %d, annotation %d",
 		jsonSize(t, st), jsonSize(t, st.Results), jsonSize(t, st.Ratios), jsonSize(t, st.Runs), jsonSize(t, st.Conditions), jsonSize(t, st.Warnings), jsonSize(t, st.VMSettings),
+		jsonSize(t, st.MigrationSummaries),
 		total, float64(total)/(1<<20), jsonSize(t, suite.Spec), len(applied))
 	if total >= objectLimit {
 		t.Errorf("worst-case suite is %d bytes, want less than %d (etcd refuses objects above 1.5 MiB)", total, objectLimit)
