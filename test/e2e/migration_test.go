@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -101,9 +102,21 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 	// The report's first screen gives the migrations' figures with their intervals over the three.
 	out := e.reportOf("migrate")
 	interval := `\[[0-9.e+-]+, [0-9.e+-]+\]`
-	e.g.Expect(firstScreen(out)).To(MatchRegexp(`\nvm( \(emulated\))?: migration: pause \S+ ms `+interval+` \(background gap \S+ ms `+interval+`\), total \S+ s `+interval+`, `+
-		`dip \S+% `+interval+` for \S+ s `+interval+` \(3 of 3 completed\)\n`), "the migration line, each figure with its interval")
+	line := `vm( \(emulated\))?: migration: pause \S+ ms ` + interval + ` \(background gap \S+ ms ` + interval + `\), total \S+ s ` + interval + `, ` +
+		`dip \S+% ` + interval + ` for \S+ s ` + interval + ` \(3 of 3 completed\)`
+	e.g.Expect(firstScreen(out)).To(MatchRegexp(`\n`+line+`\n`), "the migration line, each figure with its interval")
 	e.g.Expect(firstScreen(out)).To(ContainSubstring("pod eviction: not measured (container arm not built)"))
+
+	// Status has the same line, with the same figures and intervals: one entry, for mig on vm.
+	e.g.Expect(ended.Status.MigrationSummaries).To(HaveLen(1), "status.migrationSummaries: %+v", ended.Status.MigrationSummaries)
+	summary := ended.Status.MigrationSummaries[0]
+	e.t.Logf("status.migrationSummaries[0]: %+v", summary)
+	e.g.Expect(summary.Benchmark).To(Equal("mig"))
+	e.g.Expect(summary.Platform).To(Equal("vm"))
+	e.g.Expect(summary.Emulated).To(Equal(emulates))
+	e.g.Expect(summary.Summary).To(MatchRegexp(`^`+line+`$`), "status.migrationSummaries[0].summary, each figure with its interval")
+	e.g.Expect(strings.Split(firstScreen(out), "\n")).To(ContainElement(summary.Summary),
+		"status.migrationSummaries[0].summary is the report's first-screen line for mig on vm")
 
 	// The migration objects are the suite's three, each Succeeded in KubeVirt's words, as long as
 	// they last: KubeVirt removed them within a minute of the run's VMI (seen on this cluster).

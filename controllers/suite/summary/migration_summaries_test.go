@@ -83,7 +83,8 @@ func TestMigrationSummariesAreTheReportsLines(t *testing.T) {
 		t.Errorf("migration summaries (-want +got):\n%s", diff)
 	}
 	screen := firstScreen(t, suite)
-	for _, m := range got {
+	for i, m := range got {
+		t.Logf("status.migrationSummaries[%d]: %s on %s: %s", i, m.Benchmark, m.Platform, m.Summary)
 		if !screen[m.Summary] {
 			t.Errorf("summary %q is not a line of the report's first screen", m.Summary)
 		}
