@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/report"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
 )
@@ -149,4 +151,16 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationFailed", "virError(Code=38")
 	h.g.Expect(s.Status.Runs[0].MigrationsCreated).To(Equal(int32(3)))
 	h.g.Expect(s.Status.Runs[0].ProbeStartTime.Time).To(BeTemporally("==", probeStart.Truncate(time.Second)))
+
+	// Status has the report's first-screen line for mig on vm, with its intervals: the two 200 ms
+	// pauses, 2 of the 3 migrations completed.
+	h.g.Expect(s.Status.MigrationSummaries).To(HaveLen(1), "status.migrationSummaries: %+v", s.Status.MigrationSummaries)
+	sum := s.Status.MigrationSummaries[0]
+	h.g.Expect(sum).To(And(HaveField("Benchmark", "mig"), HaveField("Platform", "vm"), HaveField("Emulated", false)))
+	h.g.Expect(sum.Summary).To(And(HavePrefix("vm: migration: pause 200 ms [200, 200]"), HaveSuffix("(2 of 3 completed)")))
+	rep, err := report.Build(s)
+	h.g.Expect(err).NotTo(HaveOccurred())
+	var screen bytes.Buffer
+	h.g.Expect(rep.WriteFirstScreen(&screen)).To(Succeed())
+	h.g.Expect(strings.Split(screen.String(), "\n")).To(ContainElement(sum.Summary), "the summary is a line of the report's first screen")
 }
