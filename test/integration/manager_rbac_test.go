@@ -47,6 +47,15 @@ var managerAccessKinds = map[string]bool{
 	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
 }
 
+// tempNamespace creates a namespace named from prefix, with labels, removed when the test ends.
+func tempNamespace(t *testing.T, g Gomega, prefix string, labels map[string]string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Labels: labels}}
+	g.Expect(k8s.Create(context.Background(), ns)).To(Succeed())
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
+	return ns.Name
+}
+
 // renderManagerAccess renders the chart with helm (the one of hack/helm.sh) as release `release` in
 // namespace ns with the given extra arguments, and returns its RBAC objects and the manager's
 // Secret policy, exactly as rendered, with the name of the manager's service account.
@@ -200,12 +209,7 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 		t.Run(install.name, func(t *testing.T) {
 			g := NewWithT(t)
 			ctx := context.Background()
-			newNamespace := func(prefix string) string {
-				ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
-				g.Expect(k8s.Create(ctx, ns)).To(Succeed())
-				t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
-				return ns.Name
-			}
+			newNamespace := func(prefix string) string { return tempNamespace(t, g, prefix, nil) }
 			release := newNamespace("vmbench-system-")
 			served := newNamespace("team-a-")
 			other := newNamespace("team-b-")
@@ -332,12 +336,7 @@ func TestManagerReadsNoSecretItDidNotCreate(t *testing.T) {
 func TestManagerWritesOnlyVmbenchObjects(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	newNamespace := func(prefix string) string {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
-		g.Expect(k8s.Create(ctx, ns)).To(Succeed())
-		t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
-		return ns.Name
-	}
+	newNamespace := func(prefix string) string { return tempNamespace(t, g, prefix, nil) }
 	release := newNamespace("vmbench-system-")
 	tenant := newNamespace("team-a-")
 	rbac, policy, sa := renderManagerAccess(t, "writes", release)
@@ -528,12 +527,7 @@ func builtRun(ns string, p vmbenchv1.Platform) platform.Run {
 func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	newNamespace := func(prefix string, labels map[string]string) string {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Labels: labels}}
-		g.Expect(k8s.Create(ctx, ns)).To(Succeed())
-		t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
-		return ns.Name
-	}
+	newNamespace := func(prefix string, labels map[string]string) string { return tempNamespace(t, g, prefix, labels) }
 	release := newNamespace("vmbench-system-", nil)
 	tenant := newNamespace("team-a-", nil)
 	hostTenant := newNamespace("team-host-", map[string]string{vmbenchv1.LabelPrivilegedPlatforms: "true"})

@@ -27,12 +27,7 @@ import (
 func TestManagerChildrenPolicyKeepsMigrationPoliciesToTheRun(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	newNamespace := func(prefix string) string {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
-		g.Expect(k8s.Create(ctx, ns)).To(Succeed())
-		t.Cleanup(func() { _ = k8s.Delete(context.Background(), ns) })
-		return ns.Name
-	}
+	newNamespace := func(prefix string) string { return tempNamespace(t, g, prefix, nil) }
 	release := newNamespace("vmbench-system-")
 	tenant := newNamespace("team-a-")
 	rbac, policy, sa := renderManagerAccess(t, "mpolicy", release)
