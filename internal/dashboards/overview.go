@@ -110,18 +110,23 @@ var sideBySideExpr = fmt.Sprintf(
 		`"column", " emulated=", "platform", "emulated")`, latest(`vmbench_result_value{`+suiteSelector+`}`))
 
 func sideBySidePanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
-	return newTable().
+	return platformMatrix(newTable().
 		Id(id).
 		GridPos(at).
 		Title("Mean per benchmark and metric, platforms side by side").
-		Description("vmbench_result_value: one row per benchmark | metric | unit | direction, one column per platform. "+
-			`Columns ending in emulated=true (red) hold figures from VMs under QEMU software emulation (TCG): `+
+		Description("vmbench_result_value: one row per benchmark | metric | unit | direction, one column per platform. " +
+			`Columns ending in emulated=true (red) hold figures from VMs under QEMU software emulation (TCG): ` +
 			"they are not a measure of VM overhead.").
 		Datasource(datasource()).
-		WithTarget(tableQuery("A", sideBySideExpr)).
-		WithTransformation(dashboard.DataTransformerConfig{Id: "groupingToMatrix", Options: map[string]any{
-			"columnField": "column", "rowField": "row", "valueField": "Value",
-		}}).
+		WithTarget(tableQuery("A", sideBySideExpr)))
+}
+
+// platformMatrix turns a table whose series carry row and column labels into a matrix, a column
+// per platform, three decimals, the emulated columns in red.
+func platformMatrix(b *table.PanelBuilder) *table.PanelBuilder {
+	return b.WithTransformation(dashboard.DataTransformerConfig{Id: "groupingToMatrix", Options: map[string]any{
+		"columnField": "column", "rowField": "row", "valueField": "Value",
+	}}).
 		Decimals(3).
 		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{
 			fixedColor("red"),
@@ -225,28 +230,20 @@ var migrationExpr = fmt.Sprintf(
 // completed.
 func migrationPanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 	nan := "-"
-	return newTable().
+	return platformMatrix(newTable().
 		Id(id).
 		GridPos(at).
 		Title("Live migration: pause, total time, dip per platform").
-		Description("vmbench_result_value of the migration benchmark's figures, means over its live migrations (each one sample): "+
-			"pause_ms, the longest gap of the guest's 10 ms ticker, to read against background_gap_ms, the longest in the 10 s "+
-			"before (the guest's stalls without a migration); total_seconds, KubeVirt's migration start to end; dip_percent, "+
-			"the work lost against the rate before the migration, for recovery_seconds until back at rate; completed, the share "+
-			"of the migrations that completed (1: all). Lower is better but for completed. Intervals: vmbench report's migration "+
-			"line. Columns ending in emulated=true (red) come from VMs under QEMU software emulation (TCG). "+
+		Description("vmbench_result_value of the migration benchmark's figures, means over its live migrations (each one sample): " +
+			"pause_ms, the longest gap of the guest's 10 ms ticker, to read against background_gap_ms, the longest in the 10 s " +
+			"before (the guest's stalls without a migration); total_seconds, KubeVirt's migration start to end; dip_percent, " +
+			"the work lost against the rate before the migration, for recovery_seconds until back at rate; completed, the share " +
+			"of the migrations that completed (1: all). Lower is better but for completed. Intervals: vmbench report's migration " +
+			"line. Columns ending in emulated=true (red) come from VMs under QEMU software emulation (TCG). " +
 			"A pod's eviction (the container arm) is not measured.").
 		Datasource(datasource()).
-		WithTarget(tableQuery("A", migrationExpr)).
-		WithTransformation(dashboard.DataTransformerConfig{Id: "groupingToMatrix", Options: map[string]any{
-			"columnField": "column", "rowField": "row", "valueField": "Value",
-		}}).
-		Decimals(3).
+		WithTarget(tableQuery("A", migrationExpr))).
 		Mappings([]dashboard.ValueMapping{{SpecialValueMap: &dashboard.SpecialValueMap{Type: dashboard.MappingTypeSpecialValue,
 			Options: dashboard.DashboardSpecialValueMapOptions{Match: dashboard.SpecialValueMatchNaN,
-				Result: dashboard.ValueMappingResult{Text: &nan, Index: ptr[int32](0)}}}}}).
-		OverrideByRegexp(emulatedSeries, []dashboard.DynamicConfigValue{
-			fixedColor("red"),
-			{Id: "custom.cellOptions", Value: map[string]any{"type": "color-background"}},
-		})
+				Result: dashboard.ValueMappingResult{Text: &nan, Index: ptr[int32](0)}}}}})
 }
