@@ -31,8 +31,14 @@ func (r *SuiteReconciler) startupLimit(t vmbenchv1.PlatformType) time.Duration {
 // still shows an already finished run as pending must never start it a second time. The run's clock
 // starts with the first attempt, so that children the API server keeps refusing fail the run at its
 // startup limit, with the refusal as the cause.
+//
+// A run's start is the slowest reconcile of a burst, and its time is its round trips one after the
+// other (docs/performance.md, "Fourth pass"): who holds each child's name is read at the same time
+// as the suite, and its answer taken in its place below; TestRunStartRoundTrips pins the rounds.
 func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
 	adapter platform.Adapter, run platform.Run, now, suiteEnd time.Time, startup time.Duration) (step, error) {
+	owners := r.readChildOwners(ctx, suite, adapter, run)
+	defer owners.wait()
 	stale, err := r.staleCache(ctx, suite)
 	if err != nil || stale {
 		return step{result: ctrl.Result{RequeueAfter: settle}}, err
@@ -103,7 +109,7 @@ func (r *SuiteReconciler) startRun(ctx context.Context, suite *vmbenchv1.Benchma
 	// The run's Secret first: its pods need it, and it is the one child that the manager cannot read.
 	objs = append([]client.Object{runAuthSecret(run)}, objs...)
 	ownSecrets(objs, run)
-	held, err = r.applyChildren(ctx, suite, objs)
+	held, err = r.applyChildren(ctx, suite, objs, adapter.Kinds(), owners)
 	if err != nil {
 		return step{}, fmt.Errorf("run %s: %w", run.Name, err)
 	}
