@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"golang.org/x/sync/errgroup"
@@ -176,15 +175,7 @@ func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.Be
 	for _, wave := range [][]client.Object{needs, makes} {
 		held := make([]*conditions.Cause, len(wave))
 		errs := make([]error, len(wave))
-		var g errgroup.Group
-		g.SetLimit(childrenAtOnce)
-		for i, obj := range wave {
-			g.Go(func() error {
-				held[i], errs[i] = r.applyChild(ctx, suite, obj)
-				return nil
-			})
-		}
-		_ = g.Wait()
+		atOnce(len(wave), func(i int) { held[i], errs[i] = r.applyChild(ctx, suite, wave[i]) })
 		for i := range wave {
 			if held[i] != nil || errs[i] != nil {
 				return held[i], errs[i]
@@ -194,8 +185,21 @@ func (r *SuiteReconciler) applyChildren(ctx context.Context, suite *vmbenchv1.Be
 	return nil, nil
 }
 
-// childrenAtOnce bounds the requests one run's start has in flight at once: a VM run of 8 nodes has
-// 11 children besides its VMIs, and up to 4 starts may go on at once.
+// atOnce calls do for each of 0 to n-1, childrenAtOnce at a time, and returns once every call has.
+func atOnce(n int, do func(i int)) {
+	var g errgroup.Group
+	g.SetLimit(childrenAtOnce)
+	for i := range n {
+		g.Go(func() error {
+			do(i)
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// childrenAtOnce bounds the requests about one run's children in flight at once: a VM run of 8
+// nodes has 11 children besides its VMIs, and up to 4 reconciles go on at once.
 const childrenAtOnce = 8
 
 // applyChild creates a Secret, or applies any other child, and says whether the API server refused
@@ -290,14 +294,11 @@ func childKeys(objs []client.Object) []childKey {
 func (r *SuiteReconciler) checkOwners(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, objs []client.Object) (*conditions.Cause, error) {
 	held := make([]*conditions.Cause, len(objs))
 	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
-	for i, obj := range objs {
-		if _, ok := obj.(*corev1.Secret); ok {
-			continue
+	atOnce(len(objs), func(i int) {
+		if _, ok := objs[i].(*corev1.Secret); !ok {
+			held[i], errs[i] = r.checkOwner(ctx, suite, objs[i])
 		}
-		wg.Go(func() { held[i], errs[i] = r.checkOwner(ctx, suite, obj) })
-	}
-	wg.Wait()
+	})
 	for i := range objs {
 		if held[i] != nil || errs[i] != nil {
 			return held[i], errs[i]
