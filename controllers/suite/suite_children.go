@@ -288,9 +288,8 @@ func childKeys(objs []client.Object) []childKey {
 }
 
 // checkOwners checks every child but the Secrets with checkOwner, the reads at once (a run's start
-// is the slowest reconcile of a burst, and these reads were four round trips of its thirteen,
-// docs/performance.md), and answers as the checks one after the other would: the first child's
-// cause or error, in order.
+// is the slowest reconcile of a burst, docs/performance.md, "Fourth pass"), and answers as the checks
+// one after the other would: the first child's cause or error, in order.
 func (r *SuiteReconciler) checkOwners(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, objs []client.Object) (*conditions.Cause, error) {
 	held := make([]*conditions.Cause, len(objs))
 	errs := make([]error, len(objs))
