@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -826,5 +827,52 @@ func TestAdmissionWithoutLimitsListsNothing(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a/first", "a/second"}, slotLeases(t, c)); diff != "" {
 		t.Errorf("leases (-want +got):\n%s", diff)
+	}
+}
+
+// An admission under a limit reads the line and the Leases around the cache at once, not one after
+// the other: each read here waits until the other has begun, so read one after the other they
+// would wait for each other and the admission would not be made (docs/performance.md, "Fourth
+// pass": the admission is the second slowest reconcile of a burst).
+func TestAdmissionReadsTheLineAndTheLeasesAtOnce(t *testing.T) {
+	self := runqueuetest.Queued("a", "first", 0)
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(&self).Build()
+	lineBegun, leasesBegun := make(chan struct{}), make(chan struct{})
+	var armed atomic.Bool
+	waitFor := func(begun chan struct{}, other <-chan struct{}, what string) error {
+		close(begun)
+		select {
+		case <-other:
+			return nil
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("the %s were read alone", what)
+		}
+	}
+	uncached := interceptor.NewClient(c, interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if armed.Load() {
+				var err error
+				switch list.(type) {
+				case *metav1.PartialObjectMetadataList:
+					err = waitFor(lineBegun, leasesBegun, "suites of the line")
+				case *coordinationv1.LeaseList:
+					err = waitFor(leasesBegun, lineBegun, "Leases")
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return c.List(ctx, list, opts...)
+		},
+	})
+	q := &Queue{Client: c, APIReader: uncached, Limits: Limits{Slots: 1, PerNamespace: 1}, Namespace: runqueuetest.Namespace}
+	// The Leases are loaded once per process, at the first admission: not what this test is about.
+	if _, err := q.slotBook(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	d, err := q.Admit(context.Background(), runqueuetest.GetSuite(t, c, runqueuetest.Key("a", "first")), runqueuetest.Epoch.Add(time.Hour))
+	if err != nil || !d.Admitted {
+		t.Fatalf("Admit = %+v, %v; want the suite admitted", d, err)
 	}
 }

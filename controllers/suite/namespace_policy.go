@@ -95,19 +95,26 @@ func orList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + ", or " + items[len(items)-1]
 }
 
-// vmNamespaceCheck reads the suite's namespace around the cache and judges it for virt-launcher. A
-// manager that may not read namespaces (an older chart's RBAC) does not check, and says so in its
-// log: virt-controller's refusal still fails the run.
-func (r *SuiteReconciler) vmNamespaceCheck(ctx context.Context, namespace string, launcher platform.VirtLauncher) (*conditions.Cause, error) {
-	ns := &corev1.Namespace{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Name: namespace}, ns)
+// vmNamespaceCheck judges the suite's namespace, read around the cache (readNamespace, ns or the
+// read's error), for virt-launcher. A manager that may not read namespaces (an older chart's RBAC)
+// does not check, and says so in its log: virt-controller's refusal still fails the run.
+func vmNamespaceCheck(ctx context.Context, namespace string, ns *corev1.Namespace, readErr error, launcher platform.VirtLauncher) (*conditions.Cause, error) {
 	switch {
-	case apierrors.IsForbidden(err):
+	case apierrors.IsForbidden(readErr):
 		log.FromContext(ctx).Info("cannot read the namespace to check that it admits virt-launcher pods; grant get on namespaces",
-			"namespace", namespace, "error", err.Error())
+			"namespace", namespace, "error", readErr.Error())
 		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading namespace %s for its Pod Security level: %w", namespace, err)
+	case readErr != nil:
+		return nil, fmt.Errorf("reading namespace %s for its Pod Security level: %w", namespace, readErr)
 	}
 	return vmNamespaceRefusal(ns, launcher)
+}
+
+// readNamespace reads a namespace around the cache.
+func (r *SuiteReconciler) readNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	ns := &corev1.Namespace{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+		return nil, err
+	}
+	return ns, nil
 }

@@ -94,8 +94,20 @@ func secretsOwnerName(run platform.Run) string { return run.Name + "-secrets" }
 
 // ensureSecretsOwner returns the UID of the ConfigMap that owns a run's Secrets, creating it when
 // missing. One that another suite controls, or that is being deleted, is a cause to wait for.
+//
+// At a run's first start it does not exist, so it is created without a read first: one round trip
+// instead of two in the slowest reconcile of a burst (docs/performance.md, "Fourth pass"). When the
+// create fails for any reason (it exists, or a refusal, or a fault), the answer is the one the read
+// first gave: the ConfigMap is read, and created again only when it is missing, so that one that
+// exists is judged by its owner and a refusal by the create that follows the read.
 func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run platform.Run) (types.UID, *conditions.Cause, error) {
 	owner := runSecretsOwner(suite, run)
+	if err := ctrl.SetControllerReference(suite, owner, r.Scheme); err != nil {
+		return "", nil, err
+	}
+	if created := owner.DeepCopy(); r.Create(ctx, created, client.FieldOwner(vmbenchv1.FieldManager)) == nil {
+		return created.UID, nil, nil
+	}
 	existing := &corev1.ConfigMap{}
 	err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(owner), existing)
 	switch {
@@ -106,9 +118,6 @@ func (r *SuiteReconciler) ensureSecretsOwner(ctx context.Context, suite *vmbench
 		return existing.UID, nil, nil
 	case !apierrors.IsNotFound(err):
 		return "", nil, fmt.Errorf("reading ConfigMap %s: %w", owner.Name, err)
-	}
-	if err := ctrl.SetControllerReference(suite, owner, r.Scheme); err != nil {
-		return "", nil, err
 	}
 	err = r.Create(ctx, owner, client.FieldOwner(vmbenchv1.FieldManager))
 	if err != nil && refusedForGood(err) {

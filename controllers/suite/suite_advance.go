@@ -21,10 +21,20 @@ import (
 // among them: the manager may not delete Secrets; the garbage collector deletes them with the
 // ConfigMap that owns them (runSecretsOwner), which is one of the children. Children left over
 // afterwards say that the cleanup was cut short, and bring it back.
+//
+// The deletions go at once: one after the other they were most of the round trips of the reconcile
+// that ends a run (docs/performance.md, "Fourth pass"). The error is the first child's, in order.
 func (r *SuiteReconciler) deleteRun(ctx context.Context, run string, children []client.Object) error {
-	for _, obj := range children {
+	errs := make([]error, len(children))
+	atOnce(len(children), func(i int) {
+		obj := children[i]
 		if err := r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), run, err)
+			errs[i] = fmt.Errorf("deleting %s of finished run %s: %w", obj.GetName(), run, err)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -62,16 +62,24 @@ const logReadTimeout = 2 * time.Minute
 // frame may still grow, and is read again later rather than judged (unsettledLog).
 func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, src platform.LogSource,
 	children []client.Object, moves []podMove, keys frameKeys, ownEnd bool) (summary.RunReport, error) {
+	// The pods are listed while the controller they must have is read: one round trip, not two, in
+	// the reconcile that ends a run (docs/performance.md, "Fourth pass"); the answers are taken in
+	// the order of the reads one after the other.
+	pods := &corev1.PodList{}
+	listed := make(chan error, 1)
+	go func() {
+		listed <- r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector))
+	}()
 	want, gone, err := r.logPodController(ctx, suite.Namespace, src, children)
+	listErr := <-listed
 	if err != nil {
 		return summary.RunReport{}, err
 	}
 	if gone != nil {
 		return summary.RunReport{LogErr: gone}, nil
 	}
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector)); err != nil {
-		return summary.RunReport{}, fmt.Errorf("listing the runner's pod: %w", err)
+	if listErr != nil {
+		return summary.RunReport{}, fmt.Errorf("listing the runner's pod: %w", listErr)
 	}
 	if len(pods.Items) == 0 {
 		return summary.RunReport{LogErr: fmt.Errorf("no pod with labels %s exists, so the runner's log is gone", src.Selector)}, nil

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -46,6 +47,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -194,6 +196,9 @@ func runSuites(b *testing.B, n, slots int) {
 	b.ReportMetric(wall.Seconds(), "wall-s")
 	b.ReportMetric(float64(complete), "complete")
 	b.Logf("%d suites, %s: requests that took the most time: %s", n, map[int]string{0: "no queue", 1: "queue of 1"}[slots], calls.slowest(6))
+	if os.Getenv("SCALE_TRACE") != "" {
+		b.Logf("the reconciles whose requests spanned the longest, each request at its start (+ms) with its time:\n%s", calls.longestReconciles(5))
+	}
 	if complete != n && !untilPhased {
 		b.Errorf("%d of %d suites ended Complete; the first failed: %s", complete, n, firstFailure(ctx, ns.Name))
 	}
@@ -560,6 +565,15 @@ type countingTransport struct {
 	requests, writes atomic.Int64
 	mu               sync.Mutex
 	spent            map[string]*requestTime
+	// byReconcile holds each request of a reconcile of the suite controller, by its reconcile ID
+	// (SCALE_TRACE).
+	byReconcile map[types.UID][]tracedRequest
+}
+
+// tracedRequest is one request of a reconcile: what (method, path, SSA), when and how long.
+type tracedRequest struct {
+	what        string
+	start, took time.Duration
 }
 
 type requestTime struct {
@@ -598,6 +612,54 @@ func (c *countingTransport) record(req *http.Request, took time.Duration) {
 	t.total += took
 }
 
+// trace records a request of a reconcile (its context carries the reconcile's ID).
+func (c *countingTransport) trace(req *http.Request, start time.Time, took time.Duration) {
+	id := controller.ReconcileIDFromContext(req.Context())
+	if id == "" {
+		return
+	}
+	what := req.Method + " " + strings.TrimPrefix(req.URL.Path, "/apis")
+	if strings.HasPrefix(req.Header.Get("Content-Type"), "application/apply-patch") {
+		what += " (apply)"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byReconcile == nil {
+		c.byReconcile = map[types.UID][]tracedRequest{}
+	}
+	c.byReconcile[id] = append(c.byReconcile[id], tracedRequest{what: what, start: time.Duration(start.UnixNano()), took: took})
+}
+
+// longestReconciles lists the n reconciles whose requests spanned the longest time, from the
+// start of the first to the end of the last: the reconcile's time but for what it does before its
+// first request and after its last.
+func (c *countingTransport) longestReconciles(n int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	span := func(rs []tracedRequest) time.Duration {
+		end := time.Duration(0)
+		for _, r := range rs {
+			end = max(end, r.start+r.took)
+		}
+		return end - rs[0].start
+	}
+	for _, rs := range c.byReconcile {
+		slices.SortFunc(rs, func(a, b tracedRequest) int { return int(a.start - b.start) })
+	}
+	ids := slices.Collect(maps.Keys(c.byReconcile))
+	slices.SortFunc(ids, func(a, b types.UID) int { return int(span(c.byReconcile[b]) - span(c.byReconcile[a])) })
+	var out strings.Builder
+	for _, id := range ids[:min(n, len(ids))] {
+		rs := c.byReconcile[id]
+		fmt.Fprintf(&out, "%d requests in %s:", len(rs), span(rs).Round(time.Millisecond))
+		for _, r := range rs {
+			fmt.Fprintf(&out, " +%d %s %dms;", (r.start - rs[0].start).Milliseconds(), r.what, r.took.Milliseconds())
+		}
+		out.WriteString("\n")
+	}
+	return out.String()
+}
+
 // slowest names the kinds of request that took the most time in all.
 func (c *countingTransport) slowest(n int) string {
 	c.mu.Lock()
@@ -632,6 +694,7 @@ func (c countedRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	start := time.Now()
 	resp, err := c.next.RoundTrip(req)
 	c.counts.record(req, time.Since(start))
+	c.counts.trace(req, start, time.Since(start))
 	return resp, err
 }
 
@@ -641,6 +704,7 @@ func (c *countingTransport) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.spent = nil
+	c.byReconcile = nil
 }
 
 func (c *countingTransport) counts() (requests, writes int64) {
