@@ -270,7 +270,7 @@ func TestAppliedChildrenAnswerForTheFirstChildInOrder(t *testing.T) {
 				},
 			}).Build()
 			r := &SuiteReconciler{Client: c, APIReader: c, Scheme: scheme.New()}
-			held, err := r.applyChildren(context.Background(), suite, objs, workload, &childOwners{r: r, suite: suite, done: closed()})
+			held, err := r.applyChildren(context.Background(), suite, objs, workload, &childOwners{r: r, suite: suite})
 			switch {
 			case tc.wantErr != "" && (held != nil || err == nil || err.Error() != tc.wantErr):
 				t.Fatalf("applyChildren = %v, %v; want the error %q", held, err, tc.wantErr)
@@ -282,12 +282,6 @@ func TestAppliedChildrenAnswerForTheFirstChildInOrder(t *testing.T) {
 			}
 		})
 	}
-}
-
-func closed() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
 }
 
 // roundGate holds every request to the API server until the test releases the round it is in.

@@ -231,11 +231,9 @@ func wrapApply(err error, kind string, obj client.Object) error {
 type childOwners struct {
 	r     *SuiteReconciler
 	suite *vmbenchv1.BenchmarkSuite
-	// read names the children whose owners were read; nil when none were.
-	read []childKey
-	done chan struct{}
-	held *conditions.Cause
-	err  error
+	// read names the children whose owners are read in ahead; both nil when none were.
+	read  []childKey
+	ahead *readAhead[*conditions.Cause]
 }
 
 // childKey is a child's kind and name.
@@ -249,33 +247,35 @@ type childKey struct {
 // names derive from: a build without it names them. A run that this build fails reads nothing now
 // (its start fails at its build, after the refusals, as before).
 func (r *SuiteReconciler) readChildOwners(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, adapter platform.Adapter, run platform.Run) *childOwners {
-	o := &childOwners{r: r, suite: suite, done: make(chan struct{})}
+	o := &childOwners{r: r, suite: suite}
 	run.SecretsOwner, run.AuthSecret = "", ""
 	objs, err := adapter.Build(run)
 	if err != nil {
-		close(o.done)
 		return o
 	}
 	o.read = childKeys(objs)
-	go func() {
-		defer close(o.done)
-		o.held, o.err = r.checkOwners(ctx, suite, objs)
-	}()
+	o.ahead = startRead(func() (*conditions.Cause, error) { return r.checkOwners(ctx, suite, objs) })
 	return o
 }
 
 // answer waits for the reads and answers for objs, the run's children as they are applied. Children
 // other than those read (a build that failed, or names that came out different) are read now.
 func (o *childOwners) answer(ctx context.Context, objs []client.Object) (*conditions.Cause, error) {
-	<-o.done
-	if o.read == nil || !slices.Equal(o.read, childKeys(objs)) {
-		return o.r.checkOwners(ctx, o.suite, objs)
+	if o.ahead != nil {
+		held, err := o.ahead.answer()
+		if slices.Equal(o.read, childKeys(objs)) {
+			return held, err
+		}
 	}
-	return o.held, o.err
+	return o.r.checkOwners(ctx, o.suite, objs)
 }
 
 // wait waits for the reads, so that none outlives the start.
-func (o *childOwners) wait() { <-o.done }
+func (o *childOwners) wait() {
+	if o.ahead != nil {
+		_, _ = o.ahead.answer()
+	}
+}
 
 // childKeys names the children checkOwners reads: every one but the Secrets.
 func childKeys(objs []client.Object) []childKey {

@@ -65,13 +65,12 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	// The pods are listed while the controller they must have is read: one round trip, not two, in
 	// the reconcile that ends a run (docs/performance.md, "Fourth pass"); the answers are taken in
 	// the order of the reads one after the other.
-	pods := &corev1.PodList{}
-	listed := make(chan error, 1)
-	go func() {
-		listed <- r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector))
-	}()
+	listed := startRead(func() (*corev1.PodList, error) {
+		pods := &corev1.PodList{}
+		return pods, r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace), client.MatchingLabels(src.Selector))
+	})
 	want, gone, err := r.logPodController(ctx, suite.Namespace, src, children)
-	listErr := <-listed
+	pods, listErr := listed.answer()
 	if err != nil {
 		return summary.RunReport{}, err
 	}
