@@ -16,6 +16,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
+	"github.com/vmbench/vmbench/internal/analysis"
 	"github.com/vmbench/vmbench/internal/disruption"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
@@ -284,10 +285,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 // probe's) by one result per migration of the run's master VMI that the run recorded. The probe's
 // series stays in the run's tables (summary.ResultTables reads the report before this).
 func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus) summary.RunReport {
-	migration := map[string]bool{}
-	for _, b := range benchmarks {
-		migration[b.Name] = b.Type == vmbenchv1.BenchmarkMigration
-	}
+	migration := analysis.MigrationBenchmarks(benchmarks)
 	var out []runplan.Message
 	for _, m := range report.Results {
 		if !migration[m.Benchmark] {

@@ -11,10 +11,10 @@ import (
 // The migration benchmark's line per benchmark and VM platform: what `vmbench report` prints on its
 // first screen and what the manager writes into status.migrationSummaries, one computation for both.
 
-// MigrationBenchmarks are the suite's benchmarks of type migration, by name.
-func MigrationBenchmarks(suite *vmbenchv1.BenchmarkSuite) map[string]bool {
+// MigrationBenchmarks are the benchmarks of type migration among benchmarks, by name.
+func MigrationBenchmarks(benchmarks []vmbenchv1.Benchmark) map[string]bool {
 	out := map[string]bool{}
-	for _, b := range suite.Spec.Benchmarks {
+	for _, b := range benchmarks {
 		if b.Type == vmbenchv1.BenchmarkMigration {
 			out[b.Name] = true
 		}
@@ -78,7 +78,7 @@ func MigrationFigureOf(res vmbenchv1.BenchmarkResult, name string) *MigrationFig
 // MigrationLines gives a line per migration benchmark and VM platform that has results, in the
 // order of status.results.
 func MigrationLines(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
-	migration := MigrationBenchmarks(suite)
+	migration := MigrationBenchmarks(suite.Spec.Benchmarks)
 	emulated := EmulatedPlatforms(suite)
 	var lines []MigrationLine
 	for _, res := range suite.Status.Results {

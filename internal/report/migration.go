@@ -24,7 +24,7 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 	}
 	counts := map[string]int{}
 	total := 0
-	migration := migrationBenchmarks(suite)
+	migration := analysis.MigrationBenchmarks(suite.Spec.Benchmarks)
 	for _, res := range suite.Status.Results {
 		if migration[res.Benchmark] {
 			continue // each of its samples measures a migration (marked in statuses from before the manager stopped): the migration lines say so
@@ -72,11 +72,6 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 		notes = append(notes, "live migrations that did not complete: "+strings.Join(notCompleted, "; "))
 	}
 	return notes
-}
-
-// migrationBenchmarks is analysis.MigrationBenchmarks.
-func migrationBenchmarks(suite *vmbenchv1.BenchmarkSuite) map[string]bool {
-	return analysis.MigrationBenchmarks(suite)
 }
 
 // MigrationLine is what one migration benchmark's migrations cost the guest on one VM platform:

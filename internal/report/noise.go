@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/internal/analysis"
 )
 
 // DefaultNoiseThreshold is the noise, in percent of a node's CPU, above which a sample counts as
@@ -62,7 +63,7 @@ func DropNoisy(suite *vmbenchv1.BenchmarkSuite, threshold float64) (filtered *vm
 // stay: each measures a migration, which it overlaps by design (the manager no longer marks them,
 // but statuses written before it stopped have them marked).
 func DropMigrated(suite *vmbenchv1.BenchmarkSuite) (filtered *vmbenchv1.BenchmarkSuite, dropped int, kept Noisy) {
-	migration := migrationBenchmarks(suite)
+	migration := analysis.MigrationBenchmarks(suite.Spec.Benchmarks)
 	return dropSamples(suite, func(bench string, s vmbenchv1.Sample) bool { return s.Migrated && !migration[bench] })
 }
 
@@ -85,15 +86,15 @@ func dropSamples(suite *vmbenchv1.BenchmarkSuite, drop func(benchmark string, s 
 				clean = append(clean, s)
 				values = append(values, s.Value)
 			}
-			left := len(m.Samples) - len(clean)
-			if left == 0 {
+			removed := len(m.Samples) - len(clean)
+			if removed == 0 {
 				continue
 			}
 			if len(m.Samples) != int(m.N) {
-				kept[NoiseKey{res.Benchmark, res.Platform, m.Name}] = left
+				kept[NoiseKey{res.Benchmark, res.Platform, m.Name}] = removed
 				continue
 			}
-			dropped += left
+			dropped += removed
 			m.Samples = clean
 			m.N = int32(len(clean))
 			m.Mean, m.StdDev = 0, 0
