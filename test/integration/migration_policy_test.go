@@ -203,21 +203,9 @@ func TestMigrationPolicyLastsAsLongAsItsRun(t *testing.T) {
 func TestMigrationPolicyWithoutTheAPIFailsTheRun(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(allKinds())
-	suite := h.suite("nompapi", 1, demoBenchmarks()...)
-	suite.Spec.Platforms = variantPlatforms(vmbenchv1.VMSettings{MigrationPolicy: &vmbenchv1.VMMigrationPolicy{AllowPostCopy: ptr.To(true)}})
-	suite.Spec.Baseline = "vmdefault"
-	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
-	h.finishVMRun("nompapi", "nompapi-vmdefault-1", 1, "qemu")
-
-	s := h.eventuallySuite("nompapi", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
-	})
-	h.g.Expect(s.Status.Runs[1].Phase).To(Equal(vmbenchv1.RunFailed))
-	h.g.Expect(s.Status.Runs[1].Message).To(Equal("MigrationPolicyUnavailable: platform vmtuned sets vm.migrationPolicy, which vmbench applies " +
-		"through a KubeVirt MigrationPolicy, but this cluster does not serve the MigrationPolicy API (migrations.kubevirt.io/v1alpha1); " +
-		"install or upgrade KubeVirt to one that serves migrations.kubevirt.io/v1alpha1 (v0.49 or later) and restart vmbench, " +
-		"or remove migrationPolicy from platform vmtuned"))
-	vmis := &kubevirtv1.VirtualMachineInstanceList{}
-	h.g.Expect(k8s.List(h.ctx, vmis, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "nompapi-vmtuned-1"})).To(Succeed())
-	h.g.Expect(vmis.Items).To(BeEmpty(), "no VM of the refused run")
+	h.expectTunedVariantRefused("nompapi", vmbenchv1.VMSettings{MigrationPolicy: &vmbenchv1.VMMigrationPolicy{AllowPostCopy: ptr.To(true)}},
+		"MigrationPolicyUnavailable: platform vmtuned sets vm.migrationPolicy, which vmbench applies "+
+			"through a KubeVirt MigrationPolicy, but this cluster does not serve the MigrationPolicy API (migrations.kubevirt.io/v1alpha1); "+
+			"install or upgrade KubeVirt to one that serves migrations.kubevirt.io/v1alpha1 (v0.49 or later) and restart vmbench, "+
+			"or remove migrationPolicy from platform vmtuned")
 }

@@ -82,22 +82,10 @@ func TestUnsupportedVMSettingFailsTheRunBeforeItStarts(t *testing.T) {
 		r.VMNetwork, r.Emulation = platform.VMNetworkAuto, suitecontroller.EmulationAllow
 	}
 	h.startManager(allKinds())
-	suite := h.suite("nopasst", 1, demoBenchmarks()...)
-	suite.Spec.Platforms = variantPlatforms(vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingPasst})
-	suite.Spec.Baseline = "vmdefault"
-	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
-	h.finishVMRun("nopasst", "nopasst-vmdefault-1", 1, "qemu")
-
-	s := h.eventuallySuite("nopasst", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
-	})
-	h.g.Expect(s.Status.Runs[1].Phase).To(Equal(vmbenchv1.RunFailed))
-	h.g.Expect(s.Status.Runs[1].Message).To(Equal("VMSettingUnsupported: platform vmtuned asks for vm.networkBinding Passt, " +
-		"but the cluster's KubeVirt CR registers no passt binding plugin (spec.configuration.network.binding.passt): " +
-		"register it with KubeVirt's network-passt-binding sidecar image, or set vm.networkBinding to Bridge or Masquerade"))
-	vmis := &kubevirtv1.VirtualMachineInstanceList{}
-	h.g.Expect(k8s.List(h.ctx, vmis, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: "nopasst-vmtuned-1"})).To(Succeed())
-	h.g.Expect(vmis.Items).To(BeEmpty(), "no VM of the refused run")
+	s := h.expectTunedVariantRefused("nopasst", vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingPasst},
+		"VMSettingUnsupported: platform vmtuned asks for vm.networkBinding Passt, "+
+			"but the cluster's KubeVirt CR registers no passt binding plugin (spec.configuration.network.binding.passt): "+
+			"register it with KubeVirt's network-passt-binding sidecar image, or set vm.networkBinding to Bridge or Masquerade")
 	h.g.Expect(s.Status.Results).To(ContainElement(HaveField("Platform", "vmdefault")), "the default VM's results are kept")
 }
 
@@ -285,4 +273,26 @@ func vmSettingsPositions() []position {
 				with("passt with hpcc", vmbenchv1.VMSettings{NetworkBinding: vmbenchv1.VMBindingPasst}, withHPCC),
 			}},
 	}
+}
+
+// expectTunedVariantRefused runs suite name with the platforms vmdefault and vmtuned (with tuned),
+// finishes the default VM run, and checks that the suite failed on the tuned run alone, with
+// exactly message, before any VM of it was made. It returns the suite as it ended.
+func (h *harness) expectTunedVariantRefused(name string, tuned vmbenchv1.VMSettings, message string) *vmbenchv1.BenchmarkSuite {
+	h.t.Helper()
+	suite := h.suite(name, 1, demoBenchmarks()...)
+	suite.Spec.Platforms = variantPlatforms(tuned)
+	suite.Spec.Baseline = "vmdefault"
+	h.g.Expect(k8s.Create(h.ctx, suite)).To(Succeed())
+	h.finishVMRun(name, name+"-vmdefault-1", 1, "qemu")
+
+	s := h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteFailed))
+	})
+	h.g.Expect(s.Status.Runs[1].Phase).To(Equal(vmbenchv1.RunFailed))
+	h.g.Expect(s.Status.Runs[1].Message).To(Equal(message))
+	vmis := &kubevirtv1.VirtualMachineInstanceList{}
+	h.g.Expect(k8s.List(h.ctx, vmis, client.InNamespace(h.ns), client.MatchingLabels{vmbenchv1.LabelRun: name + "-vmtuned-1"})).To(Succeed())
+	h.g.Expect(vmis.Items).To(BeEmpty(), "no VM of the refused run")
+	return s
 }
