@@ -222,7 +222,18 @@ const (
 	metricMigrationStep      = disruption.MetricClockStep
 	metricMigrationDip       = disruption.MetricDip
 	metricMigrationRecovery  = disruption.MetricRecovery
+	metricMigrationDirtyRate = disruption.MetricDirtyRate
 )
+
+// sweepRate is the dirty rate of migration k (from 1) as the spec spells it, where params make a
+// dirty-rate sweep.
+func sweepRate(params *vmbenchv1.MigrationParams, k int) (string, bool) {
+	if params == nil {
+		return "", false
+	}
+	_, name, ok := params.DirtyRateAt(k)
+	return name, ok
+}
 
 // migrationResults turns the probe's result into one result per migration of vmi recorded in
 // migrations (in order): KubeVirt's total time (its whole-second start and end) and, from the
@@ -231,7 +242,12 @@ const (
 // completed = 0 with KubeVirt's words in its raw tail: an outcome, not a broken measurement, so that
 // the run and the suite go on; runs[].migrations, its event and the report name it. A completed one
 // whose effect cannot be measured (no baseline, never back at rate) is an error.
-func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration) []runplan.Message {
+//
+// In a dirty-rate sweep (params with dirtyRates), migration k of the VMI ran at the rate
+// params.DirtyRateAt(k), and each of its figures is named for that rate
+// (disruption.RateMetric: pause_ms_at_64Mi), with the rate the guest's writer achieved before it
+// (dirtied_mib_per_s_at_64Mi), so that each rate's samples give its own interval.
+func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration, params *vmbenchv1.MigrationParams) []runplan.Message {
 	if probe.Error != "" || probe.Table == nil {
 		return []runplan.Message{probe}
 	}
@@ -250,6 +266,9 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			// with KubeVirt's words in runs[].migrations, its event and the report's notes.
 			msg.Metrics = []results.Metric{{Name: metricMigrationCompleted, Value: 0, Unit: results.UnitFlag, Direction: results.HigherIsBetter}}
 			msg.RawTail = migrationWords(m)
+			if rate, ok := sweepRate(params, len(out)+1); ok {
+				msg.RawTail = fmt.Sprintf("at dirty rate %s/s: %s", rate, msg.RawTail)
+			}
 		case m.StartTime == nil || m.EndTime == nil:
 			msg.Error = describeMigration(m) + ", but KubeVirt's migration state has no start or end time"
 		default:
@@ -269,6 +288,14 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
 			}
+			if _, ok := sweepRate(params, len(out)+1); ok {
+				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.HigherIsBetter})
+			}
+		}
+		if rate, ok := sweepRate(params, len(out)+1); ok {
+			for i := range msg.Metrics {
+				msg.Metrics[i].Name = disruption.RateMetric(msg.Metrics[i].Name, rate)
+			}
 		}
 		out = append(out, msg)
 	}
@@ -286,13 +313,19 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 // series stays in the run's tables (summary.ResultTables reads the report before this).
 func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus) summary.RunReport {
 	migration := analysis.MigrationBenchmarks(benchmarks)
+	params := map[string]*vmbenchv1.MigrationParams{}
+	for _, b := range benchmarks {
+		if b.Type == vmbenchv1.BenchmarkMigration {
+			params[b.Name] = b.WithDefaults().Migration
+		}
+	}
 	var out []runplan.Message
 	for _, m := range report.Results {
 		if !migration[m.Benchmark] {
 			out = append(out, m)
 			continue
 		}
-		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations)...)
+		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations, params[m.Benchmark])...)
 	}
 	report.Results = out
 	return report
