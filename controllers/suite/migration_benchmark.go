@@ -268,6 +268,13 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			msg.RawTail = migrationWords(m)
 			if rate, ok := sweepRate(params, len(out)+1); ok {
 				msg.RawTail = fmt.Sprintf("at dirty rate %s/s: %s", rate, msg.RawTail)
+				// What the guest's writer achieved before it, so that the line can tell a rate
+				// the guest never reached from one the migration could not keep up with.
+				if m.StartTime != nil {
+					if v, ok := disruption.DirtyRateBefore(windows, m.StartTime.Time); ok {
+						msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: v, Unit: "MiB/s", Direction: results.HigherIsBetter})
+					}
+				}
 			}
 		case m.StartTime == nil || m.EndTime == nil:
 			msg.Error = describeMigration(m) + ", but KubeVirt's migration state has no start or end time"

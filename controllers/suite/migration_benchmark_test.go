@@ -84,7 +84,8 @@ func TestMigrationResults(t *testing.T) {
 // TestMigrationResultsPerDirtyRate protects the sweep's keys: with dirtyRates ["0", "64Mi",
 // "256Mi"], the master's migration k has its figures named for dirtyRates[k-1] (pause_ms_at_0,
 // total_seconds_at_64Mi, ...), the achieved rate beside them (1 MiB a window is 10 MiB/s), and the
-// failed third one completed_at_256Mi = 0 with its rate before KubeVirt's words; no plain figure.
+// failed third one completed_at_256Mi = 0 with its rate before KubeVirt's words and the rate the
+// writer achieved before it; no plain figure.
 func TestMigrationResultsPerDirtyRate(t *testing.T) {
 	probe, migrations := migratedProbe()
 	tab := *probe.Table
@@ -126,9 +127,12 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 			t.Errorf("migration %d: %d figures, want %d (every figure once, at its rate)", i+1, len(got[i].Metrics), len(disruption.Figures))
 		}
 	}
-	if v, ok := value(got[2], "completed_at_256Mi"); !ok || v != 0 || len(got[2].Metrics) != 1 ||
+	if v, ok := value(got[2], "dirtied_mib_per_s_at_256Mi"); !ok || v != 10 {
+		t.Errorf("migration 3: achieved rate %v (present %v), want 10 MiB/s before it, though it failed", v, ok)
+	}
+	if v, ok := value(got[2], "completed_at_256Mi"); !ok || v != 0 || len(got[2].Metrics) != 2 ||
 		!strings.HasPrefix(got[2].RawTail, "at dirty rate 256Mi/s: ") || !strings.Contains(got[2].RawTail, "virError(Code=38") {
-		t.Errorf("migration 3: metrics %+v, raw %q; want completed_at_256Mi = 0 alone, its rate and KubeVirt's words", got[2].Metrics, got[2].RawTail)
+		t.Errorf("migration 3: metrics %+v, raw %q; want completed_at_256Mi = 0 and the achieved rate, its rate and KubeVirt's words", got[2].Metrics, got[2].RawTail)
 	}
 }
 

@@ -179,6 +179,24 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	return e, nil
 }
 
+// DirtyRateBefore is the rate the guest's memory writer dirtied memory at over the BaselineSpan
+// before start (widened by Slack), in MiB a second, as Effect.DirtyMiBps; for a migration that did
+// not complete, whose effect is not analysed. ok is false where the probe has no window there.
+func DirtyRateBefore(windows []Window, start time.Time) (mibps float64, ok bool) {
+	from := start.Add(-Slack)
+	var dirtied, length float64
+	for _, w := range windows {
+		if !w.End().After(from) && w.End().After(from.Add(-BaselineSpan)) {
+			dirtied += w.Dirtied
+			length += w.Length
+		}
+	}
+	if length <= 0 {
+		return 0, false
+	}
+	return dirtied / (1 << 20) / (length / 1000), true
+}
+
 // Names of the migration benchmark's figures in a suite's results, one sample per migration:
 // the manager writes them, and the report, the suite board and the schedule history read them.
 // Every one is lower-is-better but MetricCompleted, a flag (1 completed, 0 did not).
