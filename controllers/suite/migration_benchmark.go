@@ -272,7 +272,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				// the guest never reached from one the migration could not keep up with.
 				if m.StartTime != nil {
 					if v, ok := disruption.DirtyRateBefore(windows, m.StartTime.Time); ok {
-						msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: v, Unit: "MiB/s", Direction: results.HigherIsBetter})
+						msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: v, Unit: "MiB/s", Direction: results.LowerIsBetter})
 					}
 				}
 			}
@@ -296,7 +296,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
 			}
 			if _, ok := sweepRate(params, len(out)+1); ok {
-				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.HigherIsBetter})
+				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.LowerIsBetter})
 			}
 		}
 		if rate, ok := sweepRate(params, len(out)+1); ok {

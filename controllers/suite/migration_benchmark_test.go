@@ -83,7 +83,8 @@ func TestMigrationResults(t *testing.T) {
 
 // TestMigrationResultsPerDirtyRate protects the sweep's keys: with dirtyRates ["0", "64Mi",
 // "256Mi"], the master's migration k has its figures named for dirtyRates[k-1] (pause_ms_at_0,
-// total_seconds_at_64Mi, ...), the achieved rate beside them (1 MiB a window is 10 MiB/s), and the
+// total_seconds_at_64Mi, ...), the achieved rate beside them (0 before 60 s, then 1 MiB a window
+// is 10 MiB/s; 0 is a figure, not a broken sample), and the
 // failed third one completed_at_256Mi = 0 with its rate before KubeVirt's words and the rate the
 // writer achieved before it; no plain figure.
 func TestMigrationResultsPerDirtyRate(t *testing.T) {
@@ -92,7 +93,11 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 	tab.Columns = results.ProbeDirtyColumns
 	rows := make([][]float64, len(tab.Rows))
 	for i, r := range tab.Rows {
-		rows[i] = append(append([]float64{}, r...), 1<<20, 10<<20)
+		dirtied := 0.0 // at rate 0 until 60 s, then 1 MiB a window
+		if r[results.ProbeMono] >= 60_000 {
+			dirtied = 1 << 20
+		}
+		rows[i] = append(append([]float64{}, r...), dirtied, 10<<20)
 	}
 	tab.Rows = rows
 	probe.Table = &tab
@@ -113,7 +118,7 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 	for i, rate := range []string{"0", "64Mi"} {
 		for name, want := range map[string]float64{
 			metricMigrationCompleted: 1, metricMigrationTotal: []float64{3, 5}[i], metricMigrationPause: []float64{300, 10.2}[i],
-			metricMigrationDirtyRate: 10,
+			metricMigrationDirtyRate: []float64{0, 10}[i],
 		} {
 			key := disruption.RateMetric(name, rate)
 			if v, ok := value(got[i], key); !ok || math.Abs(v-want) > 1e-6 {
@@ -122,6 +127,9 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 		}
 		if _, ok := value(got[i], metricMigrationPause); ok {
 			t.Errorf("migration %d has the plain %s beside the per-rate one", i+1, metricMigrationPause)
+		}
+		if e := summary.SampleError(got[i]); e != "" {
+			t.Errorf("migration %d is refused as a sample: %s (the achieved rate at 0 is 0 MiB/s, a valid figure)", i+1, e)
 		}
 		if len(got[i].Metrics) != len(disruption.Figures) {
 			t.Errorf("migration %d: %d figures, want %d (every figure once, at its rate)", i+1, len(got[i].Metrics), len(disruption.Figures))

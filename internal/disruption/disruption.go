@@ -212,6 +212,8 @@ const (
 	MetricRecovery      = "recovery_seconds"
 	// MetricDirtyRate is, in a dirty-rate sweep, the rate the guest's memory writer achieved in
 	// the BaselineSpan before the migration (MiB a second), read against the rate it was set to.
+	// Lower-is-better like the others only nominally (it is the load, not an outcome): a
+	// higher-is-better figure of 0, which a rate of 0 gives, would be taken for a broken result.
 	MetricDirtyRate = "dirtied_mib_per_s"
 )
 
