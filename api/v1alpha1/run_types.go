@@ -217,6 +217,16 @@ type RunSummary struct {
 	// +kubebuilder:validation:items:MaxLength=16
 	// +listType=atomic
 	Unpinned []string `json:"unpinned,omitempty"`
+
+	// Migrations is the number of live migrations of the run's VMIs that runs[].migrations listed,
+	// and MigrationsNotCompleted how many of them failed or were aborted (the compacted run keeps
+	// the counts, not the list).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Migrations int32 `json:"migrations,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MigrationsNotCompleted int32 `json:"migrationsNotCompleted,omitempty"`
 }
 
 // RunStartup holds the phases of a run's start, each in seconds from the run's StartTime (when the
@@ -327,6 +337,27 @@ const (
 	MigrationAborted   MigrationOutcome = "Aborted"
 )
 
+// MigrationTrigger is what started a live migration, read from its VirtualMachineInstanceMigration
+// the way KubeVirt's own migration metrics tell them apart (an evacuation before a workload update).
+// +kubebuilder:validation:Enum=Benchmark;Evacuation;WorkloadUpdate;User;Unknown
+type MigrationTrigger string
+
+// Triggers of a live migration.
+const (
+	// MigrationByBenchmark: vmbench's migration benchmark made it (labelled with the run).
+	MigrationByBenchmark MigrationTrigger = "Benchmark"
+	// MigrationByEvacuation: KubeVirt moved the VMI off a node being drained (kubectl drain, a node
+	// upgrade): its migration carries kubevirt.io/evacuationMigration.
+	MigrationByEvacuation MigrationTrigger = "Evacuation"
+	// MigrationByWorkloadUpdate: KubeVirt moved the VMI to a new virt-launcher after its own upgrade
+	// (workloadUpdateStrategy LiveMigrate): kubevirt.io/workloadUpdateMigration.
+	MigrationByWorkloadUpdate MigrationTrigger = "WorkloadUpdate"
+	// MigrationByUser: another VirtualMachineInstanceMigration, made by a user or another tool.
+	MigrationByUser MigrationTrigger = "User"
+	// MigrationByUnknown: the migration object was gone when the manager looked for it.
+	MigrationByUnknown MigrationTrigger = "Unknown"
+)
+
 // RunMigration is one live migration of a run's VMI.
 type RunMigration struct {
 	// VMI is the migrated VMI.
@@ -371,6 +402,16 @@ type RunMigration struct {
 	// +required
 	// +kubebuilder:validation:Enum=Running;Completed;Failed;Aborted
 	Outcome MigrationOutcome `json:"outcome"`
+
+	// Trigger is what started the migration: vmbench's migration benchmark, a node drain
+	// (Evacuation), KubeVirt's workload update, or another migration object (User).
+	// +optional
+	Trigger MigrationTrigger `json:"trigger,omitempty"`
+
+	// Object is the name of the VirtualMachineInstanceMigration, where the manager found it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Object string `json:"object,omitempty"`
 
 	// Policy is the MigrationPolicy KubeVirt applied to the migration (migrationState's
 	// migrationPolicyName); empty when none did and the cluster's settings applied.

@@ -145,7 +145,9 @@ func migrationObject(suite *vmbenchv1.BenchmarkSuite, run, vmi string, i int) *k
 	return &kubevirtv1.VirtualMachineInstanceMigration{
 		TypeMeta: metav1.TypeMeta{APIVersion: kubevirtv1.SchemeGroupVersion.String(), Kind: "VirtualMachineInstanceMigration"},
 		ObjectMeta: metav1.ObjectMeta{Name: migrationName(run, i), Namespace: suite.Namespace,
-			Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run}},
+			// KubeVirt's own label (its migration controller adds it too): the run's migrations are
+			// read by it (migration_trigger.go).
+			Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run, kubevirtv1.MigrationSelectorLabel: vmi}},
 		Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: vmi},
 	}
 }

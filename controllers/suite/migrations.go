@@ -46,6 +46,8 @@ func observeMigrations(run *vmbenchv1.RunStatus, children []client.Object) {
 		i := indexOfMigration(run.Migrations, m)
 		switch {
 		case i >= 0:
+			// What started it was read once from its object (migration_trigger.go), not from the VMI.
+			m.Trigger, m.Object = run.Migrations[i].Trigger, run.Migrations[i].Object
 			run.Migrations[i] = m
 		case len(run.Migrations) < maxRunMigrations:
 			run.Migrations = append(run.Migrations, m)
@@ -122,6 +124,9 @@ func describeMigration(m vmbenchv1.RunMigration) string {
 	s := fmt.Sprintf("VMI %s migration %s from node %s to node %s (%s)", m.VMI, m.UID, m.SourceNode, m.TargetNode, m.Mode)
 	if m.StartTime != nil && m.EndTime != nil {
 		s += fmt.Sprintf(" took %s", m.EndTime.Sub(m.StartTime.Time))
+	}
+	if by := triggerWords(m); by != "" {
+		s += ", started by " + by
 	}
 	s += ": " + string(m.Outcome)
 	if m.Message != "" {

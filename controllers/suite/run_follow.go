@@ -93,6 +93,9 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if planned.Platform.Type == vmbenchv1.PlatformVM {
 		recordVMSettings(st, planned.Platform.Name, children)
 		observeMigrations(active, children)
+		if err := r.nameMigrationTriggers(ctx, suite.Namespace, run.Name, active); err != nil {
+			return step{}, err
+		}
 	}
 	end := after(active.StartTime.Time, run.Deadline)
 	startupEnd := after(active.StartTime.Time, t.startup)

@@ -33,15 +33,17 @@ func TestCompactRun(t *testing.T) {
 		want vmbenchv1.RunStatus
 	}{
 		{
-			name: "a VM run keeps its noisiest node, slowest boot, unpinned nodes and the start of its message",
+			name: "a VM run keeps its noisiest node, slowest boot, unpinned nodes, count of migrations and the start of its message",
 			run: vmbenchv1.RunStatus{Name: "s-vm-1", Phase: vmbenchv1.RunFailed, Message: long,
 				Noise: []vmbenchv1.NodeNoise{{Node: "master", MaxPercent: 3.5, Samples: 4}, {Node: "node01", MaxPercent: 12.25, Samples: 4}},
 				CPUs: []vmbenchv1.NodeCPUs{{Node: "master", Allowed: "0-1", Online: 2, Pinned: true},
 					{Node: "node01", Allowed: "0-1", Online: 2}, {Node: "node02", Allowed: "0-1", Online: 2}},
-				BootSeconds: []vmbenchv1.NodeTiming{{Node: "master", Seconds: 20}, {Node: "node01", Seconds: 31.5}}},
+				BootSeconds: []vmbenchv1.NodeTiming{{Node: "master", Seconds: 20}, {Node: "node01", Seconds: 31.5}},
+				Migrations: []vmbenchv1.RunMigration{{VMI: "s-vm-1-master", Outcome: vmbenchv1.MigrationCompleted},
+					{VMI: "s-vm-1-node01", Outcome: vmbenchv1.MigrationAborted}, {VMI: "s-vm-1-node01", Outcome: vmbenchv1.MigrationFailed}}},
 			want: vmbenchv1.RunStatus{Name: "s-vm-1", Phase: vmbenchv1.RunFailed, Message: strings.Repeat("e", 253) + "...",
 				Compacted: &vmbenchv1.RunSummary{Nodes: 3, MaxNoisePercent: summary.PtrTo(12.25), MaxBootSeconds: summary.PtrTo(31.5),
-					Unpinned: []string{"node01", "node02"}}},
+					Unpinned: []string{"node01", "node02"}, Migrations: 3, MigrationsNotCompleted: 2}},
 		},
 		{
 			name: "a pinned container run without noise keeps only its node count",
@@ -579,6 +581,19 @@ func worstCaseStatusSize(t *testing.T, migrationSummaries bool) {
 				msgs = append(msgs, m)
 			}
 		}
+		// As many live migrations as a run records, every field at its longest: a drain and
+		// KubeVirt's upgrade moved the VMs again and again, and half failed.
+		for k := 0; k < maxRunMigrations; k++ {
+			outcome := vmbenchv1.MigrationCompleted
+			if k%2 == 1 {
+				outcome = vmbenchv1.MigrationFailed
+			}
+			run.Migrations = append(run.Migrations, vmbenchv1.RunMigration{VMI: strings.Repeat("v", 63), UID: strings.Repeat("u", 64),
+				SourceNode: strings.Repeat("s", 253), TargetNode: strings.Repeat("t", 253), SourcePod: strings.Repeat("p", 253),
+				TargetPod: strings.Repeat("q", 253), StartTime: &metav1.Time{Time: finishStart}, EndTime: &metav1.Time{Time: finishStart},
+				Mode: strings.Repeat("m", 32), Outcome: outcome, Trigger: vmbenchv1.MigrationByWorkloadUpdate, Object: strings.Repeat("o", 253),
+				Policy: strings.Repeat("y", 253), Message: strings.Repeat("e", 512)})
+		}
 		summary.FinishRun(st, run, vmbenchv1.PlatformVM, benchmarks, summary.RunCompletion{
 			Report: summary.RunReport{
 				Started: &runplan.Message{Kind: runplan.KindStarted, NodesReady: ready, Virtualization: "qemu", CPUSets: cpuSets,
@@ -744,10 +759,11 @@ func worstCaseStatusSize(t *testing.T, migrationSummaries bool) {
 		}
 		compacted++
 		want := runsBefore[i]
-		want.Noise, want.CPUs, want.BootSeconds = nil, nil, nil
+		want.Noise, want.CPUs, want.BootSeconds, want.Migrations = nil, nil, nil, nil
 		want.Message = want.Message[:summary.MaxCompactedMessage-3] + "..."
 		want.Compacted = &vmbenchv1.RunSummary{Nodes: maxNodes, MaxNoisePercent: summary.PtrTo(maxNoise(runsBefore[i].Noise)),
-			MaxBootSeconds: summary.PtrTo(maxBoot(runsBefore[i].BootSeconds)), Unpinned: nodes}
+			MaxBootSeconds: summary.PtrTo(maxBoot(runsBefore[i].BootSeconds)), Unpinned: nodes,
+			Migrations: maxRunMigrations, MigrationsNotCompleted: maxRunMigrations / 2}
 		if diff := cmp.Diff(want, r); diff != "" {
 			t.Errorf("compacted run %s mismatch (-want +got):\n%s", r.Name, diff)
 		}

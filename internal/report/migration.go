@@ -13,7 +13,8 @@ import (
 // MigrationNotes says which samples were measured while a live migration of a run's VMI ran
 // (samples[].migrated) and how the report treats them: they stay in the statistics, as they are what
 // a workload on that platform saw, and are counted here so that a reader can weigh them. It also
-// names each migration that failed or was aborted, in KubeVirt's words.
+// names each migration that vmbench did not start (a node drain's, KubeVirt's workload update's,
+// another object's) and each that failed or was aborted, in KubeVirt's words.
 //
 // With --drop-migrated (dropAsked) it says how many samples were left out (dropped); suite is the
 // suite as stored, before DropMigrated.
@@ -38,12 +39,25 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 			}
 		}
 	}
-	migrations, notCompleted := 0, []string{}
+	migrations, notCompleted, moved := 0, []string{}, []string{}
 	for _, run := range suite.Status.Runs {
+		if c := run.Compacted; c != nil && c.Migrations > 0 {
+			migrations += int(c.Migrations)
+			if c.MigrationsNotCompleted > 0 {
+				notCompleted = append(notCompleted, fmt.Sprintf("run %s: %d of %d (the run was compacted: see its events)", run.Name, c.MigrationsNotCompleted, c.Migrations))
+			}
+		}
 		for _, m := range run.Migrations {
 			migrations++
+			by := ""
+			if m.Trigger != "" {
+				by = " (" + string(m.Trigger) + ")"
+			}
 			if m.Outcome == vmbenchv1.MigrationFailed || m.Outcome == vmbenchv1.MigrationAborted {
-				notCompleted = append(notCompleted, fmt.Sprintf("run %s VMI %s: %s: %s", run.Name, m.VMI, m.Outcome, m.Message))
+				notCompleted = append(notCompleted, fmt.Sprintf("run %s VMI %s%s: %s: %s", run.Name, m.VMI, by, m.Outcome, m.Message))
+			}
+			if m.Trigger != "" && m.Trigger != vmbenchv1.MigrationByBenchmark {
+				moved = append(moved, fmt.Sprintf("run %s VMI %s from node %s to node %s%s: %s", run.Name, m.VMI, m.SourceNode, m.TargetNode, by, m.Outcome))
 			}
 		}
 	}
@@ -67,6 +81,14 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 		}
 		notes = append(notes, fmt.Sprintf("%d sample(s) were measured while one of %d live migration(s) of a run's VMs ran "+
 			"(status.runs[].migrations); %s: %s", total, migrations, treated, strings.Join(parts, ", ")))
+	}
+	if len(moved) > 0 {
+		const listed = 10
+		if len(moved) > listed {
+			moved = append(moved[:listed], fmt.Sprintf("and %d more", len(moved)-listed))
+		}
+		notes = append(notes, "live migrations vmbench did not start (Evacuation: a node drain; WorkloadUpdate: KubeVirt's upgrade; "+
+			"User: another migration object; status.runs[].migrations names each object): "+strings.Join(moved, "; "))
 	}
 	if len(notCompleted) > 0 {
 		notes = append(notes, "live migrations that did not complete: "+strings.Join(notCompleted, "; "))

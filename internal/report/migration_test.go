@@ -29,6 +29,25 @@ func TestMigrationNotes(t *testing.T) {
 	if notes[1] != "live migrations that did not complete: run s-vm-1 VMI s-vm-1-master: Failed: virError(Code=38)" {
 		t.Errorf("note = %q", notes[1])
 	}
+	// A drain moved the master and KubeVirt's upgrade failed to move a worker: both named, the
+	// benchmark's own migration not (its line says it).
+	s.Status.Runs[0].Migrations = []vmbenchv1.RunMigration{
+		{VMI: "s-vm-1-master", SourceNode: "w1", TargetNode: "w2", Outcome: vmbenchv1.MigrationCompleted, Trigger: vmbenchv1.MigrationByEvacuation},
+		{VMI: "s-vm-1-node01", SourceNode: "w2", TargetNode: "w1", Outcome: vmbenchv1.MigrationFailed, Trigger: vmbenchv1.MigrationByWorkloadUpdate, Message: "virError(Code=38)"},
+		{VMI: "s-vm-1-master", SourceNode: "w2", TargetNode: "w1", Outcome: vmbenchv1.MigrationCompleted, Trigger: vmbenchv1.MigrationByBenchmark}}
+	notes = MigrationNotes(s, false, 0)
+	if len(notes) != 3 || !strings.HasSuffix(notes[1], ": run s-vm-1 VMI s-vm-1-master from node w1 to node w2 (Evacuation): Completed; "+
+		"run s-vm-1 VMI s-vm-1-node01 from node w2 to node w1 (WorkloadUpdate): Failed") ||
+		notes[2] != "live migrations that did not complete: run s-vm-1 VMI s-vm-1-node01 (WorkloadUpdate): Failed: virError(Code=38)" {
+		t.Errorf("notes with triggers = %q", notes)
+	}
+	// A compacted run keeps the counts only.
+	s.Status.Runs = append(s.Status.Runs, vmbenchv1.RunStatus{Name: "s-vm-2", Compacted: &vmbenchv1.RunSummary{Migrations: 4, MigrationsNotCompleted: 1}})
+	notes = MigrationNotes(s, false, 0)
+	if len(notes) != 3 || !strings.HasPrefix(notes[0], "2 sample(s) were measured while one of 7 live migration(s)") ||
+		!strings.HasSuffix(notes[2], "; run s-vm-2: 1 of 4 (the run was compacted: see its events)") {
+		t.Errorf("notes with a compacted run = %q", notes)
+	}
 	if got := MigrationNotes(&vmbenchv1.BenchmarkSuite{}, false, 0); len(got) != 0 {
 		t.Errorf("a suite without migrations: notes %q, want none", got)
 	}

@@ -57,6 +57,8 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 		e.g.Expect(m.VMI).To(Equal(run.Name+"-master"), "migration %d", i+1)
 		e.g.Expect(m.Outcome).To(Equal(vmbenchv1.MigrationCompleted), "migration %d: %s", i+1, m.Message)
 		e.g.Expect(m.TargetNode).NotTo(Equal(m.SourceNode), "migration %d", i+1)
+		// What started it, read from its object, which KubeVirt labelled with the VMI's name.
+		e.g.Expect(m.Trigger).To(Equal(vmbenchv1.MigrationByBenchmark), "migration %d (%s)", i+1, m.Object)
 		pods[m.SourcePod], pods[m.TargetPod] = true, true
 	}
 	e.g.Expect(pods).To(HaveLen(4), "the VM ran in four launcher pods in turn: %v", pods)

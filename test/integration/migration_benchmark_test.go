@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,13 +93,13 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 			return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('2'+i))}, &kubevirtv1.VirtualMachineInstanceMigration{})
 		}, 2*time.Second, interval).ShouldNot(Succeed(), "migration %d is not made while %d runs", i+2, i+1)
 
-		state := &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: types.UID("vmim-" + s.uid), SourcePod: source.Name, SourceNode: "worker-a",
+		state := &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: vmim.UID, SourcePod: source.Name, SourceNode: "worker-a",
 			TargetNode: "worker-b", StartTimestamp: at(s.start), EndTimestamp: at(s.end), Mode: kubevirtv1.MigrationPreCopy, Completed: !s.failed}
 		phase := kubevirtv1.MigrationSucceeded
 		if s.failed {
 			state.Failed, state.FailureReason, state.TargetPod, phase = true, proxyErr, run+"-launcher-never", kubevirtv1.MigrationFailed
 		} else {
-			target := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": "vmim-" + s.uid},
+			target := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": string(vmim.UID)},
 				"guest-console-log", owner, log.Bytes())
 			state.TargetPod = target.Name
 			source = target
@@ -148,6 +147,10 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	run2 := s.Status.Runs[0]
 	h.g.Expect(run2.Phase).To(Equal(vmbenchv1.RunSucceeded), run2.Message)
 	h.g.Expect(run2.Migrations[1]).To(And(HaveField("Outcome", vmbenchv1.MigrationFailed), HaveField("Message", proxyErr)))
+	for i, m := range run2.Migrations {
+		h.g.Expect(m).To(And(HaveField("Trigger", vmbenchv1.MigrationByBenchmark), HaveField("Object", run+"-mig-"+string(rune('1'+i)))),
+			"migration %d names the benchmark as what started it", i+1)
+	}
 	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationFailed", "virError(Code=38")
 	h.g.Expect(s.Status.Runs[0].MigrationsCreated).To(Equal(int32(3)))
 	h.g.Expect(s.Status.Runs[0].ProbeStartTime.Time).To(BeTemporally("==", probeStart.Truncate(time.Second)))

@@ -99,9 +99,16 @@ func TestVMRunSurvivesALiveMigrationOfItsMaster(t *testing.T) {
 	for _, piece := range p[cut-2:] {
 		target.Write(piece)
 	}
+	// A node drain moves the master: KubeVirt's evacuation controller makes the migration object,
+	// marked as an evacuation, and the run names it so (migration_trigger.go).
+	vmim := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "kubevirt-evacuation-x7k2p", Namespace: master.Namespace,
+		Labels:      map[string]string{kubevirtv1.MigrationSelectorLabel: master.Name},
+		Annotations: map[string]string{kubevirtv1.EvacuationMigrationAnnotation: "worker-a"}}, Spec: kubevirtv1.VirtualMachineInstanceMigrationSpec{VMIName: master.Name}}
+	h.g.Expect(k8s.Create(h.ctx, vmim)).To(Succeed())
+	vmimUID := string(vmim.UID)
 	owner := metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))
 	src := h.launcherPod("mig", "mig-vm-1", map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", owner, source.Bytes())
-	dst := h.launcherPod("mig", "mig-vm-1", map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": "vmim-uid"},
+	dst := h.launcherPod("mig", "mig-vm-1", map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": vmimUID},
 		"guest-console-log", owner, target.Bytes())
 	// A pod that claims the VMI as its controller, UID and all, but that KubeVirt never named as a
 	// launcher of it: its log (a cut frame, which would fail the run) is not read.
@@ -110,7 +117,7 @@ func TestVMRunSurvivesALiveMigrationOfItsMaster(t *testing.T) {
 	end := metav1.NewTime(created.Add(65 * time.Second))
 	h.setMigrationState("mig-vm-1-master", &kubevirtv1.VirtualMachineInstanceMigrationState{
 		SourcePod: src.Name, TargetPod: dst.Name, SourceNode: "worker-a", TargetNode: "worker-b",
-		StartTimestamp: &start, EndTimestamp: &end, Completed: true, Mode: kubevirtv1.MigrationPreCopy, MigrationUID: "vmim-uid"})
+		StartTimestamp: &start, EndTimestamp: &end, Completed: true, Mode: kubevirtv1.MigrationPreCopy, MigrationUID: vmim.UID})
 	for _, n := range nodes[1:] {
 		h.setVMIPhase("mig-vm-1-"+n, kubevirtv1.Running)
 	}
@@ -154,9 +161,11 @@ func TestVMRunSurvivesALiveMigrationOfItsMaster(t *testing.T) {
 	h.g.Expect(run.Migrations).To(HaveLen(1))
 	h.g.Expect(run.Migrations[0]).To(And(HaveField("VMI", "mig-vm-1-master"), HaveField("SourceNode", "worker-a"), HaveField("TargetNode", "worker-b"),
 		HaveField("SourcePod", src.Name), HaveField("TargetPod", dst.Name), HaveField("Mode", "PreCopy"),
-		HaveField("Outcome", vmbenchv1.MigrationCompleted), HaveField("UID", "vmim-uid")))
+		HaveField("Outcome", vmbenchv1.MigrationCompleted), HaveField("UID", vmimUID),
+		HaveField("Trigger", vmbenchv1.MigrationByEvacuation), HaveField("Object", vmim.Name)))
 	h.g.Expect(run.Migrations[0].EndTime.Sub(run.Migrations[0].StartTime.Time)).To(Equal(20 * time.Second))
-	h.expectEvent(timeout, corev1.EventTypeNormal, "VMIMigrated", "run mig-vm-1: VMI mig-vm-1-master migration vmim-uid from node worker-a to node worker-b (PreCopy) took 20s: Completed")
+	h.expectEvent(timeout, corev1.EventTypeNormal, "VMIMigrated", "run mig-vm-1: VMI mig-vm-1-master migration "+vmimUID+
+		" from node worker-a to node worker-b (PreCopy) took 20s, started by a drain of node worker-a (KubeVirt's evacuation), kubevirt-evacuation-x7k2p: Completed")
 }
 
 // Issue 32 item 6 (envtest): a failed and an aborted migration, written in migrationState as
@@ -206,7 +215,7 @@ func TestFailedAbortedAndNotMigratableVMIsAreNamed(t *testing.T) {
 	h.g.Expect(run.Migrations[1]).To(And(HaveField("VMI", "nomig-vm-1-node02"), HaveField("Outcome", vmbenchv1.MigrationAborted),
 		HaveField("Message", "KubeVirt aborted the migration (abortStatus Succeeded)")))
 	h.g.Expect(run.NotMigratable).To(HavePrefix("VMI nomig-vm-1-master: DisksNotLiveMigratable: " + notShared))
-	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationFailed", "VMI nomig-vm-1-node01 migration vmim-failed from node worker-a to node worker-b (PreCopy) took 28s: Failed: "+proxyErr)
+	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationFailed", "VMI nomig-vm-1-node01 migration vmim-failed from node worker-a to node worker-b (PreCopy) took 28s, started by an unknown cause (its migration object was gone when the manager looked): Failed: "+proxyErr)
 	h.expectEvent(timeout, corev1.EventTypeWarning, "VMIMigrationAborted", "VMI nomig-vm-1-node02", "Aborted: KubeVirt aborted the migration")
 	h.expectEvent(timeout, corev1.EventTypeWarning, "VMINotLiveMigratable", "VMI nomig-vm-1-master: DisksNotLiveMigratable: "+notShared)
 }

@@ -90,12 +90,13 @@ const MaxCompactedMessage = 256
 
 // compactable is a run that compactRun would make smaller.
 func compactable(run *vmbenchv1.RunStatus) bool {
-	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Message) > MaxCompactedMessage ||
+	return len(run.Noise) > 0 || len(run.CPUs) > 0 || len(run.BootSeconds) > 0 || len(run.Migrations) > 0 || len(run.Message) > MaxCompactedMessage ||
 		len(run.NotKept) > MaxCompactedMessage
 }
 
 // compactRun replaces a run's per-node lists with their summary: the noisiest node's noise, the
-// slowest VM's boot and the nodes that were not pinned, which is what the warnings and the report
+// slowest VM's boot, the nodes that were not pinned and the count of its VMIs' live migrations (its
+// samples were marked when it ended), which is what the warnings and the report
 // use of a run once it ended. It keeps the start of the run's message, which still says whether and
 // why it failed (the Failed condition quotes the messages, cut to its own limit), and the start of
 // its notKept. A summary already there is merged into.
@@ -120,8 +121,14 @@ func CompactRun(run *vmbenchv1.RunStatus) {
 			s.Unpinned = append(s.Unpinned, c.Node)
 		}
 	}
+	for _, m := range run.Migrations {
+		s.Migrations++
+		if m.Outcome == vmbenchv1.MigrationFailed || m.Outcome == vmbenchv1.MigrationAborted {
+			s.MigrationsNotCompleted++
+		}
+	}
 	run.Compacted = s
-	run.Noise, run.CPUs, run.BootSeconds = nil, nil, nil
+	run.Noise, run.CPUs, run.BootSeconds, run.Migrations = nil, nil, nil, nil
 	run.Message = conditions.Truncate(run.Message, MaxCompactedMessage)
 	run.NotKept = conditions.Truncate(run.NotKept, MaxCompactedMessage)
 }
