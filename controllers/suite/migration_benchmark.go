@@ -245,7 +245,8 @@ func sweepRate(params *vmbenchv1.MigrationParams, k int) (string, bool) {
 // the run and the suite go on; runs[].migrations, its event and the report name it. A completed one
 // whose effect cannot be measured (no baseline, never back at rate) is an error.
 //
-// In a dirty-rate sweep (params with dirtyRates), migration k of the VMI ran at the rate
+// In a dirty-rate sweep (params with dirtyRates), the benchmark's migration k (its object
+// <run>-mig-<k>, else its place among the master's: analysis.MigrationIndex) ran at the rate
 // params.DirtyRateAt(k), and each of its figures is named for that rate
 // (disruption.RateMetric: pause_ms_at_64Mi), with the rate the guest's writer achieved before it
 // (dirtied_mib_per_s_at_64Mi), so that each rate's samples give its own interval.
@@ -259,6 +260,8 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 		if m.VMI != vmi {
 			continue
 		}
+		// Migration k of the sweep: by its object's name, else by its place among the master's.
+		k := analysis.MigrationIndex(probe.Run, len(out)+1, m)
 		// A variant per migration, so that the K results of one node are K samples, not copies of one.
 		msg := runplan.Message{Kind: runplan.KindResult, Run: probe.Run, Benchmark: probe.Benchmark, Node: probe.Node, Time: probe.Time,
 			Variant: "migration" + strconv.Itoa(len(out)+1)}
@@ -268,7 +271,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			// with KubeVirt's words in runs[].migrations, its event and the report's notes.
 			msg.Metrics = []results.Metric{{Name: metricMigrationCompleted, Value: 0, Unit: results.UnitFlag, Direction: results.HigherIsBetter}}
 			msg.RawTail = migrationWords(m)
-			if rate, ok := sweepRate(params, len(out)+1); ok {
+			if rate, ok := sweepRate(params, k); ok {
 				msg.RawTail = fmt.Sprintf("at dirty rate %s/s: %s", rate, msg.RawTail)
 				// What the guest's writer achieved before it, so that the line can tell a rate
 				// the guest never reached from one the migration could not keep up with.
@@ -297,11 +300,11 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
 			}
-			if _, ok := sweepRate(params, len(out)+1); ok {
+			if _, ok := sweepRate(params, k); ok {
 				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.LowerIsBetter})
 			}
 		}
-		if rate, ok := sweepRate(params, len(out)+1); ok {
+		if rate, ok := sweepRate(params, k); ok {
 			for i := range msg.Metrics {
 				msg.Metrics[i].Name = disruption.RateMetric(msg.Metrics[i].Name, rate)
 			}

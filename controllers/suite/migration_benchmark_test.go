@@ -144,6 +144,40 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 	}
 }
 
+// TestMigrationResultsPerDirtyRateByObject protects the rate of each migration where the run
+// recorded its object: a drain's migration of the master between the benchmark's first and second
+// is a sample, but does not shift the benchmark's second (object s-vm-0-mig-2) off 64Mi.
+func TestMigrationResultsPerDirtyRateByObject(t *testing.T) {
+	probe, migrations := migratedProbe()
+	migrations[0].Object = "s-vm-0-mig-1"
+	drain := migrations[0]
+	drain.Object, drain.Trigger, drain.UID = "kubevirt-evacuation-x7k2", vmbenchv1.MigrationByEvacuation, "drain"
+	drain.StartTime, drain.EndTime = &metav1.Time{Time: migrations[0].StartTime.Add(20 * time.Second)}, &metav1.Time{Time: migrations[0].EndTime.Add(20 * time.Second)}
+	migrations[2].Object = "s-vm-0-mig-2"
+	migrations[3].Object = "s-vm-0-mig-3"
+	migrations = append(migrations[:1], append([]vmbenchv1.RunMigration{drain}, migrations[1:]...)...)
+	params := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkMigration, Migration: &vmbenchv1.MigrationParams{
+		DirtyRates: []resource.Quantity{resource.MustParse("0"), resource.MustParse("64Mi"), resource.MustParse("256Mi")}}}.WithDefaults().Migration
+	got := migrationResults(probe, "s-vm-0-master", migrations, params)
+	if len(got) != 4 {
+		t.Fatalf("%d results, want 4 (3 of the benchmark's, 1 of the drain)", len(got))
+	}
+	has := func(m runplan.Message, name string) bool {
+		for _, x := range m.Metrics {
+			if x.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	// The drain's (second recorded, no object of the benchmark's) counts at its place: 64Mi.
+	for i, want := range []string{"total_seconds_at_0", "total_seconds_at_64Mi", "total_seconds_at_64Mi", "completed_at_256Mi"} {
+		if !has(got[i], want) {
+			t.Errorf("result %d: metrics %+v, want %s", i+1, got[i].Metrics, want)
+		}
+	}
+}
+
 // TestMigrationSamplesInStatus protects the way from the collected report to status: the probe's
 // result becomes 2 samples of each figure (an interval over the 2 completed migrations) and 3 of
 // the flag completed (one 0), each with its direction, none marked as measured during a migration;

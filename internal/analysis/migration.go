@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/disruption"
@@ -158,6 +160,17 @@ func migrationLineOf(l MigrationLine, res vmbenchv1.BenchmarkResult, name func(s
 // maxWords bounds KubeVirt's words quoted per migration in a line, which status bounds to 512.
 const maxWords = 120
 
+// MigrationIndex is which of the run's benchmark migrations m is (from 1), for its dirty rate in a
+// sweep: the index in its object's name, <run>-mig-<k> (the manager's migrationName), where the run
+// recorded it; else position, its place among the migrations of the master VMI that the run
+// recorded (a status from before runs[].migrations[].object, or one whose object was not found).
+func MigrationIndex(run string, position int, m vmbenchv1.RunMigration) int {
+	if n, err := strconv.Atoi(strings.TrimPrefix(m.Object, run+"-mig-")); err == nil && n >= 1 && m.Object == run+"-mig-"+strconv.Itoa(n) {
+		return n
+	}
+	return position
+}
+
 // notConverged are, per dirty rate, KubeVirt's words for the migrations of the runs of platform
 // that did not complete: migration k of a run's master VMI (in the order status.runs[].migrations
 // recorded them) ran at p.DirtyRateAt(k).
@@ -174,7 +187,7 @@ func notConverged(suite *vmbenchv1.BenchmarkSuite, platform string, p *vmbenchv1
 				continue
 			}
 			k++
-			_, rate, ok := p.DirtyRateAt(k)
+			_, rate, ok := p.DirtyRateAt(MigrationIndex(run.Name, k, m))
 			if !ok || m.Outcome == vmbenchv1.MigrationCompleted {
 				continue
 			}
