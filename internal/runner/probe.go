@@ -24,7 +24,8 @@ import (
 const (
 	ProbeTick   = 10 * time.Millisecond
 	ProbeWindow = 100 * time.Millisecond
-	// MaxProbeDuration bounds one probe to 6,000 windows, about 300 KB of CSV in one frame.
+	// MaxProbeDuration bounds one probe to 6,000 windows, about 300 KB of CSV in one frame (400 KiB
+	// at the widest with the memory writer's two columns, within a tables ConfigMap's 512 KiB).
 	MaxProbeDuration = 10 * time.Minute
 )
 
