@@ -102,6 +102,12 @@ type MigrationSummary struct {
 	// +optional
 	Emulated bool `json:"emulated,omitempty"`
 
+	// DirtyRate is the guest's dirty rate of the line's migrations, as spec's migration.dirtyRates
+	// spells it ("64Mi", bytes a second), in a sweep: one line per rate; empty without one.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	DirtyRate string `json:"dirtyRate,omitempty"`
+
 	// Summary is the report's line: the pause, total time, dip and recovery, each the mean over the
 	// migrations with its 95% interval, and how many of them completed, for example "vm: migration:
 	// pause 712 ms [0, 1633] (background gap 30 ms [17.6, 42.4]), total 15.7 s [11.9, 19.5], dip 25.9%

@@ -85,7 +85,7 @@ func FirstInvalidValue(s *BenchmarkSuite) error {
 		if err := benchmarkProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b); err != nil {
 			return err
 		}
-		if err := migrationProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b, spec.Platforms); err != nil {
+		if err := migrationProblem(fmt.Sprintf("spec.benchmarks[%d]", i), b, spec.Platforms, spec.Cluster); err != nil {
 			return err
 		}
 	}

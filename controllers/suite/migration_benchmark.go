@@ -224,7 +224,18 @@ const (
 	metricMigrationStep      = disruption.MetricClockStep
 	metricMigrationDip       = disruption.MetricDip
 	metricMigrationRecovery  = disruption.MetricRecovery
+	metricMigrationDirtyRate = disruption.MetricDirtyRate
 )
+
+// sweepRate is the dirty rate of migration k (from 1) as the spec spells it, where params make a
+// dirty-rate sweep.
+func sweepRate(params *vmbenchv1.MigrationParams, k int) (string, bool) {
+	if params == nil {
+		return "", false
+	}
+	_, name, ok := params.DirtyRateAt(k)
+	return name, ok
+}
 
 // migrationResults turns the probe's result into one result per migration of vmi recorded in
 // migrations (in order): KubeVirt's total time (its whole-second start and end) and, from the
@@ -233,7 +244,13 @@ const (
 // completed = 0 with KubeVirt's words in its raw tail: an outcome, not a broken measurement, so that
 // the run and the suite go on; runs[].migrations, its event and the report name it. A completed one
 // whose effect cannot be measured (no baseline, never back at rate) is an error.
-func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration) []runplan.Message {
+//
+// In a dirty-rate sweep (params with dirtyRates), the benchmark's migration k (its object
+// <run>-mig-<k>, else its place among the master's: analysis.MigrationIndex) ran at the rate
+// params.DirtyRateAt(k), and each of its figures is named for that rate
+// (disruption.RateMetric: pause_ms_at_64Mi), with the rate the guest's writer achieved before it
+// (dirtied_mib_per_s_at_64Mi), so that each rate's samples give its own interval.
+func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration, params *vmbenchv1.MigrationParams) []runplan.Message {
 	if probe.Error != "" || probe.Table == nil {
 		return []runplan.Message{probe}
 	}
@@ -243,6 +260,8 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 		if m.VMI != vmi {
 			continue
 		}
+		// Migration k of the sweep: by its object's name, else by its place among the master's.
+		k := analysis.MigrationIndex(probe.Run, len(out)+1, m)
 		// A variant per migration, so that the K results of one node are K samples, not copies of one.
 		msg := runplan.Message{Kind: runplan.KindResult, Run: probe.Run, Benchmark: probe.Benchmark, Node: probe.Node, Time: probe.Time,
 			Variant: "migration" + strconv.Itoa(len(out)+1)}
@@ -252,6 +271,16 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			// with KubeVirt's words in runs[].migrations, its event and the report's notes.
 			msg.Metrics = []results.Metric{{Name: metricMigrationCompleted, Value: 0, Unit: results.UnitFlag, Direction: results.HigherIsBetter}}
 			msg.RawTail = migrationWords(m)
+			if rate, ok := sweepRate(params, k); ok {
+				msg.RawTail = fmt.Sprintf("at dirty rate %s/s: %s", rate, msg.RawTail)
+				// What the guest's writer achieved before it, so that the line can tell a rate
+				// the guest never reached from one the migration could not keep up with.
+				if m.StartTime != nil {
+					if v, ok := disruption.DirtyRateBefore(windows, m.StartTime.Time); ok {
+						msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: v, Unit: "MiB/s", Direction: results.LowerIsBetter})
+					}
+				}
+			}
 		case m.StartTime == nil || m.EndTime == nil:
 			msg.Error = describeMigration(m) + ", but KubeVirt's migration state has no start or end time"
 		default:
@@ -271,6 +300,14 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
 			}
+			if _, ok := sweepRate(params, k); ok {
+				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.LowerIsBetter})
+			}
+		}
+		if rate, ok := sweepRate(params, k); ok {
+			for i := range msg.Metrics {
+				msg.Metrics[i].Name = disruption.RateMetric(msg.Metrics[i].Name, rate)
+			}
 		}
 		out = append(out, msg)
 	}
@@ -288,13 +325,19 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 // series stays in the run's tables (summary.ResultTables reads the report before this).
 func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus) summary.RunReport {
 	migration := analysis.MigrationBenchmarks(benchmarks)
+	params := map[string]*vmbenchv1.MigrationParams{}
+	for _, b := range benchmarks {
+		if b.Type == vmbenchv1.BenchmarkMigration {
+			params[b.Name] = b.WithDefaults().Migration
+		}
+	}
 	var out []runplan.Message
 	for _, m := range report.Results {
 		if !migration[m.Benchmark] {
 			out = append(out, m)
 			continue
 		}
-		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations)...)
+		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations, params[m.Benchmark])...)
 	}
 	report.Results = out
 	return report

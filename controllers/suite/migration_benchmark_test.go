@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
+	"github.com/vmbench/vmbench/internal/disruption"
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
@@ -66,16 +68,113 @@ func TestMigrationObject(t *testing.T) {
 // KubeVirt's words; a migration of another VMI is not the benchmark's.
 func TestMigrationResults(t *testing.T) {
 	probe, migrations := migratedProbe()
-	got := migrationResults(probe, "s-vm-0-master", migrations)
+	got := migrationResults(probe, "s-vm-0-master", migrations, nil)
 	checkMigrationResults(t, got)
 	for i, m := range got {
 		if want := "migration" + string(rune('1'+i)); m.Variant != want {
 			t.Errorf("result %d: variant %q, want %q (one sample per migration)", i, m.Variant, want)
 		}
 	}
-	none := migrationResults(probe, "s-vm-0-master", nil)
+	none := migrationResults(probe, "s-vm-0-master", nil, nil)
 	if len(none) != 1 || !strings.Contains(none[0].Error, "no migration of VMI s-vm-0-master") {
 		t.Errorf("no migration recorded: %+v, want one error result", none)
+	}
+}
+
+// TestMigrationResultsPerDirtyRate protects the sweep's keys: with dirtyRates ["0", "64Mi",
+// "256Mi"], the master's migration k has its figures named for dirtyRates[k-1] (pause_ms_at_0,
+// total_seconds_at_64Mi, ...), the achieved rate beside them (0 before 60 s, then 1 MiB a window
+// is 10 MiB/s; 0 is a figure, not a broken sample), and the
+// failed third one completed_at_256Mi = 0 with its rate before KubeVirt's words and the rate the
+// writer achieved before it; no plain figure.
+func TestMigrationResultsPerDirtyRate(t *testing.T) {
+	probe, migrations := migratedProbe()
+	tab := *probe.Table
+	tab.Columns = results.ProbeDirtyColumns
+	rows := make([][]float64, len(tab.Rows))
+	for i, r := range tab.Rows {
+		dirtied := 0.0 // at rate 0 until 60 s, then 1 MiB a window
+		if r[results.ProbeMono] >= 60_000 {
+			dirtied = 1 << 20
+		}
+		rows[i] = append(append([]float64{}, r...), dirtied, 10<<20)
+	}
+	tab.Rows = rows
+	probe.Table = &tab
+	params := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkMigration, Migration: &vmbenchv1.MigrationParams{
+		DirtyRates: []resource.Quantity{resource.MustParse("0"), resource.MustParse("64Mi"), resource.MustParse("256Mi")}}}.WithDefaults().Migration
+	got := migrationResults(probe, "s-vm-0-master", migrations, params)
+	if len(got) != 3 {
+		t.Fatalf("%d results, want 3", len(got))
+	}
+	value := func(m runplan.Message, name string) (float64, bool) {
+		for _, x := range m.Metrics {
+			if x.Name == name {
+				return x.Value, true
+			}
+		}
+		return 0, false
+	}
+	for i, rate := range []string{"0", "64Mi"} {
+		for name, want := range map[string]float64{
+			metricMigrationCompleted: 1, metricMigrationTotal: []float64{3, 5}[i], metricMigrationPause: []float64{300, 10.2}[i],
+			metricMigrationDirtyRate: []float64{0, 10}[i],
+		} {
+			key := disruption.RateMetric(name, rate)
+			if v, ok := value(got[i], key); !ok || math.Abs(v-want) > 1e-6 {
+				t.Errorf("migration %d: %s = %v (present %v), want %v", i+1, key, v, ok, want)
+			}
+		}
+		if _, ok := value(got[i], metricMigrationPause); ok {
+			t.Errorf("migration %d has the plain %s beside the per-rate one", i+1, metricMigrationPause)
+		}
+		if e := summary.SampleError(got[i]); e != "" {
+			t.Errorf("migration %d is refused as a sample: %s (the achieved rate at 0 is 0 MiB/s, a valid figure)", i+1, e)
+		}
+		if len(got[i].Metrics) != len(disruption.Figures) {
+			t.Errorf("migration %d: %d figures, want %d (every figure once, at its rate)", i+1, len(got[i].Metrics), len(disruption.Figures))
+		}
+	}
+	if v, ok := value(got[2], "dirtied_mib_per_s_at_256Mi"); !ok || v != 10 {
+		t.Errorf("migration 3: achieved rate %v (present %v), want 10 MiB/s before it, though it failed", v, ok)
+	}
+	if v, ok := value(got[2], "completed_at_256Mi"); !ok || v != 0 || len(got[2].Metrics) != 2 ||
+		!strings.HasPrefix(got[2].RawTail, "at dirty rate 256Mi/s: ") || !strings.Contains(got[2].RawTail, "virError(Code=38") {
+		t.Errorf("migration 3: metrics %+v, raw %q; want completed_at_256Mi = 0 and the achieved rate, its rate and KubeVirt's words", got[2].Metrics, got[2].RawTail)
+	}
+}
+
+// TestMigrationResultsPerDirtyRateByObject protects the rate of each migration where the run
+// recorded its object: a drain's migration of the master between the benchmark's first and second
+// is a sample, but does not shift the benchmark's second (object s-vm-0-mig-2) off 64Mi.
+func TestMigrationResultsPerDirtyRateByObject(t *testing.T) {
+	probe, migrations := migratedProbe()
+	migrations[0].Object = "s-vm-0-mig-1"
+	drain := migrations[0]
+	drain.Object, drain.Trigger, drain.UID = "kubevirt-evacuation-x7k2", vmbenchv1.MigrationByEvacuation, "drain"
+	drain.StartTime, drain.EndTime = &metav1.Time{Time: migrations[0].StartTime.Add(20 * time.Second)}, &metav1.Time{Time: migrations[0].EndTime.Add(20 * time.Second)}
+	migrations[2].Object = "s-vm-0-mig-2"
+	migrations[3].Object = "s-vm-0-mig-3"
+	migrations = append(migrations[:1], append([]vmbenchv1.RunMigration{drain}, migrations[1:]...)...)
+	params := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkMigration, Migration: &vmbenchv1.MigrationParams{
+		DirtyRates: []resource.Quantity{resource.MustParse("0"), resource.MustParse("64Mi"), resource.MustParse("256Mi")}}}.WithDefaults().Migration
+	got := migrationResults(probe, "s-vm-0-master", migrations, params)
+	if len(got) != 4 {
+		t.Fatalf("%d results, want 4 (3 of the benchmark's, 1 of the drain)", len(got))
+	}
+	has := func(m runplan.Message, name string) bool {
+		for _, x := range m.Metrics {
+			if x.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	// The drain's (second recorded, no object of the benchmark's) counts at its place: 64Mi.
+	for i, want := range []string{"total_seconds_at_0", "total_seconds_at_64Mi", "total_seconds_at_64Mi", "completed_at_256Mi"} {
+		if !has(got[i], want) {
+			t.Errorf("result %d: metrics %+v, want %s", i+1, got[i].Metrics, want)
+		}
 	}
 }
 

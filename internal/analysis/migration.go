@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/disruption"
@@ -35,6 +37,18 @@ type MigrationLine struct {
 	// Completed of Made migrations completed (the flag completed); NotMeasured executions failed
 	// (the benchmark's failures: no figure, named in the notes).
 	Completed, Made, NotMeasured int
+
+	// In a dirty-rate sweep (migration.dirtyRates), the line is one rate's: DirtyRate as the spec
+	// spells it ("64Mi"), SetMiBps the same in MiB a second, Dirtied the rate the guest's writer
+	// achieved before each migration (MiB/s), Previous the line of the rate before it in the spec
+	// (nil for the first), which the text compares the pause and the total with, and NotConverged
+	// KubeVirt's words for the migrations at this rate that did not complete (from
+	// status.runs[].migrations). All empty outside a sweep.
+	DirtyRate    string
+	SetMiBps     float64
+	Dirtied      *MigrationFigure
+	Previous     *MigrationLine
+	NotConverged []string
 }
 
 // MigrationFigure is one figure's mean over the migrations and its 95% interval; Low and High
@@ -62,6 +76,7 @@ func migrationSummary(m vmbenchv1.MetricSummary) Summary {
 }
 
 // MigrationFigureOf summarizes metric name of res, each migration one sample; nil without one.
+// In a dirty-rate sweep, name is the figure at its rate (disruption.RateMetric).
 func MigrationFigureOf(res vmbenchv1.BenchmarkResult, name string) *MigrationFigure {
 	m := FindMetricSummary(res.Metrics, name)
 	if m == nil || m.N == 0 {
@@ -76,34 +91,137 @@ func MigrationFigureOf(res vmbenchv1.BenchmarkResult, name string) *MigrationFig
 }
 
 // MigrationLines gives a line per migration benchmark and VM platform that has results, in the
-// order of status.results.
+// order of status.results; a benchmark with migration.dirtyRates gives a line per rate with
+// results instead, in the spec's order of the rates.
 func MigrationLines(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
 	migration := MigrationBenchmarks(suite.Spec.Benchmarks)
+	params := map[string]*vmbenchv1.MigrationParams{}
+	for _, b := range suite.Spec.Benchmarks {
+		if b.Type == vmbenchv1.BenchmarkMigration {
+			params[b.Name] = b.WithDefaults().Migration
+		}
+	}
 	emulated := EmulatedPlatforms(suite)
 	var lines []MigrationLine
 	for _, res := range suite.Status.Results {
 		if !migration[res.Benchmark] {
 			continue
 		}
-		l := MigrationLine{
-			Benchmark:   res.Benchmark,
-			Platform:    res.Platform,
-			Emulated:    res.Emulated || emulated[res.Platform],
-			Pause:       MigrationFigureOf(res, disruption.MetricPause),
-			Background:  MigrationFigureOf(res, disruption.MetricBackgroundGap),
-			Total:       MigrationFigureOf(res, disruption.MetricTotal),
-			Dip:         MigrationFigureOf(res, disruption.MetricDip),
-			Recovery:    MigrationFigureOf(res, disruption.MetricRecovery),
-			NotMeasured: int(res.Failures),
+		base := MigrationLine{Benchmark: res.Benchmark, Platform: res.Platform, Emulated: res.Emulated || emulated[res.Platform],
+			NotMeasured: int(res.Failures)}
+		p := params[res.Benchmark]
+		if p == nil || len(p.DirtyRates) == 0 {
+			lines = append(lines, migrationLineOf(base, res, func(name string) string { return name }))
+			continue
 		}
-		if m := FindMetricSummary(res.Metrics, disruption.MetricCompleted); m != nil {
-			// The flags' sum is the completed count, from the mean where status trimmed the samples.
-			s := migrationSummary(*m)
-			l.Made, l.Completed = s.N, int(math.Round(s.Mean*float64(s.N)))
+		words := notConverged(suite, res.Platform, p)
+		var previous *MigrationLine
+		for _, q := range p.DirtyRates {
+			rate := q.String()
+			if FindMetricSummary(res.Metrics, disruption.RateMetric(disruption.MetricCompleted, rate)) == nil {
+				continue
+			}
+			l := base
+			l.DirtyRate, l.SetMiBps, l.Previous, l.NotConverged = rate, float64(q.Value())/(1<<20), previous, words[rate]
+			l = migrationLineOf(l, res, func(name string) string { return disruption.RateMetric(name, rate) })
+			l.Dirtied = MigrationFigureOf(res, disruption.RateMetric(disruption.MetricDirtyRate, rate))
+			if previous != nil {
+				// The failures of the benchmark are counted once, on its first rate's line.
+				l.NotMeasured = 0
+			}
+			lines = append(lines, l)
+			previous = &lines[len(lines)-1]
 		}
-		lines = append(lines, l)
+	}
+	// Previous points into lines, which append may have moved: point each at its copy now.
+	for i := range lines {
+		if lines[i].Previous != nil && i > 0 {
+			lines[i].Previous = &lines[i-1]
+		}
 	}
 	return lines
+}
+
+// migrationLineOf fills l's figures from res, each figure's metric named by name.
+func migrationLineOf(l MigrationLine, res vmbenchv1.BenchmarkResult, name func(string) string) MigrationLine {
+	l.Pause = MigrationFigureOf(res, name(disruption.MetricPause))
+	l.Background = MigrationFigureOf(res, name(disruption.MetricBackgroundGap))
+	l.Total = MigrationFigureOf(res, name(disruption.MetricTotal))
+	l.Dip = MigrationFigureOf(res, name(disruption.MetricDip))
+	l.Recovery = MigrationFigureOf(res, name(disruption.MetricRecovery))
+	if m := FindMetricSummary(res.Metrics, name(disruption.MetricCompleted)); m != nil {
+		// The flags' sum is the completed count, from the mean where status trimmed the samples.
+		s := migrationSummary(*m)
+		l.Made, l.Completed = s.N, int(math.Round(s.Mean*float64(s.N)))
+	}
+	return l
+}
+
+// maxWords bounds KubeVirt's words quoted per migration in a line, which status bounds to 512.
+const maxWords = 120
+
+// MigrationIndex is which of the run's benchmark migrations m is (from 1), for its dirty rate in a
+// sweep: the index in its object's name, <run>-mig-<k> (the manager's migrationName), where the run
+// recorded it; else position, its place among the migrations of the master VMI that the run
+// recorded (a status from before runs[].migrations[].object, or one whose object was not found).
+func MigrationIndex(run string, position int, m vmbenchv1.RunMigration) int {
+	if n, err := strconv.Atoi(strings.TrimPrefix(m.Object, run+"-mig-")); err == nil && n >= 1 && m.Object == run+"-mig-"+strconv.Itoa(n) {
+		return n
+	}
+	return position
+}
+
+// notConverged are, per dirty rate, KubeVirt's words for the migrations of the runs of platform
+// that did not complete: migration k of a run's master VMI (in the order status.runs[].migrations
+// recorded them) ran at p.DirtyRateAt(k).
+func notConverged(suite *vmbenchv1.BenchmarkSuite, platform string, p *vmbenchv1.MigrationParams) map[string][]string {
+	out := map[string][]string{}
+	for _, run := range suite.Status.Runs {
+		if run.Platform != platform {
+			continue
+		}
+		master := run.Name + "-" + vmbenchv1.RoleMaster
+		k := 0
+		for _, m := range run.Migrations {
+			if m.VMI != master {
+				continue
+			}
+			k++
+			_, rate, ok := p.DirtyRateAt(MigrationIndex(run.Name, k, m))
+			if !ok || m.Outcome == vmbenchv1.MigrationCompleted {
+				continue
+			}
+			w := string(m.Outcome)
+			if m.Outcome == vmbenchv1.MigrationRunning {
+				w = "timed out (Running when the probe ended)"
+			}
+			if m.Message != "" {
+				w += ": " + m.Message
+			}
+			if len(w) > maxWords {
+				w = w[:maxWords-3] + "..."
+			}
+			out[rate] = append(out[rate], w)
+		}
+	}
+	return out
+}
+
+// growth says how figure cur compares with prev, the same figure at the rate before: "grew" where
+// cur's interval lies above prev's, "fell" below it, "no clear change" where they overlap, and the
+// means where either has no interval (below two migrations).
+func growth(prev, cur *MigrationFigure, unit string) string {
+	switch {
+	case prev == nil || cur == nil:
+		return "n/a"
+	case prev.Low == nil || cur.Low == nil:
+		return fmt.Sprintf("%s%s → %s%s, no interval", Float3(prev.Mean), unit, Float3(cur.Mean), unit)
+	case *cur.Low > *prev.High:
+		return "grew"
+	case *cur.High < *prev.Low:
+		return "fell"
+	}
+	return "no clear change"
 }
 
 // Text is the line as the first screen prints it: "vm: migration: pause 310 ms [285, 335]
@@ -118,6 +236,16 @@ func (l MigrationLine) Text(named bool) string {
 	what := "migration"
 	if named {
 		what += " " + l.Benchmark
+	}
+	if l.DirtyRate != "" {
+		what += " at dirty rate " + l.DirtyRate + "/s"
+		if l.Dirtied != nil {
+			what += fmt.Sprintf(" (achieved %s MiB/s", Float3(l.Dirtied.Mean))
+			if l.SetMiBps > 0 && l.Dirtied.Mean < AchievedShare*l.SetMiBps {
+				what += ", below the set rate: the guest could not write faster"
+			}
+			what += ")"
+		}
 	}
 	figure := func(f *MigrationFigure, unit string) string {
 		if f == nil {
@@ -137,9 +265,23 @@ func (l MigrationLine) Text(named bool) string {
 	if l.Background != nil {
 		pause += " (background gap " + figure(l.Background, " ms") + ")"
 	}
-	return fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, pause, figure(l.Total, " s"),
+	if len(l.NotConverged) > 0 {
+		counts += "; did not converge: " + l.NotConverged[0]
+		if len(l.NotConverged) > 1 {
+			counts += fmt.Sprintf(" (and %d more)", len(l.NotConverged)-1)
+		}
+	}
+	text := fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, pause, figure(l.Total, " s"),
 		figure(l.Dip, "%"), figure(l.Recovery, " s"), counts)
+	if p := l.Previous; p != nil && l.Completed > 0 {
+		text += fmt.Sprintf("; against %s/s: pause %s, total %s", p.DirtyRate, growth(p.Pause, l.Pause, " ms"), growth(p.Total, l.Total, " s"))
+	}
+	return text
 }
+
+// AchievedShare is the share of the set dirty rate below which a line says the guest could not
+// write faster.
+const AchievedShare = 0.9
 
 // MigrationTexts are the lines' texts, in their order; each names its benchmark when the lines
 // cover more than one migration benchmark.

@@ -837,7 +837,13 @@ func TestMigrationPanel(t *testing.T) {
 			t.Errorf("the panel does not select the migration figure %s", figure)
 		}
 	}
-	for _, other := range []string{"events_per_second", "pause", "xpause_ms", "total_seconds_p99", "rtt_avg_ms"} {
+	// A dirty-rate sweep's figures, each named for its rate.
+	for _, figure := range []string{"pause_ms_at_64Mi", "completed_at_0", "total_seconds_at_256Mi", "dirtied_mib_per_s_at_64Mi"} {
+		if !matches(figure) {
+			t.Errorf("the panel does not select the sweep's figure %s", figure)
+		}
+	}
+	for _, other := range []string{"events_per_second", "pause", "xpause_ms", "total_seconds_p99", "rtt_avg_ms", "pause_ms_at_", "work_at_64Mi"} {
 		if matches(other) {
 			t.Errorf("the panel selects %s, which is no migration figure", other)
 		}

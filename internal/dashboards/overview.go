@@ -208,8 +208,14 @@ func emulatedBars(b *bargauge.PanelBuilder, names common.BarGaugeNamePlacement) 
 
 // migrationFigures are the migration benchmark's figures the suite board shows, in its order:
 // what vmbench report's migration line gives.
+// In a dirty-rate sweep each is named for its rate (pause_ms_at_64Mi, and the writer's achieved
+// dirtied_mib_per_s_at_64Mi: migrationRateSuffix), a row per figure and rate.
 var migrationFigures = []string{disruption.MetricPause, disruption.MetricBackgroundGap, disruption.MetricTotal, disruption.MetricDip,
-	disruption.MetricRecovery, disruption.MetricCompleted}
+	disruption.MetricRecovery, disruption.MetricCompleted, disruption.MetricDirtyRate}
+
+// migrationRateSuffix is the optional rate of a figure's name in a dirty-rate sweep
+// (disruption.RateMetric), as a PromQL regular expression: a quantity such as 0, 64Mi or 1.5G.
+const migrationRateSuffix = `(_at_[0-9][0-9A-Za-z.]*)?`
 
 // NoMigrations is the row the migration panel shows for a suite without migration results: its
 // query then returns this one series, of value NaN shown as "-", instead of nothing, so that an
@@ -223,7 +229,7 @@ const NoMigrations = "no migration benchmark results in this suite"
 var migrationExpr = fmt.Sprintf(
 	`label_join(label_join(%s, "row", " | ", "benchmark", "metric", "unit"), "column", " emulated=", "platform", "emulated") `+
 		`or on() label_replace(label_replace(vector(NaN), "row", %q, "", ""), "column", "-", "", "")`,
-	latest(`vmbench_result_value{`+suiteSelector+`, metric=~"`+strings.Join(migrationFigures, "|")+`"}`), NoMigrations)
+	latest(`vmbench_result_value{`+suiteSelector+`, metric=~"(`+strings.Join(migrationFigures, "|")+`)`+migrationRateSuffix+`"}`), NoMigrations)
 
 // migrationPanel is the migration benchmark per platform: pause and the background gap before it,
 // total time, dip and time back at rate (means over the migrations), and the share of them that
@@ -238,7 +244,8 @@ func migrationPanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 			"pause_ms, the longest gap of the guest's 10 ms ticker, to read against background_gap_ms, the longest in the 10 s " +
 			"before (the guest's stalls without a migration); total_seconds, KubeVirt's migration start to end; dip_percent, " +
 			"the work lost against the rate before the migration, for recovery_seconds until back at rate; completed, the share " +
-			"of the migrations that completed (1: all). Lower is better but for completed. Intervals: vmbench report's migration " +
+			"of the migrations that completed (1: all). Lower is better but for completed. In a dirty-rate sweep each figure is " +
+			"named for its rate (pause_ms_at_64Mi), with dirtied_mib_per_s_at_<rate>, the rate the guest achieved. Intervals: vmbench report's migration " +
 			"line. Columns ending in emulated=true (red) come from VMs under QEMU software emulation (TCG). " +
 			"A pod's eviction (the container arm) is not measured.").
 		Datasource(datasource()).

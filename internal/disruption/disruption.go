@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/vmbench/vmbench/internal/results"
@@ -22,6 +23,8 @@ type Window struct {
 	// Length is the window's length in ms (monotonic), Work the units done in it, MaxGap the longest
 	// ticker gap in it (ms).
 	Length, Work, MaxGap float64
+	// Dirtied is the bytes the guest's memory writer dirtied in the window (0 without a writer).
+	Dirtied float64
 }
 
 // Rate is the window's work a second.
@@ -40,6 +43,9 @@ func WindowsOf(t results.Table) []Window {
 		out = append(out, Window{Mono: r[results.ProbeMono],
 			Wall:   time.UnixMicro(int64(math.Round(wall * 1000))).UTC(),
 			Length: r[results.ProbeLength], Work: r[results.ProbeWork], MaxGap: r[results.ProbeMaxGap]})
+		if len(r) > results.ProbeDirtied {
+			out[len(out)-1].Dirtied = r[results.ProbeDirtied]
+		}
 	}
 	return out
 }
@@ -74,6 +80,10 @@ type Effect struct {
 	// told apart from. A pause close to it says the event's own pause is below what the probe can
 	// resolve on that machine.
 	BackgroundGapMs float64
+	// DirtyMiBps is the rate the guest's memory writer dirtied memory at over the same
+	// BaselineSpan, in MiB a second: the rate it achieved when the migration started, against the
+	// rate it was set to (0 without a writer).
+	DirtyMiBps float64
 	// LostWork is the work the load fell short of its baseline rate by, from the first window below
 	// rate from the event's start on until it was back at rate; DipPercent is that against the work
 	// of the same time at the baseline rate.
@@ -94,7 +104,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	}
 	from, to := start.Add(-Slack), end.Add(Slack)
 	var e Effect
-	var base, baseLen float64
+	var base, baseLen, dirtied float64
 	var baseN int
 	pauseAt := -1
 	for i, w := range windows {
@@ -102,6 +112,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 		case !w.End().After(from):
 			if w.End().After(from.Add(-BaselineSpan)) {
 				base += w.Work
+				dirtied += w.Dirtied
 				baseLen += w.Length
 				baseN++
 				e.BackgroundGapMs = math.Max(e.BackgroundGapMs, w.MaxGap)
@@ -125,6 +136,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 			start.Format(time.RFC3339), end.Format(time.RFC3339))
 	}
 	e.BaselineRate = base / (baseLen / 1000)
+	e.DirtyMiBps = dirtied / (1 << 20) / (baseLen / 1000)
 	atRate := func(w Window) bool { return w.Rate() >= AtRate*e.BaselineRate }
 
 	// The dip starts at the first window below rate from the event's (widened) start on; it ends
@@ -167,6 +179,24 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	return e, nil
 }
 
+// DirtyRateBefore is the rate the guest's memory writer dirtied memory at over the BaselineSpan
+// before start (widened by Slack), in MiB a second, as Effect.DirtyMiBps; for a migration that did
+// not complete, whose effect is not analysed. ok is false where the probe has no window there.
+func DirtyRateBefore(windows []Window, start time.Time) (mibps float64, ok bool) {
+	from := start.Add(-Slack)
+	var dirtied, length float64
+	for _, w := range windows {
+		if !w.End().After(from) && w.End().After(from.Add(-BaselineSpan)) {
+			dirtied += w.Dirtied
+			length += w.Length
+		}
+	}
+	if length <= 0 {
+		return 0, false
+	}
+	return dirtied / (1 << 20) / (length / 1000), true
+}
+
 // Names of the migration benchmark's figures in a suite's results, one sample per migration:
 // the manager writes them, and the report, the suite board and the schedule history read them.
 // Every one is lower-is-better but MetricCompleted, a flag (1 completed, 0 did not).
@@ -180,4 +210,31 @@ const (
 	MetricClockStep     = "clock_step_ms"
 	MetricDip           = "dip_percent"
 	MetricRecovery      = "recovery_seconds"
+	// MetricDirtyRate is, in a dirty-rate sweep, the rate the guest's memory writer achieved in
+	// the BaselineSpan before the migration (MiB a second), read against the rate it was set to.
+	// Lower-is-better like the others only nominally (it is the load, not an outcome): a
+	// higher-is-better figure of 0, which a rate of 0 gives, would be taken for a broken result.
+	MetricDirtyRate = "dirtied_mib_per_s"
 )
+
+// Figures are the migration benchmark's figure names, in the order the manager writes them.
+var Figures = []string{MetricCompleted, MetricTotal, MetricPause, MetricBackgroundGap, MetricClockStep, MetricDip, MetricRecovery, MetricDirtyRate}
+
+// rateInfix joins a figure's name and its dirty rate in a sweep's metric name.
+const rateInfix = "_at_"
+
+// RateMetric is the name of figure at dirty rate (as the spec spells it) in a dirty-rate sweep,
+// such as pause_ms_at_64Mi: one status metric per figure and rate, as an HPL sweep keeps one per
+// point, so that each rate's samples give its own interval.
+func RateMetric(figure, rate string) string { return figure + rateInfix + rate }
+
+// ParseRateMetric recovers the figure and the rate from a name RateMetric made; ok is false for
+// any other name.
+func ParseRateMetric(name string) (figure, rate string, ok bool) {
+	for _, f := range Figures {
+		if r, found := strings.CutPrefix(name, f+rateInfix); found && r != "" {
+			return f, r, true
+		}
+	}
+	return "", "", false
+}

@@ -125,3 +125,45 @@ func TestAnalyseBackgroundGap(t *testing.T) {
 		t.Errorf("PauseMs = %v, want 300", e.PauseMs)
 	}
 }
+
+// TestAnalyseReadsTheWritersAchievedRate protects DirtyMiBps: with the writer's columns, windows
+// that dirty 3.2 MiB each (32 MiB a second) before a migration at 20 s give 32 MiB/s, whatever the
+// windows during and after it dirtied.
+func TestAnalyseReadsTheWritersAchievedRate(t *testing.T) {
+	tab := series(40*time.Second, 22*time.Second, 300*time.Millisecond, nil)
+	tab.Columns = results.ProbeDirtyColumns
+	for i, r := range tab.Rows {
+		dirtied := 3.2 * (1 << 20)
+		if r[results.ProbeMono] >= 19000 {
+			dirtied = 0
+		}
+		tab.Rows[i] = append(r, dirtied, 64<<20)
+	}
+	e, err := Analyse(WindowsOf(tab), t0.Add(20*time.Second), t0.Add(23*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(e.DirtyMiBps-32) > 1e-9 {
+		t.Errorf("DirtyMiBps = %v, want 32", e.DirtyMiBps)
+	}
+}
+
+// TestRateMetricRoundTrips protects the sweep's metric names: each figure at a rate is named
+// figure_at_rate and read back; plain figures and other names are not rate metrics.
+func TestRateMetricRoundTrips(t *testing.T) {
+	for _, f := range Figures {
+		name := RateMetric(f, "64Mi")
+		got, rate, ok := ParseRateMetric(name)
+		if !ok || got != f || rate != "64Mi" {
+			t.Errorf("ParseRateMetric(%q) = %q, %q, %v; want %q, 64Mi", name, got, rate, ok, f)
+		}
+	}
+	if RateMetric(MetricPause, "0") != "pause_ms_at_0" {
+		t.Errorf("RateMetric(pause_ms, 0) = %q, want pause_ms_at_0", RateMetric(MetricPause, "0"))
+	}
+	for _, name := range []string{MetricPause, "pause_ms_at_", "work_at_64Mi", "HPL_Gflops_N2048_NB64_P2_Q3"} {
+		if _, _, ok := ParseRateMetric(name); ok {
+			t.Errorf("ParseRateMetric(%q) ok, want not a rate metric", name)
+		}
+	}
+}

@@ -393,3 +393,44 @@ func TestMigrationFiguresAreExported(t *testing.T) {
 		t.Errorf("%d value series of the migration suite, want one per figure (%d)", n, len(figures))
 	}
 }
+
+// Protects a dirty-rate sweep's figures on /metrics: each figure at each rate (pause_ms_at_64Mi,
+// ..., and the writer's achieved dirtied_mib_per_s_at_64Mi) is its own series through the generic
+// result families, with its mean and sample count: 8 figures at 3 rates, 24 value series, none
+// dropped.
+func TestDirtyRateSweepFiguresAreExported(t *testing.T) {
+	const ns, name = "migration", "sweep"
+	t.Cleanup(func() { ForgetSuite(ns, name) })
+	withOptions(t, DefaultOptions(), time.Now)
+	s := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: vmbenchv1.BenchmarkSuiteSpec{Baseline: "vm", Platforms: []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}},
+			Benchmarks: []vmbenchv1.Benchmark{{Name: "mig", Type: vmbenchv1.BenchmarkMigration}}},
+		Status: vmbenchv1.BenchmarkSuiteStatus{Phase: vmbenchv1.SuiteRunning}}
+	res := vmbenchv1.BenchmarkResult{Benchmark: "mig", Platform: "vm"}
+	rates := []string{"0", "64Mi", "256Mi"}
+	for r, rate := range rates {
+		for f, figure := range disruption.Figures {
+			v := float64(100*r + f)
+			res.Metrics = append(res.Metrics, vmbenchv1.MetricSummary{Name: disruption.RateMetric(figure, rate), Unit: "ms",
+				Direction: vmbenchv1.LowerIsBetter, N: 2, Mean: v, Samples: []vmbenchv1.Sample{{Node: "master", Value: v}, {Node: "master", Value: v}}})
+		}
+	}
+	s.Status.Results = []vmbenchv1.BenchmarkResult{res}
+	RecordSuite(s)
+	for r, rate := range rates {
+		for f, figure := range disruption.Figures {
+			sel := suiteSelector(ns, name)
+			sel["metric"] = disruption.RateMetric(figure, rate)
+			got := series(t, "vmbench_result_value", sel)
+			if len(got) != 1 || got[0].GetGauge().GetValue() != float64(100*r+f) {
+				t.Errorf("vmbench_result_value{metric=%q} = %v, want one series of %d", sel["metric"], got, 100*r+f)
+			}
+		}
+	}
+	if n := len(series(t, "vmbench_result_value", suiteSelector(ns, name))); n != 3*len(disruption.Figures) {
+		t.Errorf("%d value series of the sweep, want %d (every figure at every rate)", n, 3*len(disruption.Figures))
+	}
+	if got := series(t, "vmbench_suite_series_dropped", suiteSelector(ns, name)); len(got) == 1 && got[0].GetGauge().GetValue() != 0 {
+		t.Errorf("vmbench_suite_series_dropped = %v, want 0", got[0].GetGauge().GetValue())
+	}
+}

@@ -110,7 +110,9 @@ const MigrationLegend = "migration: means over the live migrations, each migrati
 	"with their 95% interval (Student t, clipped at 0) in brackets, [n/a] below two; pause: the longest gap of the guest's 10 ms ticker " +
 	"during the migration, to be read against the background gap, the longest in the 10 s before it (the guest's stalls without one); " +
 	"total: KubeVirt's migration start to end (whole seconds); dip: the work lost against the rate before the migration, " +
-	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes " +
+	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes; " +
+	"a dirty-rate sweep has a line per rate, with the rate the guest's writer achieved, and compares the pause and total with the rate " +
+	"before (grew or fell: the intervals apart) " +
 	"(docs/migration.md); pod eviction: not measured (container arm not built)"
 
 // migrationTexts are the first screen's migration lines; each names its benchmark when the suite

@@ -11,6 +11,11 @@ import (
 // CPU loop did in it and the longest gap of the 10 ms ticker in it, in ms.
 var ProbeColumns = []string{"mono_ms", "wall_ms", "length_ms", "work", "max_gap_ms"}
 
+// ProbeDirtyColumns are ProbeColumns and, where the probe ran its memory writer (a migration
+// benchmark with dirtyRates), the bytes the writer dirtied in each window (4 KiB a page touched)
+// and the rate it was set to then, in bytes a second.
+var ProbeDirtyColumns = append(append([]string{}, ProbeColumns...), "dirtied_bytes", "dirty_rate_set")
+
 // Column indexes of ProbeColumns.
 const (
 	ProbeMono = iota
@@ -18,6 +23,8 @@ const (
 	ProbeLength
 	ProbeWork
 	ProbeMaxGap
+	ProbeDirtied
+	ProbeDirtySet
 )
 
 // unitWorkPerS is the probe's rate: units of its CPU loop a second, comparable only between runs of
@@ -58,19 +65,23 @@ func ProbeSeries(output []byte) (Table, error) {
 	if err != nil {
 		return Table{}, fmt.Errorf("probe: %w", err)
 	}
-	if len(t.Columns) != len(ProbeColumns) {
-		return Table{}, fmt.Errorf("probe: columns %v, want %v", t.Columns, ProbeColumns)
+	want := ProbeColumns
+	if len(t.Columns) == len(ProbeDirtyColumns) {
+		want = ProbeDirtyColumns
 	}
-	for i, c := range ProbeColumns {
+	if len(t.Columns) != len(want) {
+		return Table{}, fmt.Errorf("probe: columns %v, want %v (or %v)", t.Columns, ProbeColumns, ProbeDirtyColumns)
+	}
+	for i, c := range want {
 		if t.Columns[i] != c {
-			return Table{}, fmt.Errorf("probe: columns %v, want %v", t.Columns, ProbeColumns)
+			return Table{}, fmt.Errorf("probe: columns %v, want %v", t.Columns, want)
 		}
 	}
 	prev := math.Inf(-1)
 	for i, r := range t.Rows {
 		for j, v := range r {
 			if math.IsNaN(v) || v < 0 {
-				return Table{}, fmt.Errorf("probe: window %d: %s is %v, want a number of at least 0", i+1, ProbeColumns[j], v)
+				return Table{}, fmt.Errorf("probe: window %d: %s is %v, want a number of at least 0", i+1, want[j], v)
 			}
 		}
 		if r[ProbeMono] <= prev {

@@ -65,6 +65,10 @@ func TestParseProbeRefusesBrokenSeries(t *testing.T) {
 		"negative":     {"mono_ms,wall_ms,length_ms,work,max_gap_ms\n0,1,100,-5,10\n", "work is -5"},
 		"blank cell":   {"mono_ms,wall_ms,length_ms,work,max_gap_ms\n0,1,100,,10\n", "work is NaN"},
 		"columns":      {"mono_ms,wall_ms,work\n0,1,5\n", "want [mono_ms"},
+		// The memory writer's two columns come together, named and in order, and never negative.
+		"one writer column": {"mono_ms,wall_ms,length_ms,work,max_gap_ms,dirtied_bytes\n0,1,100,5,10,4096\n", "or [mono_ms"},
+		"writer misnamed":   {"mono_ms,wall_ms,length_ms,work,max_gap_ms,dirty_rate_set,dirtied_bytes\n0,1,100,5,10,0,4096\n", "want [mono_ms wall_ms length_ms work max_gap_ms dirtied_bytes dirty_rate_set]"},
+		"writer negative":   {"mono_ms,wall_ms,length_ms,work,max_gap_ms,dirtied_bytes,dirty_rate_set\n0,1,100,5,10,-4096,0\n", "dirtied_bytes is -4096"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			checkParseError(t, ParseProbe, []byte(tc.in), tc.want)

@@ -24,7 +24,8 @@ import (
 const (
 	ProbeTick   = 10 * time.Millisecond
 	ProbeWindow = 100 * time.Millisecond
-	// MaxProbeDuration bounds one probe to 6,000 windows, about 300 KB of CSV in one frame.
+	// MaxProbeDuration bounds one probe to 6,000 windows, about 300 KB of CSV in one frame (400 KiB
+	// at the widest with the memory writer's two columns, within a tables ConfigMap's 512 KiB).
 	MaxProbeDuration = 10 * time.Minute
 )
 
@@ -55,15 +56,31 @@ type probeWindow struct {
 	work     uint64
 	maxGap   time.Duration
 	duration time.Duration
+	// dirtied is the bytes the memory writer dirtied in the window and dirtySet the rate it was
+	// set to at the window's end (bytes a second); both 0 without a writer.
+	dirtied  uint64
+	dirtySet int64
 }
 
 // tickWindows runs the ticker until duration has passed on clock's monotonic reading and returns
 // the windows; work reports the units of work done so far. It is the probe without its CPU loop,
 // so that a test can drive it with a fake clock and a fake counter.
 func tickWindows(ctx context.Context, clock probeClock, duration time.Duration, work func() uint64) []probeWindow {
+	return tickDirtyWindows(ctx, clock, duration, work, nil)
+}
+
+// tickDirtyWindows is tickWindows that also reads the memory writer's counters (dirty; nil
+// without a writer) at each window's close.
+func tickDirtyWindows(ctx context.Context, clock probeClock, duration time.Duration, work func() uint64, dirty *dirtyCounters) []probeWindow {
+	dirtied := func() uint64 {
+		if dirty == nil {
+			return 0
+		}
+		return dirty.dirtied.Load()
+	}
 	origin := clock.Now()
 	last := origin
-	cur := probeWindow{start: origin, work: work()}
+	cur := probeWindow{start: origin, work: work(), dirtied: dirtied()}
 	windows := make([]probeWindow, 0, int(duration/ProbeWindow)+1)
 	for ctx.Err() == nil {
 		clock.Sleep(ctx, ProbeTick)
@@ -76,13 +93,16 @@ func tickWindows(ctx context.Context, clock probeClock, duration time.Duration, 
 		if now.Sub(cur.start) < ProbeWindow && now.Sub(origin) < duration {
 			continue
 		}
-		done := work()
-		cur.duration, cur.work = now.Sub(cur.start), done-cur.work
+		done, written := work(), dirtied()
+		cur.duration, cur.work, cur.dirtied = now.Sub(cur.start), done-cur.work, written-cur.dirtied
+		if dirty != nil {
+			cur.dirtySet = dirty.set.Load()
+		}
 		windows = append(windows, cur)
 		if now.Sub(origin) >= duration {
 			break
 		}
-		cur = probeWindow{start: now, work: done}
+		cur = probeWindow{start: now, work: done, dirtied: written}
 	}
 	return windows
 }
@@ -91,26 +111,40 @@ func tickWindows(ctx context.Context, clock probeClock, duration time.Duration, 
 // clock (ms since the probe began) and on the wall clock (Unix ms), its length, the work done and
 // the longest ticker gap (ms).
 func probeTable(windows []probeWindow) results.Table {
+	return probeDirtyTable(windows, false)
+}
+
+// probeDirtyTable is probeTable, with the memory writer's columns (results.ProbeDirtyColumns)
+// where writer says it ran.
+func probeDirtyTable(windows []probeWindow, writer bool) results.Table {
 	t := results.Table{Columns: results.ProbeColumns}
+	if writer {
+		t.Columns = results.ProbeDirtyColumns
+	}
 	if len(windows) == 0 {
 		return t
 	}
 	origin := windows[0].start
 	for _, w := range windows {
-		t.Rows = append(t.Rows, []float64{
+		row := []float64{
 			float64(w.start.Sub(origin).Microseconds()) / 1000,
 			float64(w.start.UnixMicro()) / 1000,
 			float64(w.duration.Microseconds()) / 1000,
 			float64(w.work),
 			float64(w.maxGap.Microseconds()) / 1000,
-		})
+		}
+		if writer {
+			row = append(row, float64(w.dirtied), float64(w.dirtySet))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
 // RunProbe runs the steady probe for duration: a CPU loop on one goroutine (one vCPU busy) and the
-// ticker on another, and returns the probe's CSV output, which results.ParseProbe reads.
-func RunProbe(ctx context.Context, duration time.Duration) ([]byte, error) {
+// ticker on another, and, with a dirty-rate schedule, the memory writer on a third; and returns the
+// probe's CSV output, which results.ParseProbe reads.
+func RunProbe(ctx context.Context, duration time.Duration, schedule []vmbenchv1.DirtyRateStep) ([]byte, error) {
 	if duration <= 0 || duration > MaxProbeDuration {
 		return nil, fmt.Errorf("probe: duration %s is not between 0 and %s", duration, MaxProbeDuration)
 	}
@@ -137,12 +171,25 @@ func RunProbe(ctx context.Context, duration time.Duration) ([]byte, error) {
 			units.Add(1)
 		}
 	}()
-	windows := tickWindows(ctx, systemProbeClock{}, duration, units.Load)
+	var dirty *dirtyCounters
+	writerDone := make(chan struct{})
+	if len(schedule) > 0 {
+		dirty = &dirtyCounters{}
+		pages := newPageToucher(vmbenchv1.DirtyWorkingSet)
+		writerCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			defer close(writerDone)
+			writeDirty(writerCtx, systemProbeClock{}, duration, schedule, pages.touch, dirty)
+		}()
+		defer func() { cancel(); <-writerDone }()
+	}
+	windows := tickDirtyWindows(ctx, systemProbeClock{}, duration, units.Load, dirty)
 	close(stop)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("probe: stopped after %d windows: %w", len(windows), err)
 	}
-	return probeTable(windows).CSV(), nil
+	return probeDirtyTable(windows, dirty != nil).CSV(), nil
 }
 
 // probe is the migration benchmark's one execution: the probe on the master, in the runner's own
@@ -159,7 +206,7 @@ func (r *Runner) probe(plan runplan.Plan, b vmbenchv1.Benchmark) execution {
 			if run == nil {
 				run = RunProbe
 			}
-			out, err := run(ctx, d)
+			out, err := run(ctx, d, b.Migration.DirtyRateSchedule())
 			return out, out, err
 		}}
 }

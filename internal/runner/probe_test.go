@@ -82,7 +82,7 @@ func TestTickWindowsSeesAStall(t *testing.T) {
 // TestRunProbeRefusesUnboundedDurations protects the bound on the probe's output size.
 func TestRunProbeRefusesUnboundedDurations(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second, MaxProbeDuration + time.Second} {
-		if _, err := RunProbe(context.Background(), d); err == nil {
+		if _, err := RunProbe(context.Background(), d, nil); err == nil {
 			t.Errorf("RunProbe(%s) ran, want an error", d)
 		}
 	}
@@ -94,7 +94,7 @@ func TestRunProbeRefusesUnboundedDurations(t *testing.T) {
 func TestMigrationBenchmarkRunsTheProbeOnTheMaster(t *testing.T) {
 	r, _, msgs := testRunner(t)
 	var asked time.Duration
-	r.Probe = func(_ context.Context, d time.Duration) ([]byte, error) {
+	r.Probe = func(_ context.Context, d time.Duration, _ []vmbenchv1.DirtyRateStep) ([]byte, error) {
 		asked = d
 		c := &fakeProbeClock{now: time.Unix(1.8e9, 0), stallAt: 30, stall: 200 * time.Millisecond}
 		return probeTable(tickWindows(context.Background(), c, time.Second, func() uint64 { return c.work })).CSV(), nil

@@ -56,7 +56,7 @@ type Runner struct {
 	// ReadCPUSets reads every node's CPU list before the first benchmark, for the Started message.
 	ReadCPUSets bool
 	// Probe runs the migration benchmark's probe (RunProbe when nil).
-	Probe func(ctx context.Context, d time.Duration) ([]byte, error)
+	Probe func(ctx context.Context, d time.Duration, schedule []vmbenchv1.DirtyRateStep) ([]byte, error)
 
 	// sharedErrs is, per node, why the Shared target could not be made ready there, set by Run
 	// before the first benchmark: every execution on that target and node reports it.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/analysis"
@@ -155,5 +156,26 @@ func TestMigrationSummaryIsCutToTheSchema(t *testing.T) {
 	if len(got) != vmbenchv1.MaxMigrationSummaryLength || !strings.HasSuffix(got, "...") || !strings.HasPrefix(line, strings.TrimSuffix(got, "...")) {
 		t.Errorf("a %d-character line became %q (%d characters), want its first %d characters and \"...\"",
 			len(line), got, len(got), vmbenchv1.MaxMigrationSummaryLength-3)
+	}
+}
+
+// TestMigrationSummariesPerDirtyRate protects status.migrationSummaries of a dirty-rate sweep: one
+// entry per rate with results, in the spec's order, each naming its rate and with the report's
+// line for it; a rate without results (128Mi) has none.
+func TestMigrationSummariesPerDirtyRate(t *testing.T) {
+	s := &vmbenchv1.BenchmarkSuite{}
+	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
+	s.Spec.Benchmarks = []vmbenchv1.Benchmark{{Name: "mig", Type: vmbenchv1.BenchmarkMigration, Migration: &vmbenchv1.MigrationParams{Count: 3,
+		DirtyRates: []resource.Quantity{resource.MustParse("256Mi"), resource.MustParse("128Mi"), resource.MustParse("0")}}}}
+	flag := func(name string, v float64) vmbenchv1.MetricSummary {
+		return vmbenchv1.MetricSummary{Name: name, Unit: "bool", N: 1, Mean: v, Samples: []vmbenchv1.Sample{{Value: v}}}
+	}
+	s.Status.Results = []vmbenchv1.BenchmarkResult{{Benchmark: "mig", Platform: "vm", Metrics: []vmbenchv1.MetricSummary{
+		flag("completed_at_0", 1), flag("completed_at_256Mi", 0)}}}
+	got := MigrationSummaries(s)
+	if len(got) != 2 || got[0].DirtyRate != "256Mi" || got[1].DirtyRate != "0" ||
+		!strings.HasPrefix(got[0].Summary, "vm: migration at dirty rate 256Mi/s: ") || !strings.HasSuffix(got[0].Summary, "(0 of 1 completed)") ||
+		!strings.HasPrefix(got[1].Summary, "vm: migration at dirty rate 0/s: ") {
+		t.Errorf("summaries %+v: want 256Mi (0 of 1 completed), then 0", got)
 	}
 }
