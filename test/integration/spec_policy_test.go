@@ -1,12 +1,15 @@
 package integration
 
 import (
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -98,4 +101,47 @@ func TestSpecPolicyChecksTheScheduleTemplate(t *testing.T) {
 	h.g.Expect(err).To(MatchError(ContainSubstring("spec.suiteTemplate.spec: Invalid value: spec.baseline must name one of spec.platforms")))
 	s.Spec.SuiteTemplate.Spec.Baseline = "container"
 	h.g.Expect(k8s.Create(h.ctx, s)).To(Succeed())
+}
+
+// The policy's CEL has a runtime cost budget per request that the CRD's static estimates no longer
+// bound: the largest spec its rules walk (12 benchmarks, HPL sweeps of 16 sizes, sysbench blocks, the
+// Shared target, 12 precision metrics) is admitted, and refused for the HPL sizes with its message
+// (whose square roots run over every size) rather than for a cost exceeded.
+func TestSpecPolicyAdmitsTheLargestSpecWithinItsBudget(t *testing.T) {
+	h := newHarness(t)
+	largest := func(n0 int32) *vmbenchv1.BenchmarkSuite {
+		var benchmarks []vmbenchv1.Benchmark
+		var metrics []string
+		for i := range 8 {
+			sizes := make([]int32, 16)
+			for j := range sizes {
+				sizes[j] = n0 + int32(j)
+			}
+			b := hpl(vmbenchv1.HPCCParams{ProblemSizes: sizes})
+			b.Name = fmt.Sprintf("hpl%d", i)
+			benchmarks = append(benchmarks, b)
+			metrics = append(metrics, b.Name+"/HPL_Tflops")
+		}
+		for i := range 2 {
+			b := memoryBlocks("1K", "4K", "1M", "1G")
+			b.Name = fmt.Sprintf("mem%d", i)
+			benchmarks = append(benchmarks, b)
+			metrics = append(metrics, b.Name)
+		}
+		for i := range 2 {
+			b := bench(fmt.Sprintf("disk%d", i), vmbenchv1.BenchmarkFio)
+			b.Fio = &vmbenchv1.FioParams{Target: vmbenchv1.StorageShared, Size: "1g", NumJobs: 4}
+			b.Concurrency = vmbenchv1.ConcurrencyAllNodes
+			benchmarks = append(benchmarks, b)
+			metrics = append(metrics, b.Name)
+		}
+		s := h.suite("largest", 2, benchmarks...)
+		s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "nfs", Size: ptr.To(resource.MustParse("100Gi"))}
+		s.Spec.Precision = &vmbenchv1.PrecisionSpec{HalfWidthPercent: 5, MaxRepetitions: 30, Metrics: metrics}
+		return s
+	}
+	h.g.Expect(k8s.Create(h.ctx, largest(1000), client.DryRunAll)).To(Succeed())
+	err := k8s.Create(h.ctx, largest(40000), client.DryRunAll)
+	h.g.Expect(err).To(MatchError(ContainSubstring("spec.benchmarks: Invalid value: benchmark hpl0: hpcc.problemSizes entry 40000 needs 11.9 GiB of matrix")))
+	h.g.Expect(err.Error()).NotTo(ContainSubstring("cost"))
 }
