@@ -11,8 +11,12 @@ import (
 
 func migrationSuite(platforms []Platform, b Benchmark) *BenchmarkSuite {
 	b.Name, b.Type = "mig", BenchmarkMigration
+	baseline := ""
+	if len(platforms) > 0 {
+		baseline = platforms[0].Name // as the API server requires
+	}
 	return &BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Name: "demo"},
-		Spec: BenchmarkSuiteSpec{Platforms: platforms, Benchmarks: []Benchmark{b}}}
+		Spec: BenchmarkSuiteSpec{Platforms: platforms, Baseline: baseline, Benchmarks: []Benchmark{b}}}
 }
 
 // TestMigrationProblem protects the Go checks of the migration benchmark, which stand in for CRD

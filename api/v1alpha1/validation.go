@@ -57,8 +57,9 @@ var (
 )
 
 // FirstInvalidValue returns the first value of the suite that the controller cannot use, or nil.
-// The CRD refuses every such value at admission; this catches the ones stored before its rules
-// existed, so that such a suite fails on its own instead of with an error in the controller. The
+// The CRD, or for its cross-field rules the ValidatingAdmissionPolicy vmbench-suite-spec, refuses
+// every such value at admission; this catches the ones stored before its rules existed or where that
+// policy is not installed, so that such a suite fails on its own instead of with an error in the controller. The
 // message names the field and says what to change.
 func FirstInvalidValue(s *BenchmarkSuite) error {
 	if err := nameProblem(s.Name); err != nil {
@@ -115,6 +116,9 @@ func FirstInvalidValue(s *BenchmarkSuite) error {
 		if st.Size != nil && (st.Size.Sign() <= 0 || st.Size.Cmp(MaxSharedStorageSize) > 0) {
 			return fmt.Errorf("spec.sharedStorage.size: %s is not above 0 and at most %s: set a size in that range", st.Size.String(), MaxSharedStorageSize.String())
 		}
+	}
+	if err := crossFieldProblem(spec); err != nil {
+		return err
 	}
 	return nil
 }

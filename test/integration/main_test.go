@@ -5,6 +5,7 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/metrics"
+	"github.com/vmbench/vmbench/test/specpolicy"
 )
 
 var (
@@ -52,6 +54,11 @@ func run(m *testing.M) int {
 	}
 	if k8s, err = client.New(cfg, client.Options{Scheme: scheme.New()}); err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
+		return 1
+	}
+	// The cross-field rules of a suite's spec are an admission policy the chart installs, not CRD rules.
+	if err := specpolicy.Install(context.Background(), k8s, root); err != nil {
+		fmt.Fprintln(os.Stderr, "installing the spec policy:", err)
 		return 1
 	}
 	metrics.Register(registry)

@@ -62,6 +62,7 @@ import (
 	"github.com/vmbench/vmbench/internal/platform"
 	"github.com/vmbench/vmbench/internal/results"
 	"github.com/vmbench/vmbench/internal/runplan"
+	"github.com/vmbench/vmbench/test/specpolicy"
 )
 
 var (
@@ -94,6 +95,11 @@ func run(m *testing.M) int {
 	defer func() { _ = env.Stop() }()
 	if direct, err = client.New(cfg, client.Options{Scheme: scheme.New()}); err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
+		return 1
+	}
+	// The cross-field rules of a suite's spec are an admission policy the chart installs, not CRD rules.
+	if err := specpolicy.Install(context.Background(), direct, root); err != nil {
+		fmt.Fprintln(os.Stderr, "installing the spec policy:", err)
 		return 1
 	}
 	vmbenchmetrics.Register(ctrlmetrics.Registry)
