@@ -63,7 +63,10 @@ func Install(ctx context.Context, c client.Client, root string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the policy %s is not enforced after 30 s: a suite with baseline bare got %v", policy.Name, err)
+			if err == nil {
+				return fmt.Errorf("the policy %s is not enforced after 30 s: a suite with baseline bare was admitted", policy.Name)
+			}
+			return fmt.Errorf("the policy %s is not enforced after 30 s: a suite with baseline bare got: %w", policy.Name, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
