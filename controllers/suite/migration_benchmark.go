@@ -250,6 +250,14 @@ func sweepRate(params *vmbenchv1.MigrationParams, k int) (string, bool) {
 // params.DirtyRateAt(k), and each of its figures is named for that rate
 // (disruption.RateMetric: pause_ms_at_64Mi), with the rate the guest's writer achieved before it
 // (dirtied_mib_per_s_at_64Mi), so that each rate's samples give its own interval.
+// startedElsewhere is a migration that something else started while the benchmark ran (a node
+// drain, KubeVirt's workload update, another object): not one of the benchmark's samples, whose
+// timing and policy it did not set; the report's migration notes name it. One whose object was gone
+// (Unknown) or not yet looked for is counted, as before triggers were read.
+func startedElsewhere(m vmbenchv1.RunMigration) bool {
+	return m.Trigger == vmbenchv1.MigrationByEvacuation || m.Trigger == vmbenchv1.MigrationByWorkloadUpdate || m.Trigger == vmbenchv1.MigrationByUser
+}
+
 func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration, params *vmbenchv1.MigrationParams) []runplan.Message {
 	if probe.Error != "" || probe.Table == nil {
 		return []runplan.Message{probe}
@@ -257,7 +265,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 	windows := disruption.WindowsOf(*probe.Table)
 	var out []runplan.Message
 	for _, m := range migrations {
-		if m.VMI != vmi {
+		if m.VMI != vmi || startedElsewhere(m) {
 			continue
 		}
 		// Migration k of the sweep: by its object's name, else by its place among the master's.

@@ -65,7 +65,7 @@ func TestMigrationObject(t *testing.T) {
 // rate after it, migration 1 has total 3 s, pause 300 ms, dip 68.75% (550 units lost of 800) for
 // 0.8 s; migration 2 (90 s
 // to 95 s, no disturbance) pause at the tick, no dip; migration 3 failed and is an error in
-// KubeVirt's words; a migration of another VMI is not the benchmark's.
+// KubeVirt's words; a migration of another VMI, or one a drain started, is not the benchmark's.
 func TestMigrationResults(t *testing.T) {
 	probe, migrations := migratedProbe()
 	got := migrationResults(probe, "s-vm-0-master", migrations, nil)
@@ -75,6 +75,12 @@ func TestMigrationResults(t *testing.T) {
 			t.Errorf("result %d: variant %q, want %q (one sample per migration)", i, m.Variant, want)
 		}
 	}
+	// A drain's migration of the master between the benchmark's own is not one of its samples.
+	drained := append([]vmbenchv1.RunMigration{}, migrations[:1]...)
+	drain := migrations[0]
+	drain.UID, drain.Trigger, drain.Object = "u-drain", vmbenchv1.MigrationByEvacuation, "kubevirt-evacuation-x"
+	drained = append(append(drained, drain), migrations[1:]...)
+	checkMigrationResults(t, migrationResults(probe, "s-vm-0-master", drained, nil))
 	none := migrationResults(probe, "s-vm-0-master", nil, nil)
 	if len(none) != 1 || !strings.Contains(none[0].Error, "no migration of VMI s-vm-0-master") {
 		t.Errorf("no migration recorded: %+v, want one error result", none)
@@ -146,7 +152,8 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 
 // TestMigrationResultsPerDirtyRateByObject protects the rate of each migration where the run
 // recorded its object: a drain's migration of the master between the benchmark's first and second
-// is a sample, but does not shift the benchmark's second (object s-vm-0-mig-2) off 64Mi.
+// is no sample (startedElsewhere), and does not shift the benchmark's second (object s-vm-0-mig-2)
+// off 64Mi.
 func TestMigrationResultsPerDirtyRateByObject(t *testing.T) {
 	probe, migrations := migratedProbe()
 	migrations[0].Object = "s-vm-0-mig-1"
@@ -159,8 +166,8 @@ func TestMigrationResultsPerDirtyRateByObject(t *testing.T) {
 	params := vmbenchv1.Benchmark{Type: vmbenchv1.BenchmarkMigration, Migration: &vmbenchv1.MigrationParams{
 		DirtyRates: []resource.Quantity{resource.MustParse("0"), resource.MustParse("64Mi"), resource.MustParse("256Mi")}}}.WithDefaults().Migration
 	got := migrationResults(probe, "s-vm-0-master", migrations, params)
-	if len(got) != 4 {
-		t.Fatalf("%d results, want 4 (3 of the benchmark's, 1 of the drain)", len(got))
+	if len(got) != 3 {
+		t.Fatalf("%d results, want 3 (the benchmark's, not the drain's)", len(got))
 	}
 	has := func(m runplan.Message, name string) bool {
 		for _, x := range m.Metrics {
@@ -170,8 +177,8 @@ func TestMigrationResultsPerDirtyRateByObject(t *testing.T) {
 		}
 		return false
 	}
-	// The drain's (second recorded, no object of the benchmark's) counts at its place: 64Mi.
-	for i, want := range []string{"total_seconds_at_0", "total_seconds_at_64Mi", "total_seconds_at_64Mi", "completed_at_256Mi"} {
+	// The drain's (second recorded) is left out; the benchmark's keep their rates by their objects.
+	for i, want := range []string{"total_seconds_at_0", "total_seconds_at_64Mi", "completed_at_256Mi"} {
 		if !has(got[i], want) {
 			t.Errorf("result %d: metrics %+v, want %s", i+1, got[i].Metrics, want)
 		}
