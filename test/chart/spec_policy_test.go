@@ -24,13 +24,17 @@ func TestSpecPolicyMatchesSpecWritesOnly(t *testing.T) {
 	if c := policy.Spec.MatchConditions; len(c) != 1 || c[0].Expression != "request.operation == 'CREATE' || object.spec != oldObject.spec" {
 		t.Errorf("match conditions %+v, want creates and changes of the spec only", c)
 	}
-	if n := len(policy.Spec.Validations); n != 19 {
-		t.Errorf("%d validations, want the 19 cross-field rules of the spec", n)
+	if n := len(policy.Spec.Validations); n != 20 {
+		t.Fatalf("%d validations, want the 19 cross-field rules of the spec and the freeze of placement and sharedStorage", n)
 	}
-	for _, v := range policy.Spec.Validations {
+	for _, v := range policy.Spec.Validations[:19] {
 		if !strings.HasPrefix(v.Expression, "[variables.spec].all(self, ") || v.MessageExpression == "" {
 			t.Errorf("validation %q: want a rule bound to the spec, with its message", v.Expression)
 		}
+	}
+	if freeze := policy.Spec.Validations[19]; !strings.Contains(freeze.Expression, "oldObject.status.startTime") ||
+		!strings.Contains(freeze.Message, "placement and sharedStorage cannot change once the first run has started") {
+		t.Errorf("the last validation %+v: want the freeze of placement and sharedStorage after the first run's start", freeze)
 	}
 	binding := &admissionv1.ValidatingAdmissionPolicyBinding{}
 	objs.get(t, "ValidatingAdmissionPolicyBinding", "vmbench-suite-spec", binding)

@@ -145,3 +145,37 @@ func TestSpecPolicyAdmitsTheLargestSpecWithinItsBudget(t *testing.T) {
 	h.g.Expect(err).To(MatchError(ContainSubstring("spec.benchmarks: Invalid value: benchmark hpl0: hpcc.problemSizes entry 40000 needs 11.9 GiB of matrix")))
 	h.g.Expect(err.Error()).NotTo(ContainSubstring("cost"))
 }
+
+// Audit M7: once a suite's first run has started, its placement and shared storage are frozen by the
+// spec policy, as its platforms and benchmarks are by the CRD (later runs elsewhere would mix two
+// experiments); its timeout and report settings may still change, and before the start all may.
+func TestSpecPolicyFreezesPlacementAndSharedStorageOnceStarted(t *testing.T) {
+	h := newHarness(t)
+	s := h.suite("frozen", 1, bench("cpu", vmbenchv1.BenchmarkSysbenchCPU))
+	h.g.Expect(k8s.Create(h.ctx, s)).To(Succeed())
+	before := h.get("frozen")
+	before.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"pool": "bench"}
+	h.g.Expect(k8s.Update(h.ctx, before)).To(Succeed(), "placement before the first run")
+
+	started := h.get("frozen")
+	started.Status.StartTime = &metav1.Time{Time: started.CreationTimestamp.Time}
+	h.g.Expect(k8s.Status().Update(h.ctx, started)).To(Succeed())
+	const frozen = "spec.placement and sharedStorage cannot change once the first run has started"
+	for name, change := range map[string]func(*vmbenchv1.BenchmarkSuite){
+		"nodeSelector": func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"pool": "other"} },
+		"placement removed": func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Placement = vmbenchv1.Placement{} },
+		"sharedStorage added": func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "rwx", Size: ptr.To(resource.MustParse("1Gi"))}
+		},
+	} {
+		changed := h.get("frozen")
+		change(changed)
+		h.g.Expect(k8s.Update(h.ctx, changed)).To(MatchError(ContainSubstring(frozen)), name)
+	}
+	timeout := h.get("frozen")
+	timeout.Spec.Timeout = ptr.To(vmbenchv1.Duration("3h"))
+	h.g.Expect(k8s.Update(h.ctx, timeout)).To(Succeed(), "the timeout after the start")
+	meta.SetStatusCondition(&timeout.Status.Conditions, metav1.Condition{Type: vmbenchv1.ConditionQueued,
+		Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonWaitingForRun, Message: fmt.Sprint("admitted")})
+	h.g.Expect(k8s.Status().Update(h.ctx, timeout)).To(Succeed(), "a status write")
+}
