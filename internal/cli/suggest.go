@@ -19,7 +19,7 @@ import (
 const ExitNothingToSuggest = 4
 
 // SuggestSynopsis is the one-line usage of the suggest verb.
-const SuggestSynopsis = "suggest (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--name NAME] [-o FILE]"
+const SuggestSynopsis = "suggest (<suite> [-n namespace] [--kubeconfig path] [--context name] | -f suite.yaml) [--migration] [--name NAME] [-o FILE]"
 
 func suggestUsage(w io.Writer, prog string) {
 	fmt.Fprintf(w, `usage: %[1]s suggest <suite> [-n namespace] [--kubeconfig path] [--context name] [--name NAME] [-o FILE]
@@ -35,6 +35,14 @@ result below its band; its name is <suite>-suggest. Create it with kubectl creat
 
 VMs that ran emulated get no variant: enable KVM first.
 
+With --migration it answers which KubeVirt migration settings suit the suite's own load instead: a
+suite whose migration benchmark ran on two or more VM platforms (the cluster's settings and
+MigrationPolicy variants, config/samples/suite-migration-policies.yaml) has them ranked on stdout,
+by the share of migrations completed, then the mean pause, then the mean total time, each with its
+95%% interval, and a platform its neighbour cannot be told apart from is said so; a suite whose
+migration benchmark ran on one VM platform gets a new suite (<suite>-migpol) that runs it beside
+variants with auto-converge, post-copy and a bandwidth cap.
+
 input:
   <suite>                 read the suite from the cluster, as report does
   -n, --namespace NS      namespace of <suite> (default: the context's namespace)
@@ -42,12 +50,15 @@ input:
   --context NAME          kubeconfig context
   -f, --file FILE         read a saved suite with its status instead (YAML or JSON, "-" for stdin)
 
+what:
+  --migration             rank the migration benchmark's VM platforms, or suggest MigrationPolicy variants
+
 output:
-  --name NAME             name of the suggested suite (default: <suite>-suggest)
+  --name NAME             name of the suggested suite (default: <suite>-suggest, <suite>-migpol with --migration)
   -o, --output FILE       write the suite to FILE instead of stdout
 
-exit status: 0 suite written, 1 error (emulated VMs among them), 2 usage error,
-4 nothing to suggest: no VM result lies below its band.
+exit status: 0 suite (or ranking) written, 1 error (emulated VMs among them; with --migration, no
+migration results), 2 usage error, 4 nothing to suggest: no VM result lies below its band.
 `, prog)
 }
 
@@ -55,6 +66,7 @@ type suggestOptions struct {
 	suite, file                 string
 	namespace, kubeconfig, kctx string
 	name, output                string
+	migration                   bool
 }
 
 // SuggestCommand runs `vmbench suggest` with args (after the verb) and returns its exit code.
@@ -64,6 +76,7 @@ func SuggestCommand(ctx context.Context, prog string, args []string, stdin io.Re
 	fs.SetOutput(io.Discard)
 	suiteSourceFlags(fs, &o.file, &o.namespace, &o.kubeconfig, &o.kctx)
 	fs.StringVar(&o.name, "name", "", "")
+	fs.BoolVar(&o.migration, "migration", false, "")
 	fs.StringVar(&o.output, "o", "", "")
 	fs.StringVar(&o.output, "output", "", "")
 	positional, code, ok := parseVerbArgs(fs, args, prog, "suggest", stdout, stderr, suggestUsage)
@@ -96,7 +109,21 @@ func SuggestCommand(ctx context.Context, prog string, args []string, stdin io.Re
 	if err != nil {
 		return fail(err)
 	}
-	s, err := Suggest(suite, o.name)
+	if o.migration {
+		if groups := RankMigrationPolicies(suite); len(groups) > 0 {
+			var buf bytes.Buffer
+			if err := WriteMigrationRanking(&buf, suite.Name, groups); err != nil {
+				return fail(err)
+			}
+			return writeSuggestOutput(o.output, buf.Bytes(), stdout, fail)
+		}
+	}
+	var s *Suggestion
+	if o.migration {
+		s, err = SuggestMigrationPolicies(suite, o.name)
+	} else {
+		s, err = Suggest(suite, o.name)
+	}
 	if errors.Is(err, ErrNothingBelow) {
 		fmt.Fprintf(stderr, "vmbench: %v; no suite written\n", err)
 		return ExitNothingToSuggest
@@ -108,18 +135,27 @@ func SuggestCommand(ctx context.Context, prog string, args []string, stdin io.Re
 	if err := WriteSuggestion(&buf, s, suite.Name); err != nil {
 		return fail(err)
 	}
-	if o.output == "" {
-		_, err = stdout.Write(buf.Bytes())
-	} else {
-		err = os.WriteFile(o.output, buf.Bytes(), 0o644)
-	}
-	if err != nil {
-		return fail(err)
+	if code := writeSuggestOutput(o.output, buf.Bytes(), stdout, fail); code != ExitOK {
+		return code
 	}
 	for _, n := range s.Notices {
 		fmt.Fprintf(stderr, "vmbench: note: %s\n", n)
 	}
 	fmt.Fprintf(stderr, "vmbench: suite %s: %d VM variant(s) of %d benchmark(s); create it with kubectl create -f\n",
 		s.Suite.Name, len(s.Variants), len(s.Suite.Spec.Benchmarks))
+	return ExitOK
+}
+
+// writeSuggestOutput writes out to the file named output, or to stdout without one.
+func writeSuggestOutput(output string, out []byte, stdout io.Writer, fail func(error) int) int {
+	var err error
+	if output == "" {
+		_, err = stdout.Write(out)
+	} else {
+		err = os.WriteFile(output, out, 0o644)
+	}
+	if err != nil {
+		return fail(err)
+	}
 	return ExitOK
 }

@@ -48,6 +48,9 @@ type Suggestion struct {
 	Variants []Variant
 	// Notices say what was not turned into a variant, and why.
 	Notices []string
+	// Purpose, where set, is what the suite's header says it measures, instead of the KVM band's
+	// causes.
+	Purpose string
 }
 
 // vmChange is how a cause becomes a VM variant: a name suffix, and the change to platforms[].vm.
@@ -375,7 +378,11 @@ func WriteSuggestion(w io.Writer, s *Suggestion, from string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Suggested by vmbench suggest from suite %s: each VM variant below changes only the settings\n", from)
-	b.WriteString("# named for it, to measure whether the likely cause of its results below their KVM band is the cause.\n")
+	if s.Purpose != "" {
+		fmt.Fprintf(&b, "# named for it, %s.\n", s.Purpose)
+	} else {
+		b.WriteString("# named for it, to measure whether the likely cause of its results below their KVM band is the cause.\n")
+	}
 	for _, v := range s.Variants {
 		fmt.Fprintf(&b, "#   %s = %s with %s (vm.%s), for %s\n", v.Platform, v.Of, strings.Join(v.Causes, "; "),
 			strings.Join(v.Fields, ", vm."), benchmarksOf(v.Metrics))
