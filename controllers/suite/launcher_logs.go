@@ -177,7 +177,7 @@ func mergeFrames(parts []podFrames, tokenFor func(id string) []byte) (decoded []
 // them and merges their frames. The reads share one logReadTimeout, so that several pods cost no
 // more of the reconcile than one. An error means the logs may be read later.
 func (r *SuiteReconciler) readLauncherPods(ctx context.Context, vmi *kubevirtv1.VirtualMachineInstance, own []*corev1.Pod,
-	recorded []podMove, container string, keys frameKeys) (summary.RunReport, []string, error) {
+	recorded []podMove, container string, keys frameKeys, ownEnd bool) (summary.RunReport, []string, error) {
 	chain, skipped := launcherChain(own, migrationPods(vmi, recorded))
 	if len(chain) > maxLauncherPods {
 		names := make([]string, 0, len(chain))
@@ -201,5 +201,12 @@ func (r *SuiteReconciler) readLauncherPods(ctx context.Context, vmi *kubevirtv1.
 	decoded, frameErr, lost := mergeFrames(parts, keys.tokenFor)
 	report := reportOf(decoded, frameErr, keys)
 	report.LostErr = lost
+	if ownEnd && report.Done == nil && len(chain) > 0 {
+		// Audit L6 on the VM path: the VMI ended, but the current launcher's console logger may not
+		// have written the guest's last lines yet; its log is read again until it terminated.
+		if err := unsettledLog(chain[len(chain)-1], container); err != nil {
+			return summary.RunReport{}, skipped, err
+		}
+	}
 	return report, skipped, nil
 }

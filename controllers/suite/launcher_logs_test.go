@@ -238,7 +238,7 @@ func TestLauncherPodsPastTheBudgetAreNamed(t *testing.T) {
 	}
 	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "r-master"}}
 	r := &SuiteReconciler{} // no log reader: reading a log would panic
-	report, _, err := r.readLauncherPods(context.Background(), vmi, own, moves, "guest-console-log", frameKeys{})
+	report, _, err := r.readLauncherPods(context.Background(), vmi, own, moves, "guest-console-log", frameKeys{}, true)
 	if err != nil || report.LogErr == nil || !strings.Contains(report.LogErr.Error(), "VMI r-master moved through 5 launcher pods") ||
 		!strings.Contains(report.LogErr.Error(), "reads the logs of at most 4") {
 		t.Fatalf("report %+v, err %v; want the budget named as the run's log error", report, err)

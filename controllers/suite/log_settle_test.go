@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	kubevirtv1 "kubevirt.io/api/core/v1"
+
 	"github.com/vmbench/vmbench/controllers/scheme"
 	"github.com/vmbench/vmbench/internal/platform"
 )
@@ -74,6 +76,48 @@ func TestLogOfARunnerStillRunningIsReadAgainLater(t *testing.T) {
 			}
 			if err != nil || report.Started == nil {
 				t.Fatalf("readReport() = %+v, %v; want the log judged", report, err)
+			}
+		})
+	}
+}
+
+// L6 on the VM path: the VMI ended on its own, but the current launcher pod's console logger still
+// runs and the log holds no Done frame yet: read again later, not judged; judged once the logger
+// terminated or the pod ended, and as it is when vmbench ended the run.
+func TestLauncherLogStillRunningIsReadAgainLater(t *testing.T) {
+	suite := keyedSuite()
+	run := "demo-vm-1"
+	keys := mustFrameKeys(t, suite, run)
+	msgs := runOf(run)
+	partial := runnerOutput(t, keys.tokens[run], msgs[:len(msgs)-1]...)
+	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: run + "-master", Namespace: suite.Namespace}}
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	terminated := corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}
+	for _, tt := range []struct {
+		name    string
+		phase   corev1.PodPhase
+		state   corev1.ContainerState
+		ownEnd  bool
+		wantErr bool
+	}{
+		{"logger running, the VMI ended on its own", corev1.PodRunning, running, true, true},
+		{"logger terminated", corev1.PodRunning, terminated, true, false},
+		{"pod succeeded", corev1.PodSucceeded, running, true, false},
+		{"ended by vmbench (deadline, member failure)", corev1.PodRunning, running, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "virt-launcher-" + run + "-master-abcde", Namespace: suite.Namespace},
+				Status: corev1.PodStatus{Phase: tt.phase, ContainerStatuses: []corev1.ContainerStatus{{Name: "guest-console-log", State: tt.state}}}}
+			r := &SuiteReconciler{Scheme: scheme.New(), Logs: logsOf{pod.Name: partial}}
+			report, _, err := r.readLauncherPods(t.Context(), vmi, []*corev1.Pod{pod}, nil, "guest-console-log", keys, tt.ownEnd)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "container guest-console-log is still running though the run ended") {
+					t.Fatalf("readLauncherPods() = %+v, %v; want it read again later", report, err)
+				}
+				return
+			}
+			if err != nil || report.Started == nil || report.Done != nil {
+				t.Fatalf("readLauncherPods() = %+v, %v; want the partial log judged", report, err)
 			}
 		})
 	}

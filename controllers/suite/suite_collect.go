@@ -92,7 +92,7 @@ func (r *SuiteReconciler) readReport(ctx context.Context, suite *vmbenchv1.Bench
 	}
 	if vmi := masterVMI(src, children); vmi != nil {
 		// A live migration moves a VMI to a new launcher pod: its frames are read across them all.
-		report, skipped, err := r.readLauncherPods(ctx, vmi, own, moves, src.Container, keys)
+		report, skipped, err := r.readLauncherPods(ctx, vmi, own, moves, src.Container, keys, ownEnd)
 		if len(skipped) > 0 {
 			log.FromContext(ctx).Info("pods that claim the run's VMI as their controller but that KubeVirt never named as its launcher are not read",
 				"run", keys.run, "pods", skipped, "vmi", vmi.Name)
