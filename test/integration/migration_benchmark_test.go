@@ -76,41 +76,15 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	}
 
 	proxyErr := "Live migration failed: virError(Code=38, Domain=7, Message='Failed to connect socket to '/var/run/kubevirt/migrationproxy/x-source.sock': No such file or directory')"
-	steps := []struct {
-		uid        string
-		start, end int
-		failed     bool
-	}{{"u1", -55, -52, false}, {"u2", -30, -29, true}, {"u3", -10, -5, false}}
-	source := pod
-	for i, s := range steps {
-		vmim := &kubevirtv1.VirtualMachineInstanceMigration{}
-		key := client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('1'+i))}
-		h.g.Eventually(func() error { return k8s.Get(h.ctx, key, vmim) }, timeout, interval).Should(Succeed(), "migration %d is created", i+1)
+	steps := []playedMigration{{-55, -52, false}, {-30, -29, true}, {-10, -5, false}}
+	h.playMigrations(name, run, owner, pod, log.Bytes(), steps, proxyErr, at, func(i int, vmim *kubevirtv1.VirtualMachineInstanceMigration) {
 		h.g.Expect(vmim.Spec.VMIName).To(Equal(run + "-master"))
 		h.g.Expect(metav1.IsControlledBy(vmim, h.get(name))).To(BeTrue(), "the suite owns its migrations")
 		// The next one waits for this one to end.
 		h.g.Consistently(func() error {
 			return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('2'+i))}, &kubevirtv1.VirtualMachineInstanceMigration{})
 		}, 2*time.Second, interval).ShouldNot(Succeed(), "migration %d is not made while %d runs", i+2, i+1)
-
-		state := &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: vmim.UID, SourcePod: source.Name, SourceNode: "worker-a",
-			TargetNode: "worker-b", StartTimestamp: at(s.start), EndTimestamp: at(s.end), Mode: kubevirtv1.MigrationPreCopy, Completed: !s.failed}
-		phase := kubevirtv1.MigrationSucceeded
-		if s.failed {
-			state.Failed, state.FailureReason, state.TargetPod, phase = true, proxyErr, run+"-launcher-never", kubevirtv1.MigrationFailed
-		} else {
-			target := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": string(vmim.UID)},
-				"guest-console-log", owner, log.Bytes())
-			state.TargetPod = target.Name
-			source = target
-		}
-		vmim.Status.Phase = phase
-		h.g.Expect(k8s.Update(h.ctx, vmim)).To(Succeed())
-		h.setMigrationState(run+"-master", state)
-		h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-			g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(i + 1))
-		})
-	}
+	})
 	h.g.Consistently(func() error {
 		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-mig-4"}, &kubevirtv1.VirtualMachineInstanceMigration{})
 	}, 2*time.Second, interval).ShouldNot(Succeed(), "count is 3")
@@ -166,4 +140,47 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	var screen bytes.Buffer
 	h.g.Expect(rep.WriteFirstScreen(&screen)).To(Succeed())
 	h.g.Expect(strings.Split(screen.String(), "\n")).To(ContainElement(sum.Summary), "the summary is a line of the report's first screen")
+}
+
+// playedMigration is one migration a test plays as KubeVirt would: its start and end in seconds
+// from the test's clock, and whether it failed.
+type playedMigration struct {
+	start, end int
+	failed     bool
+}
+
+// playMigrations plays the run's migrations of its master VMI in turn, as virt-controller and
+// virt-handler would: it waits for each migration object the manager makes (check, where given,
+// looks at it first), writes its phase and the VMI's migrationState (with failReason for a failed
+// one, a new launcher pod holding log for a completed one, which becomes the next one's source),
+// and waits until the run recorded it.
+func (h *harness) playMigrations(name, run string, owner *metav1.OwnerReference, first *corev1.Pod, log []byte, steps []playedMigration,
+	failReason string, at func(int) *metav1.Time, check func(i int, vmim *kubevirtv1.VirtualMachineInstanceMigration)) {
+	h.t.Helper()
+	source := first
+	for i, s := range steps {
+		vmim := &kubevirtv1.VirtualMachineInstanceMigration{}
+		key := client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('1'+i))}
+		h.g.Eventually(func() error { return k8s.Get(h.ctx, key, vmim) }, timeout, interval).Should(Succeed(), "migration %d is created", i+1)
+		if check != nil {
+			check(i, vmim)
+		}
+		state := &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: vmim.UID, SourcePod: source.Name, SourceNode: "worker-a",
+			TargetNode: "worker-b", StartTimestamp: at(s.start), EndTimestamp: at(s.end), Mode: kubevirtv1.MigrationPreCopy, Completed: !s.failed}
+		phase := kubevirtv1.MigrationSucceeded
+		if s.failed {
+			state.Failed, state.FailureReason, state.TargetPod, phase = true, failReason, run+"-launcher-never", kubevirtv1.MigrationFailed
+		} else {
+			target := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": string(vmim.UID)},
+				"guest-console-log", owner, log)
+			state.TargetPod = target.Name
+			source = target
+		}
+		vmim.Status.Phase = phase
+		h.g.Expect(k8s.Update(h.ctx, vmim)).To(Succeed())
+		h.setMigrationState(run+"-master", state)
+		h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+			g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(i + 1))
+		})
+	}
 }

@@ -9,9 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	kubevirtv1 "kubevirt.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/report"
@@ -78,34 +76,7 @@ func TestMigrationBenchmarkSweepsDirtyRates(t *testing.T) {
 
 	// Words written for this test in KubeVirt's form (a libvirt error in its failure reason).
 	notConverged := "Live migration failed: virError(Code=1, Domain=10, Message='internal error: migration did not converge')"
-	steps := []struct {
-		uid        string
-		start, end int
-		failed     bool
-	}{{"d1", -55, -52, false}, {"d2", -30, -29, false}, {"d3", -10, -5, true}}
-	source := pod
-	for i, s := range steps {
-		vmim := &kubevirtv1.VirtualMachineInstanceMigration{}
-		key := client.ObjectKey{Namespace: h.ns, Name: run + "-mig-" + string(rune('1'+i))}
-		h.g.Eventually(func() error { return k8s.Get(h.ctx, key, vmim) }, timeout, interval).Should(Succeed(), "migration %d is created", i+1)
-		state := &kubevirtv1.VirtualMachineInstanceMigrationState{MigrationUID: types.UID("vmim-" + s.uid), SourcePod: source.Name, SourceNode: "worker-a",
-			TargetNode: "worker-b", StartTimestamp: at(s.start), EndTimestamp: at(s.end), Mode: kubevirtv1.MigrationPreCopy, Completed: !s.failed}
-		phase := kubevirtv1.MigrationSucceeded
-		if s.failed {
-			state.Failed, state.FailureReason, state.TargetPod, phase = true, notConverged, run+"-launcher-never", kubevirtv1.MigrationFailed
-		} else {
-			target := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher", "kubevirt.io/migrationJobUID": "vmim-" + s.uid},
-				"guest-console-log", owner, log.Bytes())
-			state.TargetPod = target.Name
-			source = target
-		}
-		vmim.Status.Phase = phase
-		h.g.Expect(k8s.Update(h.ctx, vmim)).To(Succeed())
-		h.setMigrationState(run+"-master", state)
-		h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
-			g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(i + 1))
-		})
-	}
+	h.playMigrations(name, run, owner, pod, log.Bytes(), []playedMigration{{-55, -52, false}, {-30, -29, false}, {-10, -5, true}}, notConverged, at, nil)
 	h.setVMIPhase(run+"-master", kubevirtv1.Succeeded)
 
 	s := h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {

@@ -162,7 +162,9 @@ func TestSpecPolicyFreezesPlacementAndSharedStorageOnceStarted(t *testing.T) {
 	h.g.Expect(k8s.Status().Update(h.ctx, started)).To(Succeed())
 	const frozen = "spec.placement and sharedStorage cannot change once the first run has started"
 	for name, change := range map[string]func(*vmbenchv1.BenchmarkSuite){
-		"nodeSelector": func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"pool": "other"} },
+		"nodeSelector": func(s *vmbenchv1.BenchmarkSuite) {
+			s.Spec.Placement.NodeSelector = map[string]vmbenchv1.LabelValue{"pool": "other"}
+		},
 		"placement removed": func(s *vmbenchv1.BenchmarkSuite) { s.Spec.Placement = vmbenchv1.Placement{} },
 		"sharedStorage added": func(s *vmbenchv1.BenchmarkSuite) {
 			s.Spec.SharedStorage = &vmbenchv1.SharedStorage{StorageClassName: "rwx", Size: ptr.To(resource.MustParse("1Gi"))}
@@ -176,6 +178,6 @@ func TestSpecPolicyFreezesPlacementAndSharedStorageOnceStarted(t *testing.T) {
 	timeout.Spec.Timeout = ptr.To(vmbenchv1.Duration("3h"))
 	h.g.Expect(k8s.Update(h.ctx, timeout)).To(Succeed(), "the timeout after the start")
 	meta.SetStatusCondition(&timeout.Status.Conditions, metav1.Condition{Type: vmbenchv1.ConditionQueued,
-		Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonWaitingForRun, Message: fmt.Sprint("admitted")})
+		Status: metav1.ConditionFalse, Reason: vmbenchv1.ReasonWaitingForRun, Message: "admitted"})
 	h.g.Expect(k8s.Status().Update(h.ctx, timeout)).To(Succeed(), "a status write")
 }
