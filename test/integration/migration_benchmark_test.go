@@ -56,28 +56,17 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	probeStart := now.Add(-80 * time.Second)
 	at := func(s int) *metav1.Time { return &metav1.Time{Time: now.Add(time.Duration(s) * time.Second)} }
 	series := probeSeries(probeStart, 110*time.Second, at(-54).Time, at(-7).Time)
-	ms, err := results.ParseProbe(series.CSV())
-	h.g.Expect(err).NotTo(HaveOccurred())
-	msgs := []runplan.Message{
-		{Kind: runplan.KindStarted, Run: run, Time: probeStart.Add(-time.Second), Virtualization: "kvm"},
-		{Kind: runplan.KindProbeStarted, Run: run, Time: probeStart, Benchmark: "mig", Node: "master", Seconds: 110},
-		{Kind: runplan.KindResult, Run: run, Time: probeStart.Add(110 * time.Second), Benchmark: "mig", Node: "master", Metrics: ms, Seconds: 110, Table: &series},
-		{Kind: runplan.KindDone, Run: run, Time: probeStart.Add(111 * time.Second), BenchmarkSeconds: 111},
-	}
-	var log bytes.Buffer
-	for _, p := range framePieces(t, token, msgs...) {
-		log.Write(p)
-	}
+	log := h.probeLog(t, token, run, probeStart, series)
 	owner := metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))
 	launcher := map[string]string{"kubevirt.io": "virt-launcher"}
-	pod := h.launcherPod(name, run, launcher, "guest-console-log", owner, log.Bytes())
+	pod := h.launcherPod(name, run, launcher, "guest-console-log", owner, log)
 	for _, n := range nodes {
 		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
 	}
 
 	proxyErr := "Live migration failed: virError(Code=38, Domain=7, Message='Failed to connect socket to '/var/run/kubevirt/migrationproxy/x-source.sock': No such file or directory')"
 	steps := []playedMigration{{-55, -52, false}, {-30, -29, true}, {-10, -5, false}}
-	h.playMigrations(name, run, owner, pod, log.Bytes(), steps, proxyErr, at, func(i int, vmim *kubevirtv1.VirtualMachineInstanceMigration) {
+	h.playMigrations(name, run, owner, pod, log, steps, proxyErr, at, func(i int, vmim *kubevirtv1.VirtualMachineInstanceMigration) {
 		h.g.Expect(vmim.Spec.VMIName).To(Equal(run + "-master"))
 		h.g.Expect(metav1.IsControlledBy(vmim, h.get(name))).To(BeTrue(), "the suite owns its migrations")
 		// The next one waits for this one to end.
@@ -183,4 +172,24 @@ func (h *harness) playMigrations(name, run string, owner *metav1.OwnerReference,
 			g.Expect(s.Status.Runs[0].Migrations).To(HaveLen(i + 1))
 		})
 	}
+}
+
+// probeLog is the guest's console log of a run whose only benchmark is the migration benchmark mig:
+// the runner's start, the probe's start, the probe's result (its 110 s series, parsed as the runner
+// would) and the runner's Done, each an authenticated frame under token.
+func (h *harness) probeLog(t *testing.T, token []byte, run string, probeStart time.Time, series results.Table) []byte {
+	t.Helper()
+	ms, err := results.ParseProbe(series.CSV())
+	h.g.Expect(err).NotTo(HaveOccurred())
+	msgs := []runplan.Message{
+		{Kind: runplan.KindStarted, Run: run, Time: probeStart.Add(-time.Second), Virtualization: "kvm"},
+		{Kind: runplan.KindProbeStarted, Run: run, Time: probeStart, Benchmark: "mig", Node: "master", Seconds: 110},
+		{Kind: runplan.KindResult, Run: run, Time: probeStart.Add(110 * time.Second), Benchmark: "mig", Node: "master", Metrics: ms, Seconds: 110, Table: &series},
+		{Kind: runplan.KindDone, Run: run, Time: probeStart.Add(111 * time.Second), BenchmarkSeconds: 111},
+	}
+	var log bytes.Buffer
+	for _, p := range framePieces(t, token, msgs...) {
+		log.Write(p)
+	}
+	return log.Bytes()
 }

@@ -14,7 +14,6 @@ import (
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/report"
 	"github.com/vmbench/vmbench/internal/results"
-	"github.com/vmbench/vmbench/internal/runplan"
 )
 
 // withWriter adds the memory writer's columns to a probe's table, as the runner writes them for
@@ -56,27 +55,16 @@ func TestMigrationBenchmarkSweepsDirtyRates(t *testing.T) {
 	probeStart := now.Add(-80 * time.Second)
 	at := func(s int) *metav1.Time { return &metav1.Time{Time: now.Add(time.Duration(s) * time.Second)} }
 	series := withWriter(probeSeries(probeStart, 110*time.Second, at(-54).Time, at(-30).Time), *b.WithDefaults().Migration)
-	ms, err := results.ParseProbe(series.CSV())
-	h.g.Expect(err).NotTo(HaveOccurred())
-	msgs := []runplan.Message{
-		{Kind: runplan.KindStarted, Run: run, Time: probeStart.Add(-time.Second), Virtualization: "kvm"},
-		{Kind: runplan.KindProbeStarted, Run: run, Time: probeStart, Benchmark: "mig", Node: "master", Seconds: 110},
-		{Kind: runplan.KindResult, Run: run, Time: probeStart.Add(110 * time.Second), Benchmark: "mig", Node: "master", Metrics: ms, Seconds: 110, Table: &series},
-		{Kind: runplan.KindDone, Run: run, Time: probeStart.Add(111 * time.Second), BenchmarkSeconds: 111},
-	}
-	var log bytes.Buffer
-	for _, p := range framePieces(t, token, msgs...) {
-		log.Write(p)
-	}
+	log := h.probeLog(t, token, run, probeStart, series)
 	owner := metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))
-	pod := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", owner, log.Bytes())
+	pod := h.launcherPod(name, run, map[string]string{"kubevirt.io": "virt-launcher"}, "guest-console-log", owner, log)
 	for _, n := range nodes {
 		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
 	}
 
 	// Words written for this test in KubeVirt's form (a libvirt error in its failure reason).
 	notConverged := "Live migration failed: virError(Code=1, Domain=10, Message='internal error: migration did not converge')"
-	h.playMigrations(name, run, owner, pod, log.Bytes(), []playedMigration{{-55, -52, false}, {-30, -29, false}, {-10, -5, true}}, notConverged, at, nil)
+	h.playMigrations(name, run, owner, pod, log, []playedMigration{{-55, -52, false}, {-30, -29, false}, {-10, -5, true}}, notConverged, at, nil)
 	h.setVMIPhase(run+"-master", kubevirtv1.Succeeded)
 
 	s := h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
