@@ -104,7 +104,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	}
 	from, to := start.Add(-Slack), end.Add(Slack)
 	var e Effect
-	var base, baseLen, dirtied float64
+	var base, baseLen float64
 	var baseN int
 	pauseAt := -1
 	for i, w := range windows {
@@ -112,7 +112,6 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 		case !w.End().After(from):
 			if w.End().After(from.Add(-BaselineSpan)) {
 				base += w.Work
-				dirtied += w.Dirtied
 				baseLen += w.Length
 				baseN++
 				e.BackgroundGapMs = math.Max(e.BackgroundGapMs, w.MaxGap)
@@ -136,7 +135,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 			start.Format(time.RFC3339), end.Format(time.RFC3339))
 	}
 	e.BaselineRate = base / (baseLen / 1000)
-	e.DirtyMiBps = dirtied / (1 << 20) / (baseLen / 1000)
+	e.DirtyMiBps, _ = DirtyRateBefore(windows, start)
 	atRate := func(w Window) bool { return w.Rate() >= AtRate*e.BaselineRate }
 
 	// The dip starts at the first window below rate from the event's (widened) start on; it ends
@@ -180,8 +179,9 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 }
 
 // DirtyRateBefore is the rate the guest's memory writer dirtied memory at over the BaselineSpan
-// before start (widened by Slack), in MiB a second, as Effect.DirtyMiBps; for a migration that did
-// not complete, whose effect is not analysed. ok is false where the probe has no window there.
+// before start (widened by Slack), the windows the baseline rate is measured over, in MiB a second:
+// Effect.DirtyMiBps, and the figure of a migration that did not complete, whose effect is not
+// analysed. ok is false where the probe has no window there.
 func DirtyRateBefore(windows []Window, start time.Time) (mibps float64, ok bool) {
 	from := start.Add(-Slack)
 	var dirtied, length float64
