@@ -23,7 +23,7 @@ import (
 
 // nameMigrationTriggers sets the trigger and object of each recorded migration of run that has none
 // yet. A migration whose object is gone is Unknown, and is not looked for again.
-func (r *SuiteReconciler) nameMigrationTriggers(ctx context.Context, namespace, run string, active *vmbenchv1.RunStatus) error {
+func (r *SuiteReconciler) nameMigrationTriggers(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string, active *vmbenchv1.RunStatus) error {
 	var vmis []string
 	for _, m := range active.Migrations {
 		if m.Trigger == "" && !slices.Contains(vmis, m.VMI) {
@@ -41,8 +41,8 @@ func (r *SuiteReconciler) nameMigrationTriggers(ctx context.Context, namespace, 
 	}
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstanceMigrationList"))
-	if err := r.APIReader.List(ctx, list, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*selector)}); err != nil {
-		return fmt.Errorf("listing the live migrations in namespace %s to name what started those of run %s: %w", namespace, run, err)
+	if err := r.APIReader.List(ctx, list, client.InNamespace(suite.Namespace), client.MatchingLabelsSelector{Selector: labels.NewSelector().Add(*selector)}); err != nil {
+		return fmt.Errorf("listing the live migrations in namespace %s to name what started those of run %s: %w", suite.Namespace, run, err)
 	}
 	byUID := make(map[string]*metav1.PartialObjectMetadata, len(list.Items))
 	for i := range list.Items {
@@ -58,15 +58,16 @@ func (r *SuiteReconciler) nameMigrationTriggers(ctx context.Context, namespace, 
 			m.Trigger = vmbenchv1.MigrationByUnknown
 			continue
 		}
-		m.Trigger, m.Object = migrationTrigger(obj, run), obj.Name
+		m.Trigger, m.Object = migrationTrigger(obj, suite, run), obj.Name
 	}
 	return nil
 }
 
-// migrationTrigger reads what started a migration from its object: vmbench's own label first,
-// then KubeVirt's annotations, an evacuation before a workload update (as KubeVirt's metrics do).
-func migrationTrigger(obj *metav1.PartialObjectMetadata, run string) vmbenchv1.MigrationTrigger {
-	if obj.Labels[vmbenchv1.LabelRun] == run && metav1.GetControllerOf(obj) != nil && metav1.GetControllerOf(obj).Kind == "BenchmarkSuite" {
+// migrationTrigger reads what started a migration from its object: vmbench's own first (labelled
+// with the run and controlled by the suite, as madeMigrations counts them), then KubeVirt's
+// annotations, an evacuation before a workload update (as KubeVirt's metrics do).
+func migrationTrigger(obj *metav1.PartialObjectMetadata, suite *vmbenchv1.BenchmarkSuite, run string) vmbenchv1.MigrationTrigger {
+	if obj.Labels[vmbenchv1.LabelRun] == run && metav1.IsControlledBy(obj, suite) {
 		return vmbenchv1.MigrationByBenchmark
 	}
 	if _, ok := obj.Annotations[kubevirtv1.EvacuationMigrationAnnotation]; ok {

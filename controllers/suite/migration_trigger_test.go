@@ -25,6 +25,7 @@ import (
 // of the VMI's migration state keeps the name.
 func TestMigrationTriggersAreNamed(t *testing.T) {
 	ctx := context.Background()
+	suite := &vmbenchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "suite-uid"}}
 	vmim := func(name, uid string, labels, annotations map[string]string, controlled bool) client.Object {
 		// KubeVirt labels every migration object with its VMI's name.
 		if labels == nil {
@@ -49,6 +50,12 @@ func TestMigrationTriggersAreNamed(t *testing.T) {
 		vmim("by-hand", "u-user", nil, nil, false),
 		// Labelled with the run but not the suite's: not vmbench's own.
 		vmim("forged", "u-forged", map[string]string{vmbenchv1.LabelRun: "r"}, nil, false),
+		// Labelled with the run and controlled by another suite of that name (deleted and made again):
+		// not this suite's own.
+		&kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: "older", Namespace: "ns", UID: "u-older",
+			Labels: map[string]string{vmbenchv1.LabelRun: "r", kubevirtv1.MigrationSelectorLabel: "r-master"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: vmbenchv1.GroupVersion.String(), Kind: "BenchmarkSuite", Name: "s",
+				UID: "an-older-suite", Controller: ptr.To(true)}}}},
 		// Another VMI's migration is not read: the run's u-other stays Unknown.
 		vmim("elsewhere", "u-other", map[string]string{kubevirtv1.MigrationSelectorLabel: "another-vmi"}, nil, false),
 	}
@@ -60,11 +67,11 @@ func TestMigrationTriggersAreNamed(t *testing.T) {
 		}}).Build()
 	r := &SuiteReconciler{Client: c, APIReader: c, Scheme: scheme.New()}
 	run := &vmbenchv1.RunStatus{}
-	for _, uid := range []string{"u-bench", "u-drain", "u-update", "u-both", "u-user", "u-forged", "u-gone", "u-other"} {
+	for _, uid := range []string{"u-bench", "u-drain", "u-update", "u-both", "u-user", "u-forged", "u-older", "u-gone", "u-other"} {
 		run.Migrations = append(run.Migrations, vmbenchv1.RunMigration{VMI: "r-master", UID: uid, SourceNode: "w1", TargetNode: "w2",
 			Outcome: vmbenchv1.MigrationCompleted})
 	}
-	if err := r.nameMigrationTriggers(ctx, "ns", "r", run); err != nil {
+	if err := r.nameMigrationTriggers(ctx, suite, "r", run); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string][2]string{
@@ -74,6 +81,7 @@ func TestMigrationTriggersAreNamed(t *testing.T) {
 		"u-both":   {"Evacuation", "both"},
 		"u-user":   {"User", "by-hand"},
 		"u-forged": {"User", "forged"},
+		"u-older":  {"User", "older"},
 		"u-gone":   {"Unknown", ""},
 		"u-other":  {"Unknown", ""},
 	}
@@ -83,7 +91,7 @@ func TestMigrationTriggersAreNamed(t *testing.T) {
 		}
 	}
 	if lists != 1 {
-		t.Fatalf("%d lists to name 8 migrations, want 1", lists)
+		t.Fatalf("%d lists to name 9 migrations, want 1", lists)
 	}
 	drain := run.Migrations[1]
 	if d := describeMigration(drain); !strings.Contains(d, "started by a drain of node w1 (KubeVirt's evacuation), kubevirt-evacuation-abcde: Completed") {
@@ -95,7 +103,7 @@ func TestMigrationTriggersAreNamed(t *testing.T) {
 	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "r-master"}}
 	vmi.Status.MigrationState = state
 	observeMigrations(run, []client.Object{vmi})
-	if err := r.nameMigrationTriggers(ctx, "ns", "r", run); err != nil {
+	if err := r.nameMigrationTriggers(ctx, suite, "r", run); err != nil {
 		t.Fatal(err)
 	}
 	if lists != 1 || run.Migrations[1].Trigger != vmbenchv1.MigrationByEvacuation || run.Migrations[1].Object != "kubevirt-evacuation-abcde" {
@@ -103,7 +111,7 @@ func TestMigrationTriggersAreNamed(t *testing.T) {
 	}
 	// A new migration is looked up once more.
 	run.Migrations = append(run.Migrations, vmbenchv1.RunMigration{VMI: "r-master", UID: "u-user", Outcome: vmbenchv1.MigrationRunning})
-	if err := r.nameMigrationTriggers(ctx, "ns", "r", run); err != nil || lists != 2 || run.Migrations[8].Trigger != vmbenchv1.MigrationByUser {
-		t.Fatalf("a new migration: %v, %d lists, %+v", err, lists, run.Migrations[8])
+	if err := r.nameMigrationTriggers(ctx, suite, "r", run); err != nil || lists != 2 || run.Migrations[9].Trigger != vmbenchv1.MigrationByUser {
+		t.Fatalf("a new migration: %v, %d lists, %+v", err, lists, run.Migrations[9])
 	}
 }

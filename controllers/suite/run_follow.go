@@ -93,7 +93,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if planned.Platform.Type == vmbenchv1.PlatformVM {
 		recordVMSettings(st, planned.Platform.Name, children)
 		observeMigrations(active, children)
-		if err := r.nameMigrationTriggers(ctx, suite.Namespace, run.Name, active); err != nil {
+		if err := r.nameMigrationTriggers(ctx, suite, run.Name, active); err != nil {
 			return step{}, err
 		}
 	}
