@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -210,4 +212,18 @@ func dirtyRatesProblem(path string, p MigrationParams, cluster ClusterShape) err
 			path, mem.String())
 	}
 	return nil
+}
+
+// MigrationObjectName is the name of a run's i-th migration object (from 1) of the migration
+// benchmark: deterministic, so that a retried reconcile never migrates twice, and read back by
+// MigrationObjectIndex.
+func MigrationObjectName(run string, i int) string { return run + "-mig-" + strconv.Itoa(i) }
+
+// MigrationObjectIndex is i where name is MigrationObjectName(run, i); ok is false for any other name.
+func MigrationObjectIndex(run, name string) (i int, ok bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, run+"-mig-"))
+	if err != nil || n < 1 || MigrationObjectName(run, n) != name {
+		return 0, false
+	}
+	return n, true
 }

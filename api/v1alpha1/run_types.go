@@ -358,6 +358,14 @@ const (
 	MigrationByUnknown MigrationTrigger = "Unknown"
 )
 
+// StartedElsewhere says that something other than the migration benchmark started m (a node
+// drain, KubeVirt's workload update, another object): not one of the benchmark's samples, whose
+// timing and policy it did not set. One whose object was gone (Unknown) or not yet looked for counts
+// as the benchmark's, as every migration of the master did before triggers were read.
+func (m RunMigration) StartedElsewhere() bool {
+	return m.Trigger == MigrationByEvacuation || m.Trigger == MigrationByWorkloadUpdate || m.Trigger == MigrationByUser
+}
+
 // RunMigration is one live migration of a run's VMI.
 type RunMigration struct {
 	// VMI is the migrated VMI.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -91,7 +90,7 @@ func (r *SuiteReconciler) migrateWhileProbing(ctx context.Context, suite *vmbenc
 		log.FromContext(ctx).Info("migrating the master VMI", "run", run.Name, "migration", obj.Name, "vmi", vmi)
 		return now.Add(migrationPoll), nil
 	case migrationAbort:
-		obj := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: migrationName(run.Name, step.index), Namespace: suite.Namespace}}
+		obj := &kubevirtv1.VirtualMachineInstanceMigration{ObjectMeta: metav1.ObjectMeta{Name: vmbenchv1.MigrationObjectName(run.Name, step.index), Namespace: suite.Namespace}}
 		if err := r.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
 			return time.Time{}, fmt.Errorf("deleting migration %s past its timeout %s: %w", obj.Name, string(*params.MigrationTimeout), err)
 		}
@@ -120,8 +119,8 @@ func madeMigrations(suite *vmbenchv1.BenchmarkSuite, run string, items []kubevir
 		if !metav1.IsControlledBy(m, suite) {
 			continue
 		}
-		n, err := strconv.Atoi(strings.TrimPrefix(m.Name, run+"-mig-"))
-		if err != nil || n < 1 || migrationName(run, n) != m.Name {
+		n, ok := vmbenchv1.MigrationObjectIndex(run, m.Name)
+		if !ok {
 			continue
 		}
 		for n > len(out) {
@@ -134,17 +133,13 @@ func madeMigrations(suite *vmbenchv1.BenchmarkSuite, run string, items []kubevir
 	return out
 }
 
-// migrationName is the name of the run's i-th migration object (from 1): deterministic, so that a
-// retried reconcile never migrates twice.
-func migrationName(run string, i int) string { return run + "-mig-" + strconv.Itoa(i) }
-
 // migrationObject is the run's i-th migration of vmi, labelled with the suite and run. The caller
 // sets the suite as its controller (ctrl.SetControllerReference), so that deleting the suite
 // removes it, and an unfinished one is aborted with it.
 func migrationObject(suite *vmbenchv1.BenchmarkSuite, run, vmi string, i int) *kubevirtv1.VirtualMachineInstanceMigration {
 	return &kubevirtv1.VirtualMachineInstanceMigration{
 		TypeMeta: metav1.TypeMeta{APIVersion: kubevirtv1.SchemeGroupVersion.String(), Kind: "VirtualMachineInstanceMigration"},
-		ObjectMeta: metav1.ObjectMeta{Name: migrationName(run, i), Namespace: suite.Namespace,
+		ObjectMeta: metav1.ObjectMeta{Name: vmbenchv1.MigrationObjectName(run, i), Namespace: suite.Namespace,
 			// KubeVirt's own label (its migration controller adds it too): the run's migrations are
 			// read by it (migration_trigger.go).
 			Labels: map[string]string{vmbenchv1.LabelSuite: suite.Name, vmbenchv1.LabelRun: run, kubevirtv1.MigrationSelectorLabel: vmi}},
@@ -250,14 +245,8 @@ func sweepRate(params *vmbenchv1.MigrationParams, k int) (string, bool) {
 // params.DirtyRateAt(k), and each of its figures is named for that rate
 // (disruption.RateMetric: pause_ms_at_64Mi), with the rate the guest's writer achieved before it
 // (dirtied_mib_per_s_at_64Mi), so that each rate's samples give its own interval.
-// startedElsewhere is a migration that something else started while the benchmark ran (a node
-// drain, KubeVirt's workload update, another object): not one of the benchmark's samples, whose
-// timing and policy it did not set; the report's migration notes name it. One whose object was gone
-// (Unknown) or not yet looked for is counted, as before triggers were read.
-func startedElsewhere(m vmbenchv1.RunMigration) bool {
-	return m.Trigger == vmbenchv1.MigrationByEvacuation || m.Trigger == vmbenchv1.MigrationByWorkloadUpdate || m.Trigger == vmbenchv1.MigrationByUser
-}
-
+// A migration something else started (RunMigration.StartedElsewhere: a node drain, KubeVirt's
+// update) is not one of the benchmark's samples; the report's migration notes name it.
 func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.RunMigration, params *vmbenchv1.MigrationParams) []runplan.Message {
 	if probe.Error != "" || probe.Table == nil {
 		return []runplan.Message{probe}
@@ -265,11 +254,11 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 	windows := disruption.WindowsOf(*probe.Table)
 	var out []runplan.Message
 	for _, m := range migrations {
-		if m.VMI != vmi || startedElsewhere(m) {
+		if m.VMI != vmi || m.StartedElsewhere() {
 			continue
 		}
 		// Migration k of the sweep: by its object's name, else by its place among the master's.
-		k := analysis.MigrationIndex(probe.Run, len(out)+1, m)
+		rate, swept := sweepRate(params, analysis.MigrationIndex(probe.Run, len(out)+1, m))
 		// A variant per migration, so that the K results of one node are K samples, not copies of one.
 		msg := runplan.Message{Kind: runplan.KindResult, Run: probe.Run, Benchmark: probe.Benchmark, Node: probe.Node, Time: probe.Time,
 			Variant: "migration" + strconv.Itoa(len(out)+1)}
@@ -279,7 +268,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			// with KubeVirt's words in runs[].migrations, its event and the report's notes.
 			msg.Metrics = []results.Metric{{Name: metricMigrationCompleted, Value: 0, Unit: results.UnitFlag, Direction: results.HigherIsBetter}}
 			msg.RawTail = migrationWords(m)
-			if rate, ok := sweepRate(params, k); ok {
+			if swept {
 				msg.RawTail = fmt.Sprintf("at dirty rate %s/s: %s", rate, msg.RawTail)
 				// What the guest's writer achieved before it, so that the line can tell a rate
 				// the guest never reached from one the migration could not keep up with.
@@ -308,11 +297,11 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
 			}
-			if _, ok := sweepRate(params, k); ok {
+			if swept {
 				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.LowerIsBetter})
 			}
 		}
-		if rate, ok := sweepRate(params, k); ok {
+		if swept {
 			for i := range msg.Metrics {
 				msg.Metrics[i].Name = disruption.RateMetric(msg.Metrics[i].Name, rate)
 			}
@@ -321,7 +310,7 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 	}
 	if len(out) == 0 {
 		probe.Error = fmt.Sprintf("no migration of VMI %s was recorded while the probe ran: see the run's events and the VirtualMachineInstanceMigration objects %s",
-			vmi, migrationName(probe.Run, 1))
+			vmi, vmbenchv1.MigrationObjectName(probe.Run, 1))
 		probe.Metrics = nil
 		return []runplan.Message{probe}
 	}
@@ -332,20 +321,15 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 // probe's) by one result per migration of the run's master VMI that the run recorded. The probe's
 // series stays in the run's tables (summary.ResultTables reads the report before this).
 func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus) summary.RunReport {
-	migration := analysis.MigrationBenchmarks(benchmarks)
-	params := map[string]*vmbenchv1.MigrationParams{}
-	for _, b := range benchmarks {
-		if b.Type == vmbenchv1.BenchmarkMigration {
-			params[b.Name] = b.WithDefaults().Migration
-		}
-	}
+	params := analysis.MigrationParamsByName(benchmarks)
 	var out []runplan.Message
 	for _, m := range report.Results {
-		if !migration[m.Benchmark] {
+		p, ok := params[m.Benchmark]
+		if !ok {
 			out = append(out, m)
 			continue
 		}
-		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations, params[m.Benchmark])...)
+		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations, p)...)
 	}
 	report.Results = out
 	return report

@@ -3,8 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/internal/disruption"
@@ -19,6 +17,19 @@ func MigrationBenchmarks(benchmarks []vmbenchv1.Benchmark) map[string]bool {
 	for _, b := range benchmarks {
 		if b.Type == vmbenchv1.BenchmarkMigration {
 			out[b.Name] = true
+		}
+	}
+	return out
+}
+
+// MigrationParamsByName are the parameters (defaults applied) of the benchmarks of type migration
+// among benchmarks, by name: the manager's per-migration results and the report's lines read a
+// sweep's rates from them.
+func MigrationParamsByName(benchmarks []vmbenchv1.Benchmark) map[string]*vmbenchv1.MigrationParams {
+	out := map[string]*vmbenchv1.MigrationParams{}
+	for _, b := range benchmarks {
+		if b.Type == vmbenchv1.BenchmarkMigration {
+			out[b.Name] = b.WithDefaults().Migration
 		}
 	}
 	return out
@@ -94,23 +105,17 @@ func MigrationFigureOf(res vmbenchv1.BenchmarkResult, name string) *MigrationFig
 // order of status.results; a benchmark with migration.dirtyRates gives a line per rate with
 // results instead, in the spec's order of the rates.
 func MigrationLines(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
-	migration := MigrationBenchmarks(suite.Spec.Benchmarks)
-	params := map[string]*vmbenchv1.MigrationParams{}
-	for _, b := range suite.Spec.Benchmarks {
-		if b.Type == vmbenchv1.BenchmarkMigration {
-			params[b.Name] = b.WithDefaults().Migration
-		}
-	}
+	params := MigrationParamsByName(suite.Spec.Benchmarks)
 	emulated := EmulatedPlatforms(suite)
 	var lines []MigrationLine
 	for _, res := range suite.Status.Results {
-		if !migration[res.Benchmark] {
+		p, ok := params[res.Benchmark]
+		if !ok {
 			continue
 		}
 		base := MigrationLine{Benchmark: res.Benchmark, Platform: res.Platform, Emulated: res.Emulated || emulated[res.Platform],
 			NotMeasured: int(res.Failures)}
-		p := params[res.Benchmark]
-		if p == nil || len(p.DirtyRates) == 0 {
+		if len(p.DirtyRates) == 0 {
 			lines = append(lines, migrationLineOf(base, res, func(name string) string { return name }))
 			continue
 		}
@@ -165,7 +170,7 @@ const maxWords = 120
 // recorded it; else position, its place among the migrations of the master VMI that the run
 // recorded (a status from before runs[].migrations[].object, or one whose object was not found).
 func MigrationIndex(run string, position int, m vmbenchv1.RunMigration) int {
-	if n, err := strconv.Atoi(strings.TrimPrefix(m.Object, run+"-mig-")); err == nil && n >= 1 && m.Object == run+"-mig-"+strconv.Itoa(n) {
+	if n, ok := vmbenchv1.MigrationObjectIndex(run, m.Object); ok {
 		return n
 	}
 	return position
@@ -183,7 +188,7 @@ func notConverged(suite *vmbenchv1.BenchmarkSuite, platform string, p *vmbenchv1
 		master := run.Name + "-" + vmbenchv1.RoleMaster
 		k := 0
 		for _, m := range run.Migrations {
-			if m.VMI != master {
+			if m.VMI != master || m.StartedElsewhere() {
 				continue
 			}
 			k++
