@@ -238,7 +238,7 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run. A suite that goes on deletes them at its next
 	// reconcile, one step per reconcile (docs/performance.md, "Sixth pass": the write and the
-	// deletions one after the other were the slowest reconcile of a burst): this write moved its
+	// deletions one after the other were among the slowest reconciles of a burst): this write moved its
 	// active run, whose watch event (runqueue.Changed) brings it back with the write in its cache,
 	// and advance deletes the children of runs whose results are in status, as it does after a
 	// restart between the two (TestRunEndDeletesTheChildrenAtTheNextReconcile). The settle is for an
