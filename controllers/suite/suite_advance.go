@@ -23,8 +23,7 @@ import (
 // afterwards say that the cleanup was cut short, and bring it back.
 //
 // The deletions go at once: one after the other they were most of the round trips of the reconcile
-// that ends a run (docs/performance.md, "Fourth pass"); they are now the next reconcile's, unless the
-// suite ended ("Sixth pass"). The error is the first child's, in order.
+// that ends a run (docs/performance.md, "Fourth pass"). The error is the first child's, in order.
 func (r *SuiteReconciler) deleteRun(ctx context.Context, run string, children []client.Object) error {
 	errs := make([]error, len(children))
 	atOnce(len(children), func(i int) {

@@ -236,23 +236,10 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	r.emitQueueTransitions(orig, suite)
 	metrics.RecordSuite(suite)
 	// The finished run's results are persisted now, so its children can go; their deletion events
-	// bring the suite back to start the next run. A suite that goes on deletes them at its next
-	// reconcile, one step per reconcile (docs/performance.md, "Sixth pass": the write and the
-	// deletions one after the other were among the slowest reconciles of a burst): this write moved its
-	// active run, whose watch event (runqueue.Changed) brings it back with the write in its cache,
-	// and advance deletes the children of runs whose results are in status, as it does after a
-	// restart between the two (TestRunEndDeletesTheChildrenAtTheNextReconcile). The settle is for an
-	// event that was missed. A suite that ended deletes them now, before its slot's release looks for
-	// its pods and VMs.
-	if len(next.finished) > 0 && !runqueue.SuiteEnded(suite) {
-		if next.result.RequeueAfter == 0 {
-			next.result = ctrl.Result{RequeueAfter: settle}
-		}
-	} else {
-		for _, f := range next.finished {
-			if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
-				return ctrl.Result{}, err
-			}
+	// bring the suite back to start the next run.
+	for _, f := range next.finished {
+		if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	// A run's MigrationPolicy is cluster-scoped, so no garbage collector removes it with the run.
