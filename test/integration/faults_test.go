@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -368,4 +371,60 @@ func TestRunStartedWithTheSuitesKeyFailsClearly(t *testing.T) {
 	h.eventuallySuite("upgraded", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(runPhase(s, "upgraded-container-2")).To(Equal(vmbenchv1.RunSucceeded))
 	})
+}
+
+// A manager stopped between the status write that ends a run and the deletion of the run's
+// children, here one whose deletions all fail, loses nothing: the next manager deletes the run's
+// children and starts the next run, and the suite ends Complete with the first run's results.
+func TestRunEndDeletesTheChildrenAtTheNextReconcile(t *testing.T) {
+	h := newHarness(t)
+	var refused atomic.Int32
+	refusing := rest.CopyConfig(cfg)
+	refusing.Wrap(func(rt http.RoundTripper) http.RoundTripper { return refuseDeletes{next: rt, refused: &refused} })
+	h.identity = refusing
+	h.startManager(allKinds())
+	h.g.Expect(k8s.Create(h.ctx, h.suite("restart", 1, demoBenchmarks()...))).To(Succeed())
+	h.mpiJob("restart-container-1")
+	h.finishContainerRun("restart", "restart-container-1", 1)
+	h.eventuallySuite("restart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(runPhase(s, "restart-container-1")).To(Equal(vmbenchv1.RunSucceeded))
+	})
+	h.g.Eventually(refused.Load, timeout, interval).Should(BeNumerically(">", 0), "the manager got to the deletion of the run's children")
+	h.stopManager()
+	for _, name := range []string{"restart-container-1-plan", "restart-container-1-secrets"} {
+		h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &corev1.ConfigMap{})).To(Succeed(), "%s outlived the first manager", name)
+	}
+	h.g.Expect(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-container-1"}, &mpiv2.MPIJob{})).To(Succeed())
+
+	h.identity = nil
+	h.startManager(allKinds())
+	h.g.Eventually(func() bool {
+		return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: "restart-container-1"}, &mpiv2.MPIJob{}))
+	}, timeout, interval).Should(BeTrue(), "the next manager deletes the finished run's MPIJob")
+	for _, name := range []string{"restart-container-1-plan", "restart-container-1-secrets"} {
+		h.g.Eventually(func() bool {
+			return apierrors.IsNotFound(k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: name}, &corev1.ConfigMap{}))
+		}, timeout, interval).Should(BeTrue(), "the next manager deletes %s", name)
+	}
+	h.finishVMRun("restart", "restart-vm-1", 0.5, "qemu")
+	done := h.eventuallySuite("restart", func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
+		g.Expect(s.Status.Phase).To(Equal(vmbenchv1.SuiteComplete))
+	})
+	h.g.Expect(done.Status.Progress).To(Equal("2/2"))
+	h.g.Expect(findMetric(findResult(done, "cpu", "container").Metrics, "events_per_second").N).To(Equal(int32(3)), "the container run's results were kept")
+}
+
+// refuseDeletes fails every DELETE of a manager's client, as a manager stopped before its deletions
+// would leave them undone; it counts them.
+type refuseDeletes struct {
+	next    http.RoundTripper
+	refused *atomic.Int32
+}
+
+func (r refuseDeletes) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodDelete {
+		r.refused.Add(1)
+		return nil, fmt.Errorf("refused by the test: %s %s", req.Method, req.URL.Path)
+	}
+	return r.next.RoundTrip(req)
 }
