@@ -308,6 +308,11 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 			if vmi == "" {
 				// The windows are on the master's clock, which the eviction does not stop: no clock step.
 				msg.Metrics = slices.DeleteFunc(msg.Metrics, func(m results.Metric) bool { return m.Name == metricMigrationStep })
+				back := 0.0
+				if !e.BackAt.IsZero() {
+					back = max(e.BackAt.Sub(start).Seconds(), 0)
+				}
+				msg.Metrics = append(msg.Metrics, results.Metric{Name: disruption.MetricBackAtRate, Value: back, Unit: "s", Direction: results.LowerIsBetter})
 			}
 			if swept {
 				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.LowerIsBetter})

@@ -154,6 +154,13 @@ func TestEvictionBenchmarkEvictsTheProbeWorkerKTimes(t *testing.T) {
 	h.g.Expect(means["pause_ms"]).To(Equal(200.0), "the probe's 200 ms gaps")
 	h.g.Expect(means["completed"]).To(Equal(1.0))
 	h.g.Expect(means["total_seconds"]).To(BeNumerically("~", 1.5, 0.6), "eviction to replacement Ready")
+	h.g.Expect(means).To(HaveKey("back_at_rate_seconds"))
+	h.g.Expect(means["back_at_rate_seconds"]).To(BeNumerically(">", 0), "the load was back at rate after each eviction, not before it")
+
+	// Status has the report's first-screen line for mig on container, a pod eviction's.
+	h.g.Expect(s.Status.MigrationSummaries).To(HaveLen(1), "status.migrationSummaries: %+v", s.Status.MigrationSummaries)
+	h.g.Expect(s.Status.MigrationSummaries[0].Summary).To(And(HavePrefix("container: pod eviction: back at rate after "),
+		ContainSubstring(", work lost "), HaveSuffix("; 2 of 2 completed)")))
 
 	h.g.Eventually(func(g Gomega) {
 		p := &corev1.Pod{}
