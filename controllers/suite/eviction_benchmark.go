@@ -49,6 +49,12 @@ const probeWorkerSlack = 5 * time.Second
 func (r *SuiteReconciler) evictWhileProbing(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, active *vmbenchv1.RunStatus,
 	run platform.Run, params vmbenchv1.MigrationParams, now time.Time) (time.Time, error) {
 	probeEnd := active.ProbeStartTime.Add(params.ProbeDuration())
+	// The run's message is rebuilt on every pass: a failed eviction stays named while the run lasts.
+	defer func() {
+		if msg := evictionTrouble(evictionsOf(active), params.Count); msg != "" {
+			active.Message = conditions.Truncate(msg, 1024)
+		}
+	}()
 	// A few steps in one pass: an eviction accepted is followed by its replacement at once.
 	for range 3 {
 		pods := &corev1.PodList{}
@@ -81,7 +87,6 @@ func (r *SuiteReconciler) evictWhileProbing(ctx context.Context, suite *vmbenchv
 					return time.Time{}, fmt.Errorf("evicting probe worker %s of run %s: %w", w.name, run.Name, err)
 				}
 				m.Outcome, m.EndTime, m.Message = vmbenchv1.MigrationFailed, m.StartTime, conditions.Truncate(refusal, 512)
-				active.Message = conditions.Truncate(fmt.Sprintf("eviction %d of %d: %s", len(evictionsOf(active))+1, params.Count, refusal), 1024)
 			}
 			if len(active.Migrations) < maxRunMigrations {
 				active.Migrations = append(active.Migrations, m)
@@ -98,7 +103,6 @@ func (r *SuiteReconciler) evictWhileProbing(ctx context.Context, suite *vmbenchv
 			m.TargetPod, m.TargetNode = step.target, step.targetNode
 			if step.message != "" {
 				m.Message = conditions.Truncate(step.message, 512)
-				active.Message = conditions.Truncate(fmt.Sprintf("eviction %d of %d: %s", step.eviction, params.Count, step.message), 1024)
 			}
 		case evictionWait:
 			return step.at, nil
@@ -131,6 +135,17 @@ func evictionRefusal(err error, namespace, pod string) (string, bool) {
 	}
 	return fmt.Sprintf("the API server refused the eviction of probe worker %s: %s; a PodDisruptionBudget of namespace %s selects it "+
 		"(kubectl get pdb -n %s): make it select no pod labelled vmbench.io/role=probe, or let it allow a disruption", pod, msg, namespace, namespace), true
+}
+
+// evictionTrouble names the last of evictions that failed, as "eviction i of count: <why>"; empty
+// when none did.
+func evictionTrouble(evictions []vmbenchv1.RunMigration, count int32) string {
+	for i := len(evictions) - 1; i >= 0; i-- {
+		if evictions[i].Outcome == vmbenchv1.MigrationFailed {
+			return fmt.Sprintf("eviction %d of %d: %s", i+1, count, evictions[i].Message)
+		}
+	}
+	return ""
 }
 
 // closeProbeWorkers deletes a finished run's probe workers: they are not among the children the

@@ -72,3 +72,17 @@ func TestReplacementOf(t *testing.T) {
 		t.Errorf("replacementOf() = %s, %d", got, k)
 	}
 }
+
+// TestEvictionTrouble protects the run's message while it runs: the last failed eviction, counted
+// against count, in its own words; nothing when every eviction completed.
+func TestEvictionTrouble(t *testing.T) {
+	ok := vmbenchv1.RunMigration{Outcome: vmbenchv1.MigrationCompleted}
+	refused := vmbenchv1.RunMigration{Outcome: vmbenchv1.MigrationFailed, Message: "refused by team-budget"}
+	late := vmbenchv1.RunMigration{Outcome: vmbenchv1.MigrationFailed, Message: "not Ready"}
+	if got := evictionTrouble([]vmbenchv1.RunMigration{ok, ok}, 2); got != "" {
+		t.Errorf("all completed: %q, want none", got)
+	}
+	if got := evictionTrouble([]vmbenchv1.RunMigration{refused, ok, late}, 3); got != "eviction 3 of 3: not Ready" {
+		t.Errorf("got %q, want the last failed one", got)
+	}
+}
