@@ -76,7 +76,12 @@ func (r *SuiteReconciler) evictWhileProbing(ctx context.Context, suite *vmbenchv
 			log.FromContext(ctx).Info("made the probe worker", "run", run.Name, "pod", pod.Name, "avoiding", step.avoidNode)
 			return now.Add(evictionPoll), nil
 		case evictionEvict:
-			w := workers[len(workers)-1]
+			var w probeWorker
+			for _, c := range workers {
+				if c.k == step.worker {
+					w = c
+				}
+			}
 			m := vmbenchv1.RunMigration{SourcePod: w.name, SourceNode: w.node, Mode: vmbenchv1.MigrationModeEviction,
 				Trigger: vmbenchv1.MigrationByBenchmark, Object: w.name, StartTime: &metav1.Time{Time: now}, Outcome: vmbenchv1.MigrationRunning}
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: w.name, Namespace: suite.Namespace}}
@@ -237,7 +242,7 @@ const (
 	evictionWait evictionAction = iota
 	// evictionCreateWorker: create probe worker `worker`, off avoidNode where set.
 	evictionCreateWorker
-	// evictionEvict: evict the current (last) probe worker.
+	// evictionEvict: evict probe worker `worker`, the current one.
 	evictionEvict
 	// evictionEnd: eviction `eviction` ended at `at` with outcome (the replacement target on
 	// targetNode Ready, or not Ready in time, with message).
