@@ -18,6 +18,7 @@ import (
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/conditions"
+	"github.com/vmbench/vmbench/internal/disruption"
 	"github.com/vmbench/vmbench/internal/platform"
 )
 
@@ -267,8 +268,8 @@ type evictionStep struct {
 // nextEviction decides the run's next step from the probe's start, the benchmark's parameters
 // (defaults applied), the run's probe workers (in order of k), its evictions recorded so far and now.
 // The first worker is made as soon as the probe started. Eviction i is due at probeStart + lead-in +
-// (i-1) × interval, as migration i of a VM is, once the current worker is Ready and no eviction is
-// running; an eviction ends when its replacement is Ready, or fails once migrationTimeout passed
+// (i-1) × interval, as migration i of a VM is, once the current worker has been Ready for the span
+// the dip's baseline is measured over (11 s) and no eviction is running; an eviction ends when its replacement is Ready, or fails once migrationTimeout passed
 // without (with the scheduler's reason where it could not place the replacement). None starts
 // once less than half an interval of probe is left, as its recovery could not be measured.
 func nextEviction(probeStart time.Time, p vmbenchv1.MigrationParams, workers []probeWorker, evictions []vmbenchv1.RunMigration, now time.Time) evictionStep {
@@ -329,6 +330,11 @@ func nextEviction(probeStart time.Time, p vmbenchv1.MigrationParams, workers []p
 	}
 	if !current.ready {
 		return evictionStep{action: evictionWait, at: now.Add(evictionPoll)}
+	}
+	// The dip is measured against the rate of the span before the eviction: the worker must have
+	// reported for that long (a replacement, or a first worker that was slow to start).
+	if settled := current.readyAt.Add(disruption.BaselineSpan + disruption.Slack); now.Before(settled) {
+		return evictionStep{action: evictionWait, at: settled}
 	}
 	return evictionStep{action: evictionEvict, worker: current.k}
 }

@@ -11,16 +11,21 @@ import (
 )
 
 // TestNextEviction protects the container arm's decisions: the first worker as soon as the probe
-// started; eviction i due at lead-in + (i-1) × interval, only of a Ready worker and never while
-// one runs; the replacement made once the evicted pod is terminating, off its node; an eviction
+// started; eviction i due at lead-in + (i-1) × interval, only of a worker Ready for the 11 s the
+// dip's baseline needs, and never while one runs; the replacement made once the evicted pod is terminating, off its node; an eviction
 // ended by the replacement Ready (its Ready time) or failed past migrationTimeout with the
 // scheduler's reason; none started with less than half an interval of probe left, none past count.
 func TestNextEviction(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	p := vmbenchv1.MigrationParams{Count: 2, Interval: vmbenchv1.DurationOf(30 * time.Second), MigrationTimeout: vmbenchv1.DurationOf(20 * time.Second)}
 	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
+	// The first worker was Ready at the probe's start, a replacement 30 s in.
 	ready := func(k int, node string) probeWorker {
-		return probeWorker{name: "r-probe-" + string(rune('0'+k)), k: k, node: node, ready: true, readyAt: at(30)}
+		readyAt := at(30)
+		if k == 1 {
+			readyAt = start
+		}
+		return probeWorker{name: "r-probe-" + string(rune('0'+k)), k: k, node: node, ready: true, readyAt: readyAt}
 	}
 	running := func(source, node string, s int) vmbenchv1.RunMigration {
 		return vmbenchv1.RunMigration{Mode: vmbenchv1.MigrationModeEviction, SourcePod: source, SourceNode: node,
@@ -46,6 +51,8 @@ func TestNextEviction(t *testing.T) {
 		"next while one runs": {[]probeWorker{{name: "r-probe-2", k: 2}}, []vmbenchv1.RunMigration{running("r-probe-1", "a", 20)}, 39, evictionStep{action: evictionWait, at: at(40)}, ""},
 		"unschedulable": {[]probeWorker{{name: "r-probe-2", k: 2, unschedulable: "Unschedulable: 0/2 nodes are available"}}, []vmbenchv1.RunMigration{running("r-probe-1", "a", 20)}, 40,
 			evictionStep{action: evictionEnd, eviction: 1, outcome: vmbenchv1.MigrationFailed, target: "r-probe-2", at: at(40)}, "cannot place it off node a (Unschedulable: 0/2 nodes are available); the container arm needs two schedulable nodes"},
+		"not settled": {[]probeWorker{{name: "r-probe-2", k: 2, node: "b", ready: true, readyAt: at(45)}}, []vmbenchv1.RunMigration{done}, 50,
+			evictionStep{action: evictionWait, at: at(56)}, ""},
 		"second due":     {[]probeWorker{ready(2, "b")}, []vmbenchv1.RunMigration{done}, 50, evictionStep{action: evictionEvict, worker: 2}, ""},
 		"too late":       {[]probeWorker{ready(2, "b")}, []vmbenchv1.RunMigration{done}, 66, evictionStep{action: evictionsDone}, ""},
 		"count reached":  {[]probeWorker{ready(3, "a")}, []vmbenchv1.RunMigration{done, done}, 55, evictionStep{action: evictionsDone}, ""},

@@ -82,10 +82,10 @@ func TestEvictionBenchmarkEvictsTheProbeWorkerKTimes(t *testing.T) {
 	}
 	const name = "evict"
 	now := h.clock.Now()
-	// The probe started 60 s ago: both evictions are due at once (lead-in 20 s, interval 30 s), and
-	// the probe runs 20 s more. Its series pauses for 200 ms after each eviction.
-	probeStart := now.Add(-60 * time.Second)
-	series := probeSeries(probeStart, 80*time.Second, now.Add(500*time.Millisecond), now.Add(2500*time.Millisecond))
+	// The probe started 50 s ago: both evictions are due (lead-in 20 s, interval 30 s), and the
+	// probe runs 30 s more. Its series pauses for 200 ms after each eviction (the second 13 s later).
+	probeStart := now.Add(-50 * time.Second)
+	series := probeSeries(probeStart, 80*time.Second, now.Add(500*time.Millisecond), now.Add(13500*time.Millisecond))
 	run := h.evictionRun(name, 2, probeStart, func() []byte {
 		return h.probeLog(t, h.token(name, name+"-container-1"), name+"-container-1", probeStart, series)
 	}, nodeA, nodeB)
@@ -114,12 +114,18 @@ func TestEvictionBenchmarkEvictsTheProbeWorkerKTimes(t *testing.T) {
 		g.Expect(runOf(s, run).Migrations).To(ContainElement(And(HaveField("Outcome", vmbenchv1.MigrationCompleted), HaveField("TargetPod", run+"-probe-2"))))
 	})
 
-	// Eviction 2, two seconds later on the manager's clock.
-	h.clock.Step(2 * time.Second)
+	// Eviction 2 waits until the replacement has reported for the 11 s the dip's baseline needs:
+	// not 10 s after the first eviction on the manager's clock, but 13 s after it.
+	h.clock.Step(10 * time.Second)
+	h.poke(run)
+	h.g.Consistently(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-probe-3"}, &corev1.Pod{})
+	}, 2*time.Second, interval).ShouldNot(Succeed(), "eviction 2 waits for its baseline")
+	h.clock.Step(3 * time.Second)
 	h.poke(run)
 	third := h.probeWorker(run + "-probe-3")
 	h.g.Expect(third.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values).To(Equal([]string{nodeC}))
-	h.placeProbeWorker(third, nodeA, now.Add(3500*time.Millisecond))
+	h.placeProbeWorker(third, nodeA, now.Add(14500*time.Millisecond))
 	h.poke(run)
 	s = h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
 		g.Expect(runOf(s, run).Migrations).To(HaveLen(2))
@@ -196,7 +202,7 @@ func TestEvictionBenchmarkNamesTheBudgetThatRefusedIt(t *testing.T) {
 		return h.probeLog(t, h.token(name, name+"-container-1"), name+"-container-1", probeStart, series)
 	}, nodeA, nodeB)
 	first := h.probeWorker(run + "-probe-1")
-	h.placeProbeWorker(first, nodeB, now.Add(-10*time.Second))
+	h.placeProbeWorker(first, nodeB, now.Add(-20*time.Second))
 	h.poke(run)
 
 	s := h.eventuallySuite(name, func(g Gomega, s *vmbenchv1.BenchmarkSuite) {
