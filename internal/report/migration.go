@@ -49,15 +49,19 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 		}
 		for _, m := range run.Migrations {
 			migrations++
+			who := "VMI " + m.VMI
+			if m.Mode == vmbenchv1.MigrationModeEviction {
+				who = "eviction of probe worker " + m.SourcePod
+			}
 			by := ""
 			if m.Trigger != "" {
 				by = " (" + string(m.Trigger) + ")"
 			}
 			if m.Outcome == vmbenchv1.MigrationFailed || m.Outcome == vmbenchv1.MigrationAborted {
-				notCompleted = append(notCompleted, fmt.Sprintf("run %s VMI %s%s: %s: %s", run.Name, m.VMI, by, m.Outcome, m.Message))
+				notCompleted = append(notCompleted, fmt.Sprintf("run %s %s%s: %s: %s", run.Name, who, by, m.Outcome, m.Message))
 			}
 			if m.Trigger != "" && m.Trigger != vmbenchv1.MigrationByBenchmark {
-				moved = append(moved, fmt.Sprintf("run %s VMI %s from node %s to node %s%s: %s", run.Name, m.VMI, m.SourceNode, m.TargetNode, by, m.Outcome))
+				moved = append(moved, fmt.Sprintf("run %s %s from node %s to node %s%s: %s", run.Name, who, m.SourceNode, m.TargetNode, by, m.Outcome))
 			}
 		}
 	}
