@@ -64,6 +64,12 @@ func (r *SuiteReconciler) evictWhileProbing(ctx context.Context, suite *vmbenchv
 			return time.Time{}, fmt.Errorf("listing the probe workers of run %s: %w", run.Name, err)
 		}
 		workers := probeWorkersOf(suite, run.Name, pods.Items)
+		// An eviction whose record a failed status write lost is read back from its pods.
+		for _, m := range lostEvictions(workers, evictionsOf(active)) {
+			if len(active.Migrations) < maxRunMigrations {
+				active.Migrations = append(active.Migrations, m)
+			}
+		}
 		step := nextEviction(active.ProbeStartTime.Time, params, workers, evictionsOf(active), now)
 		switch step.action {
 		case evictionCreateWorker:
@@ -183,6 +189,9 @@ type probeWorker struct {
 	gone    bool
 	ready   bool
 	readyAt time.Time
+	// created is when the pod was made; evictedAt when the API server accepted its eviction (its
+	// deletionTimestamp less its grace period), zero while it is not terminating.
+	created, evictedAt time.Time
 	// unschedulable is the scheduler's reason and message while the pod cannot be placed.
 	unschedulable string
 }
@@ -198,6 +207,13 @@ func probeWorkersOf(suite *vmbenchv1.BenchmarkSuite, run string, pods []corev1.P
 		}
 		w := probeWorker{name: p.Name, k: k, node: p.Spec.NodeName,
 			gone: p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed}
+		w.created = p.CreationTimestamp.Time
+		if d := p.DeletionTimestamp; d != nil {
+			w.evictedAt = d.Time
+			if g := p.DeletionGracePeriodSeconds; g != nil {
+				w.evictedAt = d.Add(-time.Duration(*g) * time.Second)
+			}
+		}
 		for _, c := range p.Status.Conditions {
 			switch {
 			case c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue:
@@ -209,6 +225,40 @@ func probeWorkersOf(suite *vmbenchv1.BenchmarkSuite, run string, pods []corev1.P
 		out = append(out, w)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].k < out[j].k })
+	return out
+}
+
+// lostEvictions are the evictions the run's pods show but its status does not record: a
+// replacement <run>-probe-<k> (k > 1) is made only after worker k-1 was evicted, so one without a
+// record of worker k-1's eviction says that the status write after it failed. Each is recorded as
+// running from when the API server accepted it (the evicted pod's deletionTimestamp less its grace
+// period), or, with that pod gone, from when its replacement was made.
+func lostEvictions(workers []probeWorker, evictions []vmbenchv1.RunMigration) []vmbenchv1.RunMigration {
+	recorded := map[string]bool{}
+	for _, e := range evictions {
+		recorded[e.SourcePod] = true
+	}
+	byK := map[int]probeWorker{}
+	for _, w := range workers {
+		byK[w.k] = w
+	}
+	var out []vmbenchv1.RunMigration
+	for _, w := range workers {
+		if w.k < 2 {
+			continue
+		}
+		source, seen := byK[w.k-1]
+		name := strings.TrimSuffix(w.name, fmt.Sprintf("-%d", w.k)) + fmt.Sprintf("-%d", w.k-1)
+		if recorded[name] {
+			continue
+		}
+		start := w.created
+		if seen && !source.evictedAt.IsZero() {
+			start = source.evictedAt
+		}
+		out = append(out, vmbenchv1.RunMigration{SourcePod: name, SourceNode: source.node, Mode: vmbenchv1.MigrationModeEviction,
+			Trigger: vmbenchv1.MigrationByBenchmark, Object: name, StartTime: &metav1.Time{Time: start}, Outcome: vmbenchv1.MigrationRunning})
+	}
 	return out
 }
 

@@ -93,3 +93,27 @@ func TestEvictionTrouble(t *testing.T) {
 		t.Errorf("got %q, want the last failed one", got)
 	}
 }
+
+// TestLostEvictions protects the record of an eviction whose status write failed: a replacement
+// worker without a record of its predecessor's eviction brings one back, running from when the API
+// server accepted the eviction (or from the replacement's making, the evicted pod gone); recorded
+// evictions and the first worker bring none.
+func TestLostEvictions(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	evicted := probeWorker{name: "r-probe-1", k: 1, node: "a", gone: true, evictedAt: at}
+	replacement := probeWorker{name: "r-probe-2", k: 2, created: at.Add(time.Second)}
+	got := lostEvictions([]probeWorker{evicted, replacement}, nil)
+	if len(got) != 1 || got[0].SourcePod != "r-probe-1" || got[0].SourceNode != "a" || !got[0].StartTime.Time.Equal(at) ||
+		got[0].Outcome != vmbenchv1.MigrationRunning || got[0].Mode != vmbenchv1.MigrationModeEviction {
+		t.Errorf("lostEvictions() = %+v, want worker 1's eviction from %s", got, at)
+	}
+	if got := lostEvictions([]probeWorker{replacement}, nil); len(got) != 1 || !got[0].StartTime.Time.Equal(at.Add(time.Second)) {
+		t.Errorf("the evicted pod gone: %+v, want the eviction from the replacement's making", got)
+	}
+	if got := lostEvictions([]probeWorker{evicted, replacement}, []vmbenchv1.RunMigration{{SourcePod: "r-probe-1"}}); len(got) != 0 {
+		t.Errorf("recorded: %+v, want none", got)
+	}
+	if got := lostEvictions([]probeWorker{{name: "r-probe-1", k: 1}}, nil); len(got) != 0 {
+		t.Errorf("the first worker: %+v, want none", got)
+	}
+}
