@@ -37,6 +37,9 @@ const (
 const (
 	RoleMaster = "master"
 	RoleNode   = "node"
+	// RoleProbe is the migration benchmark's probe worker pod in a Container run (the container
+	// arm): not a member of the run's cluster, evicted and replaced while the run goes on.
+	RoleProbe = "probe"
 )
 
 // Condition types of a BenchmarkSuite. Every reconcile sets all five.

@@ -142,9 +142,12 @@ func migrationProblem(path string, b Benchmark, platforms []Platform, cluster Cl
 		platforms = []Platform{{Name: "container", Type: PlatformContainer}}
 	}
 	for i, p := range platforms {
-		if p.Type != PlatformVM {
-			return fmt.Errorf("%s: type migration live-migrates a VM, and platform %s (spec.platforms[%d]) is of type %s: the container arm (a pod evicted and rescheduled) is not built yet; run this benchmark in a suite whose platforms are all of type VM",
-				path, p.Name, i, p.Type)
+		// A VM is live-migrated; on Container the probe's worker pod is evicted and replaced on
+		// another node (the container arm). A Host pod shares its node's network, which the worker's
+		// pods may not (the manager's children policy), and a drain of a Host node is an admin's.
+		if p.Type == PlatformHost {
+			return fmt.Errorf("%s: type migration live-migrates a VM (platforms of type VM) or evicts a pod (type Container), and platform %s (spec.platforms[%d]) is of type Host, whose pods share their node's network: run this benchmark on VM and Container platforms only",
+				path, p.Name, i)
 		}
 	}
 	p := b.WithDefaults().Migration
@@ -168,6 +171,12 @@ func migrationProblem(path string, b Benchmark, platforms []Platform, cluster Cl
 	}
 	if err := dirtyRatesProblem(path, *p, cluster); err != nil {
 		return err
+	}
+	for i, pl := range platforms {
+		if len(p.DirtyRates) > 0 && pl.Type == PlatformContainer {
+			return fmt.Errorf("%s.migration.dirtyRates: a dirty-rate sweep sets how fast a VM's memory changes while it is live-migrated, and platform %s (spec.platforms[%d]) is of type Container, whose pod is evicted and restarted, not moved: remove dirtyRates, or run the sweep in a suite whose platforms are all of type VM",
+				path, pl.Name, i)
+		}
 	}
 	timeout := 30 * time.Minute
 	if b.Timeout != nil {

@@ -20,12 +20,19 @@ func migrationSuite(platforms []Platform, b Benchmark) *BenchmarkSuite {
 }
 
 // TestMigrationProblem protects the Go checks of the migration benchmark, which stand in for CRD
-// rules: VM platforms only (the container arm is not built), the interval, timeout and probe
-// bounds, and the block on another type.
+// rules: VM and Container platforms (a VM migrated, a pod evicted), not Host, the interval, timeout
+// and probe bounds, no dirty-rate sweep on Container, and the block on another type.
 func TestMigrationProblem(t *testing.T) {
 	vm := []Platform{{Name: "vm", Type: PlatformVM}}
 	if err := FirstInvalidValue(migrationSuite(vm, Benchmark{})); err != nil {
 		t.Fatalf("defaults on a VM platform: %v", err)
+	}
+	both := []Platform{{Name: "vm", Type: PlatformVM}, {Name: "pods", Type: PlatformContainer}}
+	if err := FirstInvalidValue(migrationSuite(both, Benchmark{})); err != nil {
+		t.Fatalf("defaults on a VM and a Container platform (the container arm): %v", err)
+	}
+	if err := FirstInvalidValue(migrationSuite(nil, Benchmark{})); err != nil {
+		t.Fatalf("defaults on the default Container platform: %v", err)
 	}
 	if p := (Benchmark{Type: BenchmarkMigration}).WithDefaults().Migration; p.ProbeDuration() != 200*time.Second {
 		t.Errorf("default probe %s, want 3m20s (20 s lead-in + 3 × 60 s)", p.ProbeDuration())
@@ -35,9 +42,9 @@ func TestMigrationProblem(t *testing.T) {
 		b         Benchmark
 		want      string
 	}{
-		"container":      {[]Platform{{Name: "vm", Type: PlatformVM}, {Name: "pods", Type: PlatformContainer}}, Benchmark{}, "platform pods (spec.platforms[1]) is of type Container: the container arm (a pod evicted and rescheduled) is not built yet"},
-		"no platforms":   {nil, Benchmark{}, "is of type Container"},
-		"host":           {[]Platform{{Name: "host", Type: PlatformHost}}, Benchmark{}, "is of type Host"},
+		"container sweep": {both, Benchmark{Migration: &MigrationParams{DirtyRates: []resource.Quantity{resource.MustParse("64Mi")}}},
+			"platform pods (spec.platforms[1]) is of type Container, whose pod is evicted and restarted, not moved: remove dirtyRates"},
+		"host":           {[]Platform{{Name: "vm", Type: PlatformVM}, {Name: "host", Type: PlatformHost}}, Benchmark{}, "platform host (spec.platforms[1]) is of type Host"},
 		"short interval": {vm, Benchmark{Migration: &MigrationParams{Interval: dur(10 * time.Second)}}, "migration.interval: \"10s\" is not between 30s and 5m"},
 		"timeout":        {vm, Benchmark{Migration: &MigrationParams{MigrationTimeout: dur(2 * time.Minute)}}, "lower migrationTimeout or raise interval"},
 		"long probe":     {vm, Benchmark{Migration: &MigrationParams{Count: 3, Interval: dur(5 * time.Minute), MigrationTimeout: dur(time.Minute)}}, "the probe would run 15m20s"},

@@ -342,6 +342,11 @@ const (
 // +kubebuilder:validation:Enum=Benchmark;Evacuation;WorkloadUpdate;User;Unknown
 type MigrationTrigger string
 
+// MigrationModeEviction is the mode of a RunMigration that is a pod's eviction and replacement
+// (the container arm of the migration benchmark): its start is the eviction accepted, its end the
+// replacement pod Ready.
+const MigrationModeEviction = "Eviction"
+
 // Triggers of a live migration.
 const (
 	// MigrationByBenchmark: vmbench's migration benchmark made it (labelled with the run).
@@ -366,12 +371,13 @@ func (m RunMigration) StartedElsewhere() bool {
 	return m.Trigger == MigrationByEvacuation || m.Trigger == MigrationByWorkloadUpdate || m.Trigger == MigrationByUser
 }
 
-// RunMigration is one live migration of a run's VMI.
+// RunMigration is one live migration of a run's VMI, or, in the container arm of the migration
+// benchmark, one eviction of its probe worker pod and the pod that replaced it (mode Eviction).
 type RunMigration struct {
-	// VMI is the migrated VMI.
-	// +required
+	// VMI is the migrated VMI; empty for an eviction, whose pods are sourcePod and targetPod.
+	// +optional
 	// +kubebuilder:validation:MaxLength=63
-	VMI string `json:"vmi"`
+	VMI string `json:"vmi,omitempty"`
 
 	// UID is KubeVirt's ID of the migration (its VirtualMachineInstanceMigration's UID).
 	// +optional
@@ -401,7 +407,8 @@ type RunMigration struct {
 	// +optional
 	EndTime *metav1.Time `json:"endTime,omitempty"`
 
-	// Mode is KubeVirt's migration mode: PreCopy, PostCopy or PausedPostCopy.
+	// Mode is KubeVirt's migration mode: PreCopy, PostCopy or PausedPostCopy; Eviction for a pod
+	// evicted through the Eviction API and replaced on another node (MigrationModeEviction).
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
 	Mode string `json:"mode,omitempty"`

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -40,7 +41,8 @@ const (
 	migrationPoll  = 5 * time.Second
 )
 
-// migrateWhileProbing runs the migrations of a running VM run's migration benchmark, if it has one:
+// migrateWhileProbing runs the migrations of a running VM run's migration benchmark, if it has one
+// (a Container run's evictions: evictWhileProbing):
 // it learns when the probe started (once, from the runner's log, kept in the run's status), then
 // creates the next migration object when due, or deletes one past its timeout. It returns when to
 // look again (zero: nothing more to do).
@@ -53,7 +55,7 @@ func (r *SuiteReconciler) migrateWhileProbing(ctx context.Context, suite *vmbenc
 			break
 		}
 	}
-	if params == nil || run.Platform.Type != vmbenchv1.PlatformVM {
+	if params == nil || (run.Platform.Type != vmbenchv1.PlatformVM && run.Platform.Type != vmbenchv1.PlatformContainer) {
 		return time.Time{}, nil
 	}
 	if active.ProbeStartTime == nil {
@@ -68,6 +70,10 @@ func (r *SuiteReconciler) migrateWhileProbing(ctx context.Context, suite *vmbenc
 			return now.Add(probeStartPoll), nil //nolint:nilerr // an unreadable log is retried, not an error of the run
 		}
 		active.ProbeStartTime = &metav1.Time{Time: report.ProbeStarted.Time}
+	}
+	if run.Platform.Type == vmbenchv1.PlatformContainer {
+		// A pod is evicted and replaced instead (eviction_benchmark.go).
+		return r.evictWhileProbing(ctx, suite, active, run, *params, now)
 	}
 	list := &kubevirtv1.VirtualMachineInstanceMigrationList{}
 	if err := r.APIReader.List(ctx, list, client.InNamespace(suite.Namespace), client.MatchingLabels{vmbenchv1.LabelRun: run.Name}); err != nil {
@@ -233,7 +239,8 @@ func sweepRate(params *vmbenchv1.MigrationParams, k int) (string, bool) {
 }
 
 // migrationResults turns the probe's result into one result per migration of vmi recorded in
-// migrations (in order): KubeVirt's total time (its whole-second start and end) and, from the
+// migrations (in order; with vmi empty, per eviction of a Container run's probe worker, whose
+// total is from the eviction accepted to the replacement Ready, and which has no clock step): KubeVirt's total time (its whole-second start and end) and, from the
 // probe's series, the pause, the clock step, the dip and the time back at rate, and the flag
 // completed = 1. A migration that did not complete (failed, aborted, or deleted past its timeout) is
 // completed = 0 with KubeVirt's words in its raw tail: an outcome, not a broken measurement, so that
@@ -254,7 +261,8 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 	windows := disruption.WindowsOf(*probe.Table)
 	var out []runplan.Message
 	for _, m := range migrations {
-		if m.VMI != vmi || m.StartedElsewhere() {
+		// A Container run's samples are its probe worker's evictions (vmi empty).
+		if (vmi != "" && m.VMI != vmi) || (vmi == "" && m.Mode != vmbenchv1.MigrationModeEviction) || m.StartedElsewhere() {
 			continue
 		}
 		// Migration k of the sweep: by its object's name, else by its place among the master's.
@@ -297,6 +305,15 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
 			}
+			if vmi == "" {
+				// The windows are on the master's clock, which the eviction does not stop: no clock step.
+				msg.Metrics = slices.DeleteFunc(msg.Metrics, func(m results.Metric) bool { return m.Name == metricMigrationStep })
+				back := 0.0
+				if !e.BackAt.IsZero() {
+					back = max(e.BackAt.Sub(start).Seconds(), 0)
+				}
+				msg.Metrics = append(msg.Metrics, results.Metric{Name: disruption.MetricBackAtRate, Value: back, Unit: "s", Direction: results.LowerIsBetter})
+			}
 			if swept {
 				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationDirtyRate, Value: e.DirtyMiBps, Unit: "MiB/s", Direction: results.LowerIsBetter})
 			}
@@ -311,6 +328,10 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 	if len(out) == 0 {
 		probe.Error = fmt.Sprintf("no migration of VMI %s was recorded while the probe ran: see the run's events and the VirtualMachineInstanceMigration objects %s",
 			vmi, vmbenchv1.MigrationObjectName(probe.Run, 1))
+		if vmi == "" {
+			probe.Error = fmt.Sprintf("no eviction of the probe worker was recorded while the probe ran: see the run's status (runs[].message) and its pods %s",
+				platform.ProbeWorkerName(probe.Run, 1))
+		}
 		probe.Metrics = nil
 		return []runplan.Message{probe}
 	}
@@ -320,8 +341,12 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 // withMigrationResults replaces, in a collected report, each result of a migration benchmark (the
 // probe's) by one result per migration of the run's master VMI that the run recorded. The probe's
 // series stays in the run's tables (summary.ResultTables reads the report before this).
-func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus) summary.RunReport {
+func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Benchmark, run *vmbenchv1.RunStatus, platformType vmbenchv1.PlatformType) summary.RunReport {
 	params := analysis.MigrationParamsByName(benchmarks)
+	vmi := platform.VMIName(run.Name, vmbenchv1.RoleMaster)
+	if platformType == vmbenchv1.PlatformContainer {
+		vmi = "" // the probe worker's evictions
+	}
 	var out []runplan.Message
 	for _, m := range report.Results {
 		p, ok := params[m.Benchmark]
@@ -329,7 +354,7 @@ func withMigrationResults(report summary.RunReport, benchmarks []vmbenchv1.Bench
 			out = append(out, m)
 			continue
 		}
-		out = append(out, migrationResults(m, platform.VMIName(run.Name, vmbenchv1.RoleMaster), run.Migrations, p)...)
+		out = append(out, migrationResults(m, vmi, run.Migrations, p)...)
 	}
 	report.Results = out
 	return report

@@ -197,7 +197,7 @@ func TestMigrationSamplesInStatus(t *testing.T) {
 	report := summary.RunReport{Started: &runplan.Message{Kind: runplan.KindStarted}, Results: []runplan.Message{probe},
 		Done: &runplan.Message{Kind: runplan.KindDone}}
 	failed := summary.FinishRun(st, run, vmbenchv1.PlatformVM, benchmarks, summary.RunCompletion{
-		Report: withMigrationResults(report, benchmarks, run), Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
+		Report: withMigrationResults(report, benchmarks, run, vmbenchv1.PlatformVM), Outcome: platform.Outcome{Phase: platform.PhaseSucceeded}})
 	res := summary.ResultFor(st, "mig", "vm")
 	for _, name := range []string{metricMigrationTotal, metricMigrationPause, metricMigrationGap, metricMigrationDip, metricMigrationRecovery} {
 		m := summary.FindMetric(res.Metrics, name)

@@ -122,6 +122,12 @@ func movesOf(run *vmbenchv1.RunStatus, vmi string) []podMove {
 // describeMigration names a migration for an event.
 func describeMigration(m vmbenchv1.RunMigration) string {
 	s := fmt.Sprintf("VMI %s migration %s from node %s to node %s (%s)", m.VMI, m.UID, m.SourceNode, m.TargetNode, m.Mode)
+	if m.Mode == vmbenchv1.MigrationModeEviction {
+		s = fmt.Sprintf("eviction of probe worker %s on node %s, replaced by %s", m.SourcePod, m.SourceNode, m.TargetPod)
+		if m.TargetNode != "" {
+			s += " on node " + m.TargetNode
+		}
+	}
 	if m.StartTime != nil && m.EndTime != nil {
 		s += fmt.Sprintf(" took %s", m.EndTime.Sub(m.StartTime.Time))
 	}

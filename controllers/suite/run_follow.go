@@ -154,6 +154,12 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if active.EndTime == nil {
 		active.EndTime = &metav1.Time{Time: now}
 	}
+	if planned.Platform.Type == vmbenchv1.PlatformContainer && active.ProbeStartTime != nil {
+		// The migration benchmark's probe workers end with the run (eviction_benchmark.go).
+		if err := r.closeProbeWorkers(ctx, suite, run.Name); err != nil {
+			return step{}, err
+		}
+	}
 	unverifiable := r.keyToCollect(active)
 	if unverifiable != nil && !retired {
 		outcome = platform.Outcome{Phase: platform.PhaseFailed, Message: unverifiable.String()}
@@ -202,7 +208,7 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	for _, l := range kept.Causes {
 		log.FromContext(ctx).Info("a result table is not kept", "run", run.Name, "benchmark", l.Benchmark, "node", l.Node, "variant", l.Variant, "cause", l.Cause)
 	}
-	report = withMigrationResults(report, benchmarks, active)
+	report = withMigrationResults(report, benchmarks, active, planned.Platform.Type)
 	failed := summary.FinishRun(st, active, planned.Platform.Type, benchmarks, summary.RunCompletion{
 		Report: report, Outcome: outcome, TimedOut: runTimedOut || t.suiteTimedOut, Deadline: run.Deadline, Now: now,
 		Created: nodeCreationTimes(children, suite.Spec.Cluster.NodeCount()), Shape: suite.Spec.Cluster,

@@ -48,6 +48,11 @@ type MigrationLine struct {
 	// Completed of Made migrations completed (the flag completed); NotMeasured executions failed
 	// (the benchmark's failures: no figure, named in the notes).
 	Completed, Made, NotMeasured int
+	// Eviction says the line is the container arm's (a Container platform: the probe worker pod
+	// evicted and replaced), whose BackAtRate is the time from each eviction to the load back at
+	// rate.
+	Eviction   bool
+	BackAtRate *MigrationFigure
 
 	// In a dirty-rate sweep (migration.dirtyRates), the line is one rate's: DirtyRate as the spec
 	// spells it ("64Mi"), SetMiBps the same in MiB a second, Dirtied the rate the guest's writer
@@ -107,6 +112,13 @@ func MigrationFigureOf(res vmbenchv1.BenchmarkResult, name string) *MigrationFig
 func MigrationLines(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
 	params := MigrationParamsByName(suite.Spec.Benchmarks)
 	emulated := EmulatedPlatforms(suite)
+	containers := map[string]bool{}
+	for _, p := range suite.Spec.Platforms {
+		containers[p.Name] = p.Type == vmbenchv1.PlatformContainer
+	}
+	if len(suite.Spec.Platforms) == 0 {
+		containers["container"] = true // the default platform
+	}
 	var lines []MigrationLine
 	for _, res := range suite.Status.Results {
 		p, ok := params[res.Benchmark]
@@ -114,7 +126,7 @@ func MigrationLines(suite *vmbenchv1.BenchmarkSuite) []MigrationLine {
 			continue
 		}
 		base := MigrationLine{Benchmark: res.Benchmark, Platform: res.Platform, Emulated: res.Emulated || emulated[res.Platform],
-			NotMeasured: int(res.Failures)}
+			NotMeasured: int(res.Failures), Eviction: containers[res.Platform]}
 		if len(p.DirtyRates) == 0 {
 			lines = append(lines, migrationLineOf(base, res, func(name string) string { return name }))
 			continue
@@ -154,6 +166,9 @@ func migrationLineOf(l MigrationLine, res vmbenchv1.BenchmarkResult, name func(s
 	l.Total = MigrationFigureOf(res, name(disruption.MetricTotal))
 	l.Dip = MigrationFigureOf(res, name(disruption.MetricDip))
 	l.Recovery = MigrationFigureOf(res, name(disruption.MetricRecovery))
+	if l.Eviction {
+		l.BackAtRate = MigrationFigureOf(res, disruption.MetricBackAtRate)
+	}
 	if m := FindMetricSummary(res.Metrics, name(disruption.MetricCompleted)); m != nil {
 		// The flags' sum is the completed count, from the mean where status trimmed the samples.
 		s := migrationSummary(*m)
@@ -232,7 +247,9 @@ func growth(prev, cur *MigrationFigure, unit string) string {
 // Text is the line as the first screen prints it: "vm: migration: pause 310 ms [285, 335]
 // (background gap 30 ms [17.6, 42.4]), total 4 s [1.52, 6.48], dip 50% [50, 50] for 0.8 s [0.8, 0.8]
 // (3 of 4 completed, 1 not measured)", without the background gap where status has none; named
-// names the benchmark, for a suite with more than one migration benchmark.
+// names the benchmark, for a suite with more than one migration benchmark. The container arm's line
+// is "container: pod eviction: back at rate after 2.1 s [1.5, 2.7], work lost 40% [..] for 1.2 s [..]
+// (pause 700 ms [..] (background gap ..), total 1.5 s [..]; 2 of 2 completed)".
 func (l MigrationLine) Text(named bool) string {
 	name := l.Platform
 	if l.Emulated {
@@ -275,6 +292,14 @@ func (l MigrationLine) Text(named bool) string {
 		if len(l.NotConverged) > 1 {
 			counts += fmt.Sprintf(" (and %d more)", len(l.NotConverged)-1)
 		}
+	}
+	if l.Eviction {
+		what = "pod eviction"
+		if named {
+			what += " " + l.Benchmark
+		}
+		return fmt.Sprintf("%s: %s: back at rate after %s, work lost %s for %s (pause %s, total %s; %s)", name, what,
+			figure(l.BackAtRate, " s"), figure(l.Dip, "%"), figure(l.Recovery, " s"), pause, figure(l.Total, " s"), counts)
 	}
 	text := fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, pause, figure(l.Total, " s"),
 		figure(l.Dip, "%"), figure(l.Recovery, " s"), counts)

@@ -247,7 +247,9 @@ func migrationPanel(id uint32, at dashboard.GridPos) *table.PanelBuilder {
 			"of the migrations that completed (1: all). Lower is better but for completed. In a dirty-rate sweep each figure is " +
 			"named for its rate (pause_ms_at_64Mi), with dirtied_mib_per_s_at_<rate>, the rate the guest achieved. Intervals: vmbench report's migration " +
 			"line. Columns ending in emulated=true (red) come from VMs under QEMU software emulation (TCG). " +
-			"A pod's eviction (the container arm) is not measured.").
+			"On a Container platform the columns are a pod's evictions (the container arm): pause_ms the longest gap of the probe " +
+			"worker's 10 ms reports at the master, total_seconds the eviction to the replacement Ready; vmbench report's pod eviction line " +
+			"adds back_at_rate_seconds.").
 		Datasource(datasource()).
 		WithTarget(tableQuery("A", migrationExpr))).
 		Mappings([]dashboard.ValueMapping{{SpecialValueMap: &dashboard.SpecialValueMap{Type: dashboard.MappingTypeSpecialValue,

@@ -92,6 +92,9 @@ type Effect struct {
 	// until the load was back at rate for good (BackAtRateWindows windows in a row, after the
 	// event's pause); 0 when it never fell below rate.
 	RecoverySeconds float64
+	// BackAt is the start (wall clock) of the first of the windows back at rate for good: the end
+	// of the dip; zero when it never fell below rate.
+	BackAt time.Time
 }
 
 // ErrNoBaseline is returned when the probe did not run long enough before the event.
@@ -175,6 +178,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	e.LostWork = math.Max(e.LostWork, 0)
 	e.DipPercent = 100 * e.LostWork / expected
 	e.RecoverySeconds = windows[back].Wall.Sub(windows[first].Wall).Seconds()
+	e.BackAt = windows[back].Wall
 	return e, nil
 }
 
@@ -210,6 +214,10 @@ const (
 	MetricClockStep     = "clock_step_ms"
 	MetricDip           = "dip_percent"
 	MetricRecovery      = "recovery_seconds"
+	// MetricBackAtRate is, for a pod's eviction (the container arm), the time from the eviction
+	// accepted until the load was back at rate (Effect.BackAt): what a drain cost a single-replica
+	// workload end to end. Not in Figures: no dirty-rate sweep runs on a Container platform.
+	MetricBackAtRate = "back_at_rate_seconds"
 	// MetricDirtyRate is, in a dirty-rate sweep, the rate the guest's memory writer achieved in
 	// the BaselineSpan before the migration (MiB a second), read against the rate it was set to.
 	// Lower-is-better like the others only nominally (it is the load, not an outcome): a

@@ -16,7 +16,9 @@ import (
 // and the MPIJob) have no scale subresource: the disruption controller can count such pods only
 // against an integer minAvailable (with maxUnavailable it fails to sync, and refuses every eviction
 // for that reason instead). VM runs get none: KubeVirt makes its own for a VMI whose
-// evictionStrategy is LiveMigrate.
+// evictionStrategy is LiveMigrate. It selects the members alone (roles master and node): the
+// migration benchmark's probe worker (role probe) is the pod a drain is meant to evict, and counted
+// among the healthy it would let a drain take a member.
 func runDisruptionBudget(run Run) *policyv1.PodDisruptionBudget {
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1TypeMeta(policyv1.SchemeGroupVersion.String(), "PodDisruptionBudget"),
@@ -26,7 +28,13 @@ func runDisruptionBudget(run Run) *policyv1.PodDisruptionBudget {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{
 				vmbenchv1.LabelSuite: run.Suite.Name,
 				vmbenchv1.LabelRun:   run.Name,
-			}},
+			}, MatchExpressions: memberRoles()},
 		},
 	}
+}
+
+// memberRoles selects the members of a run's cluster, not its probe worker.
+func memberRoles() []metav1.LabelSelectorRequirement {
+	return []metav1.LabelSelectorRequirement{{Key: vmbenchv1.LabelRole, Operator: metav1.LabelSelectorOpIn,
+		Values: []string{vmbenchv1.RoleMaster, vmbenchv1.RoleNode}}}
 }

@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"time"
+
 	"testing"
 
 	mpiv2 "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -86,6 +88,11 @@ func TestRunDisruptionBudget(t *testing.T) {
 				if selects(t, pdb.Spec.Selector, other) {
 					t.Errorf("the budget's selector %v takes the pods of another run", pdb.Spec.Selector)
 				}
+			}
+			// The migration benchmark's probe worker is the pod a drain is meant to evict, and counted
+			// among the healthy it would let the drain take a member.
+			if worker := ProbeWorkerPod(run, 1, time.Minute, ""); selects(t, pdb.Spec.Selector, worker.Labels) {
+				t.Errorf("the budget's selector %v takes the probe worker (labels %v)", pdb.Spec.Selector, worker.Labels)
 			}
 		})
 	}

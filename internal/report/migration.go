@@ -49,15 +49,19 @@ func MigrationNotes(suite *vmbenchv1.BenchmarkSuite, dropAsked bool, dropped int
 		}
 		for _, m := range run.Migrations {
 			migrations++
+			who := "VMI " + m.VMI
+			if m.Mode == vmbenchv1.MigrationModeEviction {
+				who = "eviction of probe worker " + m.SourcePod
+			}
 			by := ""
 			if m.Trigger != "" {
 				by = " (" + string(m.Trigger) + ")"
 			}
 			if m.Outcome == vmbenchv1.MigrationFailed || m.Outcome == vmbenchv1.MigrationAborted {
-				notCompleted = append(notCompleted, fmt.Sprintf("run %s VMI %s%s: %s: %s", run.Name, m.VMI, by, m.Outcome, m.Message))
+				notCompleted = append(notCompleted, fmt.Sprintf("run %s %s%s: %s: %s", run.Name, who, by, m.Outcome, m.Message))
 			}
 			if m.Trigger != "" && m.Trigger != vmbenchv1.MigrationByBenchmark {
-				moved = append(moved, fmt.Sprintf("run %s VMI %s from node %s to node %s%s: %s", run.Name, m.VMI, m.SourceNode, m.TargetNode, by, m.Outcome))
+				moved = append(moved, fmt.Sprintf("run %s %s from node %s to node %s%s: %s", run.Name, who, m.SourceNode, m.TargetNode, by, m.Outcome))
 			}
 		}
 	}
@@ -104,8 +108,8 @@ type MigrationLine = analysis.MigrationLine
 // MigrationFigure is one figure's mean over the migrations and its 95% interval.
 type MigrationFigure = analysis.MigrationFigure
 
-// MigrationLegend says what the migration lines' figures are, and that the container arm's figure
-// (a pod evicted and rescheduled) is not measured.
+// MigrationLegend says what the migration lines' figures are, the VM's and the container arm's (a pod
+// evicted and rescheduled).
 const MigrationLegend = "migration: means over the live migrations, each migration one sample (over every repetition), " +
 	"with their 95% interval (Student t, clipped at 0) in brackets, [n/a] below two; pause: the longest gap of the guest's 10 ms ticker " +
 	"during the migration, to be read against the background gap, the longest in the 10 s before it (the guest's stalls without one); " +
@@ -113,7 +117,9 @@ const MigrationLegend = "migration: means over the live migrations, each migrati
 	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes; " +
 	"a dirty-rate sweep has a line per rate, with the rate the guest's writer achieved, and compares the pause and total with the rate " +
 	"before (grew or fell: the intervals apart) " +
-	"(docs/migration.md); pod eviction: not measured (container arm not built)"
+	"(docs/migration.md); pod eviction (a Container platform): the probe worker pod evicted through the Eviction API and replaced " +
+	"on another node, each eviction one sample; back at rate: from the eviction accepted until the work is at 90% of its rate again; work lost: " +
+	"the dip, for its length; pause: the longest gap of the worker's 10 ms reports at the master; total: the eviction to the replacement Ready"
 
 // migrationTexts are the first screen's migration lines; each names its benchmark when the suite
 // has more than one migration benchmark.

@@ -48,6 +48,13 @@ func TestMigrationNotes(t *testing.T) {
 		!strings.HasSuffix(notes[2], "; run s-vm-2: 1 of 4 (the run was compacted: see its events)") {
 		t.Errorf("notes with a compacted run = %q", notes)
 	}
+	// A Container run's refused eviction is named by its probe worker, not by a VMI it has none of.
+	s.Status.Runs = []vmbenchv1.RunStatus{{Name: "s-pods-1", Migrations: []vmbenchv1.RunMigration{{Mode: vmbenchv1.MigrationModeEviction,
+		SourcePod: "s-pods-1-probe-1", Outcome: vmbenchv1.MigrationFailed, Trigger: vmbenchv1.MigrationByBenchmark, Message: "refused by team-budget"}}}}
+	notes = MigrationNotes(s, false, 0)
+	if want := "live migrations that did not complete: run s-pods-1 eviction of probe worker s-pods-1-probe-1 (Benchmark): Failed: refused by team-budget"; len(notes) != 2 || notes[1] != want {
+		t.Errorf("notes of a refused eviction = %q, want the second %q", notes, want)
+	}
 	if got := MigrationNotes(&vmbenchv1.BenchmarkSuite{}, false, 0); len(got) != 0 {
 		t.Errorf("a suite without migrations: notes %q, want none", got)
 	}
@@ -129,11 +136,11 @@ func TestFirstScreenMigrationLines(t *testing.T) {
 			t.Errorf("line %q at %d, want it between the headlines and the context line (%d)", w, at[w], at["context"])
 		}
 	}
-	if !strings.Contains(screen, "\n"+MigrationLegend+"\n") || !strings.HasSuffix(MigrationLegend, "pod eviction: not measured (container arm not built)") {
-		t.Errorf("the first screen lacks the migration legend, which says the pod eviction is not measured:\n%s", screen)
+	if !strings.Contains(screen, "\n"+MigrationLegend+"\n") || !strings.Contains(MigrationLegend, "pod eviction (a Container platform): the probe worker pod evicted") {
+		t.Errorf("the first screen lacks the migration legend, which says what a pod eviction's figures are:\n%s", screen)
 	}
 	if strings.Contains(screen, "back at rate after") {
-		t.Errorf("the first screen gives a pod eviction figure, which is not measured:\n%s", screen)
+		t.Errorf("the first screen gives a pod eviction figure for a suite without a Container platform:\n%s", screen)
 	}
 
 	// Status trimmed the samples to fit its size: the count, mean and standard deviation over every

@@ -43,6 +43,7 @@ type CLI struct {
 
 const usage = `usage:
   runner run [--plan FILE] [--output -|FILE] [--repeat N] [--wait-timeout DURATION] [--token-file FILE]
+  runner probe-worker --master HOST:PORT --duration DURATION
   runner version
 `
 
@@ -58,6 +59,8 @@ func (c *CLI) Main(ctx context.Context, args []string) int {
 		return ExitOK
 	case "run":
 		return c.run(ctx, args[1:])
+	case "probe-worker":
+		return c.probeWorker(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.Stdout, usage)
 		return ExitOK
@@ -169,4 +172,30 @@ func readPlan(file string) (runplan.Plan, error) {
 		return plan, fmt.Errorf("reading the plan %s: %w", file, err)
 	}
 	return plan, nil
+}
+
+// probeWorker is the migration benchmark's worker pod on a Container platform: the probe's load,
+// reported to the run's master (RunProbeWorker) under the pod's hostname.
+func (c *CLI) probeWorker(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("runner probe-worker", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	master := fs.String("master", "", "the run's master, host:port")
+	duration := fs.Duration("duration", 0, "how long to run")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	if *master == "" || fs.NArg() > 0 {
+		fmt.Fprintf(c.Stderr, "runner probe-worker: --master HOST:PORT is required, and nothing else: %q\n", fs.Args())
+		return ExitUsage
+	}
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		fmt.Fprintf(c.Stderr, "runner: %v (%v)\n", errNoWorkerName, err)
+		return ExitRunFailed
+	}
+	if err := RunProbeWorker(ctx, *master, name, *duration); err != nil {
+		fmt.Fprintf(c.Stderr, "runner: %v\n", err)
+		return ExitRunFailed
+	}
+	return ExitOK
 }

@@ -150,27 +150,7 @@ func RunProbe(ctx context.Context, duration time.Duration, schedule []vmbenchv1.
 	}
 	var units atomic.Uint64
 	stop := make(chan struct{})
-	go func() {
-		x := uint64(88172645463325252)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			// One unit is a fixed amount of arithmetic, small enough that the count moves many
-			// times a window.
-			for range 4096 {
-				x ^= x << 13
-				x ^= x >> 7
-				x ^= x << 17
-			}
-			if x == 0 {
-				runtime.Gosched()
-			}
-			units.Add(1)
-		}
-	}()
+	go cpuLoop(stop, &units)
 	var dirty *dirtyCounters
 	writerDone := make(chan struct{})
 	if len(schedule) > 0 {
@@ -192,14 +172,51 @@ func RunProbe(ctx context.Context, duration time.Duration, schedule []vmbenchv1.
 	return probeDirtyTable(windows, dirty != nil).CSV(), nil
 }
 
+// cpuLoop is the probe's load: it counts units of work into units until stop is closed.
+func cpuLoop(stop <-chan struct{}, units *atomic.Uint64) {
+	x := uint64(88172645463325252)
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		// One unit is a fixed amount of arithmetic, small enough that the count moves many
+		// times a window.
+		for range 4096 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+		if x == 0 {
+			runtime.Gosched()
+		}
+		units.Add(1)
+	}
+}
+
 // probe is the migration benchmark's one execution: the probe on the master, in the runner's own
-// process, announced first (KindProbeStarted) so that the controller can start migrating.
+// process, announced first (KindProbeStarted) so that the controller can start migrating; on a
+// Container platform the receiver of the probe worker's reports instead (ReceiveProbe).
 func (r *Runner) probe(plan runplan.Plan, b vmbenchv1.Benchmark) execution {
 	d := b.Migration.ProbeDuration()
 	master := plan.Nodes[0].Name
 	return execution{label: master, tool: results.Probe, parse: parseProbe,
 		run: func(ctx context.Context) ([]byte, []byte, error) {
-			if err := r.emit(plan.Run, runplan.Message{Kind: runplan.KindProbeStarted, Benchmark: b.Name, Node: master, Seconds: d.Seconds()}); err != nil {
+			started := func() error {
+				return r.emit(plan.Run, runplan.Message{Kind: runplan.KindProbeStarted, Benchmark: b.Name, Node: master, Seconds: d.Seconds()})
+			}
+			if plan.PlatformType == vmbenchv1.PlatformContainer {
+				// The container arm: the load runs in the worker pod the manager evicts, and
+				// reports here (probe_remote.go).
+				receive := r.ReceiveProbe
+				if receive == nil {
+					receive = ReceiveProbe
+				}
+				out, err := receive(ctx, fmt.Sprintf(":%d", runplan.ProbeReportPort), d, started)
+				return out, out, err
+			}
+			if err := started(); err != nil {
 				return nil, nil, err
 			}
 			run := r.Probe

@@ -57,6 +57,8 @@ type Runner struct {
 	ReadCPUSets bool
 	// Probe runs the migration benchmark's probe (RunProbe when nil).
 	Probe func(ctx context.Context, d time.Duration, schedule []vmbenchv1.DirtyRateStep) ([]byte, error)
+	// ReceiveProbe receives a Container run's probe worker's reports (ReceiveProbe when nil).
+	ReceiveProbe func(ctx context.Context, addr string, d time.Duration, started func() error) ([]byte, error)
 
 	// sharedErrs is, per node, why the Shared target could not be made ready there, set by Run
 	// before the first benchmark: every execution on that target and node reports it.

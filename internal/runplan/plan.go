@@ -150,6 +150,10 @@ const (
 	NetperfDataPort    = 12866
 	// NetcatPort is the port of the nc receiver on the far node of a netcat pair.
 	NetcatPort = 12867
+	// ProbeReportPort is where the runner on a Container run's master receives the reports of the
+	// migration benchmark's probe worker pod (the container arm): a TCP port inside the run's
+	// NetworkPolicy, which admits only the run's own pods.
+	ProbeReportPort = 12868
 	// NFSPort is the one port of the master VM's NFSv4 server, which the other VMs mount the Shared
 	// target from: NFSv4 needs neither rpcbind nor mountd on the network.
 	NFSPort = 2049

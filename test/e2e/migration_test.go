@@ -107,7 +107,7 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 	line := `vm( \(emulated\))?: migration: pause \S+ ms ` + interval + ` \(background gap \S+ ms ` + interval + `\), total \S+ s ` + interval + `, ` +
 		`dip \S+% ` + interval + ` for \S+ s ` + interval + ` \(3 of 3 completed\)`
 	e.g.Expect(firstScreen(out)).To(MatchRegexp(`\n`+line+`\n`), "the migration line, each figure with its interval")
-	e.g.Expect(firstScreen(out)).To(ContainSubstring("pod eviction: not measured (container arm not built)"))
+	e.g.Expect(firstScreen(out)).To(ContainSubstring("pod eviction (a Container platform): the probe worker pod evicted"))
 
 	// Status has the same line, with the same figures and intervals: one entry, for mig on vm.
 	e.g.Expect(ended.Status.MigrationSummaries).To(HaveLen(1), "status.migrationSummaries: %+v", ended.Status.MigrationSummaries)

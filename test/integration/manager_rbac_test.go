@@ -531,7 +531,8 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	release := newNamespace("vmbench-system-", nil)
 	tenant := newNamespace("team-a-", nil)
 	hostTenant := newNamespace("team-host-", map[string]string{vmbenchv1.LabelPrivilegedPlatforms: "true"})
-	rbac, policy, sa := renderManagerAccess(t, "keeps", release)
+	// The runner image the builders use (builtRun) is the one the manager is given.
+	rbac, policy, sa := renderManagerAccess(t, "keeps", release, "--set", "runnerImage=vmbench/runner:test")
 	createAll(t, g, rbac)
 	createAll(t, g, policy)
 	writer, err := client.New(serviceAccountConfig(release, sa), client.Options{Scheme: scheme.New()})
@@ -735,4 +736,61 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	bound.Spec.VolumeName = "pv-by-the-binder"
 	g.Expect(k8s.Update(ctx, bound)).To(Succeed(), "the binder's update")
 	g.Expect(apply(find(container, "PersistentVolumeClaim"))).To(Succeed(), "the manager re-applies its bound claim")
+
+	// Pods: the migration benchmark's probe worker of a Container run (the container arm), and
+	// nothing else; evictions of such workers alone.
+	probeRun := builtRun(tenant, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer})
+	probe := func(mutate func(*corev1.Pod)) client.Object {
+		pod := platform.ProbeWorkerPod(probeRun, 2, time.Minute, "node-a")
+		mutate(pod)
+		return pod
+	}
+	// The manager creates its probe workers (it may not patch pods).
+	createDry := func(obj client.Object) error { return writer.Create(ctx, obj, client.DryRunAll) }
+	g.Expect(createDry(probe(func(*corev1.Pod) {}))).To(Succeed(), "the manager's own probe worker")
+	podRefused := "the vmbench manager creates only the probe worker pod <run>-probe-<k> of a run, of the runner image vmbench/runner:test"
+	for name, mutate := range map[string]func(*corev1.Pod){
+		"privileged": func(p *corev1.Pod) {
+			// The API server refuses privileged with allowPrivilegeEscalation false itself.
+			p.Spec.Containers[0].SecurityContext.Privileged, p.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = ptr.To(true), nil
+		},
+		"escalation": func(p *corev1.Pod) { p.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = nil },
+		"a capability": func(p *corev1.Pod) {
+			p.Spec.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW"}
+		},
+		"hostPID":         func(p *corev1.Pod) { p.Spec.HostPID = true },
+		"hostNetwork":     func(p *corev1.Pod) { p.Spec.HostNetwork = true },
+		"nodeName":        func(p *corev1.Pod) { p.Spec.NodeName = "control-plane" },
+		"another image":   func(p *corev1.Pod) { p.Spec.Containers[0].Image = "registry.example/miner:1" },
+		"a token mounted": func(p *corev1.Pod) { p.Spec.AutomountServiceAccountToken = nil },
+		"a Secret": func(p *corev1.Pod) {
+			p.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "tenant-db"}}}}
+		},
+		"a hostPath": func(p *corev1.Pod) {
+			p.Spec.Volumes = []corev1.Volume{{Name: "root", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}
+		},
+		"another name": func(p *corev1.Pod) { p.Name = "tenant-shell" },
+		"not its role": func(p *corev1.Pod) { p.Labels[vmbenchv1.LabelRole] = vmbenchv1.RoleMaster },
+		"a second one": func(p *corev1.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, p.Spec.Containers[0])
+			p.Spec.Containers[1].Name = "more"
+		},
+	} {
+		g.Expect(createDry(probe(mutate))).To(MatchError(ContainSubstring(podRefused)), name)
+	}
+	// A tenant's pod is not the manager's to evict (a drain's own evictions are the cluster admin's).
+	tenantPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "tenant-db", Namespace: tenant, Labels: map[string]string{vmbenchv1.LabelSuite: "demo"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "db", Image: "postgres"}}}}
+	g.Expect(k8s.Create(ctx, tenantPod)).To(Succeed())
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), tenantPod) })
+	evict := func(name string) error {
+		return writer.SubResource("eviction").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tenant}},
+			&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tenant}, DeleteOptions: &metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}})
+	}
+	g.Expect(evict("tenant-db")).To(MatchError(ContainSubstring("the vmbench manager evicts only the probe worker pods of its runs")),
+		"a labelled tenant pod")
+	worker := probe(func(*corev1.Pod) {})
+	g.Expect(k8s.Create(ctx, worker)).To(Succeed())
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), worker) })
+	g.Expect(evict(worker.GetName())).To(Succeed(), "the manager evicts its own probe worker")
 }
