@@ -32,7 +32,7 @@ func TestEvictionLine(t *testing.T) {
 	texts := MigrationTexts(MigrationLines(s))
 	want := []string{
 		"vm: migration: pause 300 ms [n/a], total 4 s [n/a], dip n/a for n/a (1 of 1 completed)",
-		"pods: pod eviction: back at rate after 2.5 s [0, 8.85], work lost 50% [0, 177] for 1 s [1, 1] (pause 800 ms [0, 2071], total 1.5 s [0, 7.85]; 2 of 2 completed)",
+		"pods: pod eviction: back at rate after 2.5 s [0, 8.85], work lost 50% [0, 177] for 1 s [1, 1] (pause 800 ms [0, 2071], evicted to Ready 1.5 s [0, 7.85] in whole seconds; 2 of 2 completed)",
 	}
 	if len(texts) != len(want) {
 		t.Fatalf("lines %q, want %q", texts, want)

@@ -298,7 +298,8 @@ func (l MigrationLine) Text(named bool) string {
 		if named {
 			what += " " + l.Benchmark
 		}
-		return fmt.Sprintf("%s: %s: back at rate after %s, work lost %s for %s (pause %s, total %s; %s)", name, what,
+		// total is eviction accepted to replacement Ready, from the pod's condition: whole seconds.
+		return fmt.Sprintf("%s: %s: back at rate after %s, work lost %s for %s (pause %s, evicted to Ready %s in whole seconds; %s)", name, what,
 			figure(l.BackAtRate, " s"), figure(l.Dip, "%"), figure(l.Recovery, " s"), pause, figure(l.Total, " s"), counts)
 	}
 	text := fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, pause, figure(l.Total, " s"),
