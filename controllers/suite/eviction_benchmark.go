@@ -323,7 +323,7 @@ type evictionStep struct {
 // without (with the scheduler's reason where it could not place the replacement). None starts
 // once less than half an interval of probe is left, as its recovery could not be measured.
 func nextEviction(probeStart time.Time, p vmbenchv1.MigrationParams, workers []probeWorker, evictions []vmbenchv1.RunMigration, now time.Time) evictionStep {
-	interval, timeout := p.Interval.Duration(), p.MigrationTimeout.Duration()
+	timeout := p.MigrationTimeout.Duration()
 	byName := map[string]probeWorker{}
 	for _, w := range workers {
 		byName[w.name] = w
@@ -341,7 +341,7 @@ func nextEviction(probeStart time.Time, p vmbenchv1.MigrationParams, workers []p
 			msg := fmt.Sprintf("the replacement %s of the evicted probe worker %s was not Ready within migrationTimeout %s", replacement, e.SourcePod, timeout)
 			switch {
 			case made && w.unschedulable != "":
-				msg += fmt.Sprintf(": the scheduler cannot place it off node %s (%s); the container arm needs two schedulable nodes that fit the probe worker (1 CPU): add a node or free one", e.SourceNode, w.unschedulable)
+				msg += fmt.Sprintf(": the scheduler cannot place it off node %s (%s); the container arm needs two schedulable nodes that fit the probe worker (it asks for cluster.cpuRequest, at most 1 CPU, and 64Mi): lower cluster.cpuRequest, add a node or free one", e.SourceNode, w.unschedulable)
 			case !made:
 				msg += ": it was not made (the evicted pod is still there)"
 			}
@@ -367,12 +367,8 @@ func nextEviction(probeStart time.Time, p vmbenchv1.MigrationParams, workers []p
 	if next > int(p.Count) {
 		return evictionStep{action: evictionsDone}
 	}
-	due := probeStart.Add(vmbenchv1.MigrationLeadIn + time.Duration(next-1)*interval)
-	from := due
-	if now.After(due) {
-		from = now
-	}
-	if probeStart.Add(p.ProbeDuration()).Sub(from) < interval/2 {
+	due, late := migrationDue(probeStart, p, next, now)
+	if late {
 		return evictionStep{action: evictionsDone}
 	}
 	if now.Before(due) {

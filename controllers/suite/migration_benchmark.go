@@ -186,8 +186,7 @@ type madeMigration struct {
 // never before migration i-1 ended: one migration at a time. A migration is not started once less
 // than half an interval of probe is left, as its recovery could not be measured.
 func nextMigration(probeStart time.Time, p vmbenchv1.MigrationParams, made []madeMigration, now time.Time) migrationStep {
-	interval, timeout := p.Interval.Duration(), p.MigrationTimeout.Duration()
-	probeEnd := probeStart.Add(p.ProbeDuration())
+	timeout := p.MigrationTimeout.Duration()
 	for i, m := range made {
 		if m.ended {
 			continue
@@ -202,12 +201,8 @@ func nextMigration(probeStart time.Time, p vmbenchv1.MigrationParams, made []mad
 	if next > int(p.Count) {
 		return migrationStep{action: migrationsDone}
 	}
-	due := probeStart.Add(vmbenchv1.MigrationLeadIn + time.Duration(next-1)*interval)
-	from := due
-	if now.After(due) {
-		from = now
-	}
-	if probeEnd.Sub(from) < interval/2 {
+	due, late := migrationDue(probeStart, p, next, now)
+	if late {
 		return migrationStep{action: migrationsDone}
 	}
 	if now.Before(due) {
@@ -367,4 +362,17 @@ func migrationWords(m vmbenchv1.RunMigration) string {
 		return describeMigration(m) + " when the probe ended (timed out)"
 	}
 	return describeMigration(m)
+}
+
+// migrationDue is when the next-th migration (or eviction: evictions keep the same times) of p is
+// due, probeStart + lead-in + (next-1) × interval; late when less than half an interval of the probe
+// is left after the later of that time and now, as the recovery after it could not be measured.
+func migrationDue(probeStart time.Time, p vmbenchv1.MigrationParams, next int, now time.Time) (due time.Time, late bool) {
+	interval := p.Interval.Duration()
+	due = probeStart.Add(vmbenchv1.MigrationLeadIn + time.Duration(next-1)*interval)
+	from := due
+	if now.After(due) {
+		from = now
+	}
+	return due, probeStart.Add(p.ProbeDuration()).Sub(from) < interval/2
 }
