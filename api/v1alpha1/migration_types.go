@@ -15,13 +15,13 @@ import (
 // the guest saw, the dip in its work and the time until it was back at rate. VM platforms only.
 type MigrationParams struct {
 	// Count is how many times the VM is migrated, one after the other: the samples the intervals
-	// are computed over (and over repetitions: raise spec.repetitions for more). At most 3, as the
+	// are computed over (and over repetitions: raise spec.repetitions for more). At most 9, as the
 	// runner's frames are read from the VM's launcher pods, its first and one per completed migration,
-	// and the manager reads at most 4 launcher pods of a VMI.
+	// and the manager reads at most 10 launcher pods of a VMI.
 	// +optional
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=3
+	// +kubebuilder:validation:Maximum=9
 	Count int32 `json:"count,omitempty"`
 
 	// Interval is the time from the start of one migration to the start of the next (and from the
@@ -67,11 +67,14 @@ const (
 	// MaxMigrationProbe is the longest the probe may run (6,000 windows of 100 ms in one frame).
 	MaxMigrationProbe                 = 10 * time.Minute
 	DefaultMigrationCount             = 3
-	MaxMigrationCount                 = 3
+	// MaxMigrationCount bounds count: the manager reads the frames of a VM run from its master VMI's
+	// first launcher pod and one per migration (MaxMigrationCount + 1 pods), within one log read; the
+	// probe at count 9 and the longest interval 5m would pass MaxMigrationProbe, which bounds it too.
+	MaxMigrationCount                 = 9
 	DefaultMigrationInterval Duration = "60s"
 	DefaultMigrationTimeout  Duration = "50s"
-	// MaxDirtyRates bounds the sweep: with count at most 3, more rates than migrations would leave
-	// rates unmeasured. Each rate's 8 figures make 24 status metrics, within a benchmark's 48.
+	// MaxDirtyRates bounds the sweep: each rate's 8 figures make 24 status metrics with 3 rates,
+	// within a benchmark's 48.
 	MaxDirtyRates = 3
 	// MaxDirtyRate is the highest rate the writer is asked for (bytes a second): four passes over
 	// its working set a second, far more than a migration over a 1 or 10 Gbps link converges at.
@@ -152,8 +155,8 @@ func migrationProblem(path string, b Benchmark, platforms []Platform, cluster Cl
 	}
 	p := b.WithDefaults().Migration
 	if p.Count < 1 || p.Count > MaxMigrationCount {
-		return fmt.Errorf("%s.migration.count: %d is not between 1 and %d (the manager reads the frames of at most 4 launcher pods of a VM, its first and one per migration): set it in that range, and raise spec.repetitions for more samples",
-			path, p.Count, MaxMigrationCount)
+		return fmt.Errorf("%s.migration.count: %d is not between 1 and %d (the manager reads the frames of at most %d launcher pods of a VM, its first and one per migration): set it in that range, and raise spec.repetitions for more samples",
+			path, p.Count, MaxMigrationCount, MaxMigrationCount+1)
 	}
 	if err := durationProblem(path+".migration.interval", *p.Interval, MinMigrationInterval, MaxMigrationInterval); err != nil {
 		return err
@@ -196,8 +199,8 @@ func dirtyRatesProblem(path string, p MigrationParams, cluster ClusterShape) err
 		return nil
 	}
 	if n > MaxDirtyRates {
-		return fmt.Errorf("%s.migration.dirtyRates: %d rates, at most %d (count is at most %d, one migration per rate): drop rates, or split the sweep into two migration benchmarks",
-			path, n, MaxDirtyRates, MaxMigrationCount)
+		return fmt.Errorf("%s.migration.dirtyRates: %d rates, at most %d (each rate's 8 figures are status metrics of the benchmark, which keeps at most 48): drop rates, or split the sweep into two migration benchmarks",
+			path, n, MaxDirtyRates)
 	}
 	seen := map[int64]int{}
 	for i, q := range p.DirtyRates {
@@ -214,7 +217,7 @@ func dirtyRatesProblem(path string, p MigrationParams, cluster ClusterShape) err
 	}
 	if int(p.Count)%n != 0 {
 		return fmt.Errorf("%s.migration.count: %d is not a multiple of the %d dirty rates (migration k runs at dirtyRates[(k-1) mod %d], so every rate needs as many migrations): set count to %d, and raise spec.repetitions for more samples per rate",
-			path, p.Count, n, n, n*(MaxMigrationCount/n))
+			path, p.Count, n, n, min((int(p.Count)+n-1)/n*n, n*(MaxMigrationCount/n)))
 	}
 	if mem := cluster.MemoryLimit(); mem.Value() < MinDirtyMemory {
 		return fmt.Errorf("%s.migration.dirtyRates: the memory writer dirties a working set of 256Mi, a quarter of the node memory it needs at least (1Gi), and cluster.memory is %s: raise cluster.memory to 1Gi or more, or remove dirtyRates",

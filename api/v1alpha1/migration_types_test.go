@@ -48,7 +48,7 @@ func TestMigrationProblem(t *testing.T) {
 		"short interval": {vm, Benchmark{Migration: &MigrationParams{Interval: dur(10 * time.Second)}}, "migration.interval: \"10s\" is not between 30s and 5m"},
 		"timeout":        {vm, Benchmark{Migration: &MigrationParams{MigrationTimeout: dur(2 * time.Minute)}}, "lower migrationTimeout or raise interval"},
 		"long probe":     {vm, Benchmark{Migration: &MigrationParams{Count: 3, Interval: dur(5 * time.Minute), MigrationTimeout: dur(time.Minute)}}, "the probe would run 15m20s"},
-		"count":          {vm, Benchmark{Migration: &MigrationParams{Count: 4}}, "migration.count: 4 is not between 1 and 3"},
+		"count":          {vm, Benchmark{Migration: &MigrationParams{Count: 10}}, "migration.count: 10 is not between 1 and 9"},
 		"bench timeout":  {vm, Benchmark{Timeout: dur(time.Minute)}, "raise timeout or lower count or interval"},
 		"other type":     {vm, Benchmark{}, "migration parameters need type: migration"},
 	} {
@@ -95,7 +95,7 @@ func TestDirtyRatesProblem(t *testing.T) {
 		"too high":                {MigrationParams{Count: 1, DirtyRates: rates("2Gi")}, "", "dirtyRates[0]: 2Gi is not a whole number"},
 		"fraction":                {MigrationParams{Count: 1, DirtyRates: rates("500m")}, "", "dirtyRates[0]: 500m is not a whole number"},
 		"twice":                   {MigrationParams{Count: 2, DirtyRates: rates("64Mi", "67108864")}, "", "dirtyRates[1]: 67108864 is the same rate as dirtyRates[0]"},
-		"not a multiple of two":   {MigrationParams{Count: 3, DirtyRates: rates("0", "64Mi")}, "", "migration.count: 3 is not a multiple of the 2 dirty rates (migration k runs at dirtyRates[(k-1) mod 2], so every rate needs as many migrations): set count to 2"},
+		"not a multiple of two":   {MigrationParams{Count: 3, DirtyRates: rates("0", "64Mi")}, "", "migration.count: 3 is not a multiple of the 2 dirty rates (migration k runs at dirtyRates[(k-1) mod 2], so every rate needs as many migrations): set count to 4"},
 		"not a multiple of three": {MigrationParams{Count: 2, DirtyRates: rates("0", "64Mi", "128Mi")}, "", "set count to 3"},
 		"small nodes":             {MigrationParams{Count: 1, DirtyRates: rates("64Mi")}, "512Mi", "and cluster.memory is 512Mi: raise cluster.memory to 1Gi or more, or remove dirtyRates"},
 	} {

@@ -11,6 +11,7 @@ import (
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
 	"github.com/vmbench/vmbench/controllers/suite/summary"
 	"github.com/vmbench/vmbench/internal/frame"
 	"github.com/vmbench/vmbench/internal/platform"
@@ -24,9 +25,9 @@ import (
 // switch-over cut in one log and that another holds whole is no error.
 
 // maxLauncherPods bounds the launcher pods of one VMI whose logs one collection reads: the VMI's
-// first pod and the targets of up to three migrations. All of them are read within one
+// first pod and the targets of up to MaxMigrationCount migrations. All of them are read within one
 // logReadTimeout (readLauncherPods), which holds them within a reconcile's timeout.
-const maxLauncherPods = 4
+const maxLauncherPods = vmbenchv1.MaxMigrationCount + 1
 
 // masterVMI is the master VMI among the run's children, when the run's log source is one.
 func masterVMI(src platform.LogSource, children []client.Object) *kubevirtv1.VirtualMachineInstance {

@@ -239,8 +239,9 @@ func TestLauncherPodsPastTheBudgetAreNamed(t *testing.T) {
 	vmi := &kubevirtv1.VirtualMachineInstance{ObjectMeta: metav1.ObjectMeta{Name: "r-master"}}
 	r := &SuiteReconciler{} // no log reader: reading a log would panic
 	report, _, err := r.readLauncherPods(context.Background(), vmi, own, moves, "guest-console-log", frameKeys{}, true)
-	if err != nil || report.LogErr == nil || !strings.Contains(report.LogErr.Error(), "VMI r-master moved through 5 launcher pods") ||
-		!strings.Contains(report.LogErr.Error(), "reads the logs of at most 4") {
+	if err != nil || report.LogErr == nil || !strings.Contains(report.LogErr.Error(), "VMI r-master moved through 11 launcher pods") ||
+		!strings.Contains(report.LogErr.Error(), "reads the logs of at most 10") ||
+		!strings.Contains(report.LogErr.Error(), "migrate a VM run's VMIs at most 9 times") {
 		t.Fatalf("report %+v, err %v; want the budget named as the run's log error", report, err)
 	}
 }
