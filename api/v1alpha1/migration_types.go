@@ -65,8 +65,8 @@ const (
 	// the 10 s before a migration starts, and the first windows are the loop warming up.
 	MigrationLeadIn = 20 * time.Second
 	// MaxMigrationProbe is the longest the probe may run (6,000 windows of 100 ms in one frame).
-	MaxMigrationProbe                 = 10 * time.Minute
-	DefaultMigrationCount             = 3
+	MaxMigrationProbe     = 10 * time.Minute
+	DefaultMigrationCount = 3
 	// MaxMigrationCount bounds count: the manager reads the frames of a VM run from its master VMI's
 	// first launcher pod and one per migration (MaxMigrationCount + 1 pods), within one log read; the
 	// probe at count 9 and the longest interval 5m would pass MaxMigrationProbe, which bounds it too.
