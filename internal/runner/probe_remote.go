@@ -191,6 +191,17 @@ func ReceiveProbe(ctx context.Context, addr string, duration time.Duration, star
 // RunProbeWorker is the worker's side: the probe's CPU loop, its count sent to master every
 // ProbeReport as worker, reconnecting while it cannot reach it, for duration.
 func RunProbeWorker(ctx context.Context, master, worker string, duration time.Duration) error {
+	return runProbeWorker(ctx, master, worker, duration, true)
+}
+
+// RunProbePeer is RunProbeWorker without the CPU loop (its count stays 0): the in-guest probe's peer
+// of a VM run, which only tells by its reports' gaps how long it lost the VM, and should not load
+// the node it shares with VMs.
+func RunProbePeer(ctx context.Context, master, worker string, duration time.Duration) error {
+	return runProbeWorker(ctx, master, worker, duration, false)
+}
+
+func runProbeWorker(ctx context.Context, master, worker string, duration time.Duration, load bool) error {
 	if duration <= 0 || duration > MaxProbeDuration+time.Minute {
 		return fmt.Errorf("probe worker: duration %s is not between 0 and %s", duration, MaxProbeDuration+time.Minute)
 	}
@@ -199,7 +210,9 @@ func RunProbeWorker(ctx context.Context, master, worker string, duration time.Du
 	var units atomic.Uint64
 	stop := make(chan struct{})
 	defer close(stop)
-	go cpuLoop(stop, &units)
+	if load {
+		go cpuLoop(stop, &units)
+	}
 	var conn *ackedConn
 	defer func() {
 		if conn != nil {
