@@ -109,7 +109,8 @@ type Effect struct {
 	// PeerGapMs is the longest time a peer outside the guest lost it across the event: the longest
 	// gap between the peer's reports (every 10 ms) that overlaps the event (with Slack), wherever it
 	// ended, to the end of the probe: the guest's pause, the new virt-launcher pod's network and the
-	// peer's reconnect to it. HasPeer is false where the probe had no peer (no such column).
+	// peer's reconnect to it. HasPeer is false where the probe had no peer (no such column), or the
+	// peer had not reported before the event.
 	PeerGapMs float64
 	HasPeer   bool
 }
@@ -203,13 +204,17 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 // peerGap is the longest peer gap that overlaps from..to: a window's PeerGap ended in it (or was
 // open at its close), so it began PeerGap before the window's end at the latest, and overlaps where
 // the window ends after from and the gap began before to. A gap that began in the event and ended
-// seconds later, once the peer reconnected, counts whole. ok is false without a peer column.
+// seconds later, once the peer reconnected, counts whole. ok is false without a peer column, and
+// where the peer had not reported before from (a window's PeerGap is 0 until its first report): a
+// peer that was not there yet did not lose anything.
 func peerGap(windows []Window, from, to time.Time) (gap float64, ok bool) {
 	for _, w := range windows {
 		if !w.Peer {
 			continue
 		}
-		ok = true
+		if w.PeerGap > 0 && w.End().Before(from) {
+			ok = true
+		}
 		if w.End().After(from) && w.End().Add(-ms(w.PeerGap)).Before(to) {
 			gap = math.Max(gap, w.PeerGap)
 		}

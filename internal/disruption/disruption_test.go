@@ -173,7 +173,8 @@ func TestRateMetricRoundTrips(t *testing.T) {
 // and resume at 24.5 s, after the event and its second of slack: the windows from 22.2 s show the
 // gap open at their close (100 ms more each) and the one ending at 24.6 s the whole 2,400 ms, which
 // is the figure; a 200 ms gap at 10 s (before the event) and a 900 ms gap from 29.1 s (after it)
-// are not. The column's place after the base columns is read by name: Dirtied stays 0.
+// are not; a peer whose first report came after the event has no figure. The column's place after
+// the base columns is read by name: Dirtied stays 0.
 func TestAnalyseReadsThePeersLongestLoss(t *testing.T) {
 	tab := series(40*time.Second, 22*time.Second, 300*time.Millisecond, nil)
 	tab.Columns = append(append([]string{}, results.ProbeColumns...), results.ProbePeerColumn)
@@ -207,6 +208,19 @@ func TestAnalyseReadsThePeersLongestLoss(t *testing.T) {
 		if w.Dirtied != 0 {
 			t.Fatalf("window at %v ms: Dirtied %v, want 0 (the peer column is not the writer's)", w.Mono, w.Dirtied)
 		}
+	}
+
+	// A peer that first reported after the event (its column 0 until then) lost nothing of it.
+	late := results.Table{Columns: tab.Columns}
+	for _, r := range tab.Rows {
+		r = append([]float64{}, r...)
+		if r[results.ProbeMono] < 25_000 {
+			r[len(r)-1] = 0
+		}
+		late.Rows = append(late.Rows, r)
+	}
+	if e, err := Analyse(WindowsOf(late), t0.Add(20*time.Second), t0.Add(23*time.Second)); err != nil || e.HasPeer {
+		t.Errorf("a peer that came after the event: PeerGapMs %v (peer %v, %v), want none", e.PeerGapMs, e.HasPeer, err)
 	}
 
 	// Without the column (an older probe, or no peer): no peer figure, the rest as before.
