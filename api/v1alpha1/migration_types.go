@@ -73,8 +73,8 @@ const (
 	MaxMigrationCount                 = 9
 	DefaultMigrationInterval Duration = "60s"
 	DefaultMigrationTimeout  Duration = "50s"
-	// MaxDirtyRates bounds the sweep: each rate's 8 figures make 24 status metrics with 3 rates,
-	// within a benchmark's 48.
+	// MaxDirtyRates bounds the sweep: each rate's 9 figures (peer_gap_ms among them) make 27 status
+	// metrics with 3 rates, within a benchmark's 48.
 	MaxDirtyRates = 3
 	// MaxDirtyRate is the highest rate the writer is asked for (bytes a second): four passes over
 	// its working set a second, far more than a migration over a 1 or 10 Gbps link converges at.
@@ -199,7 +199,7 @@ func dirtyRatesProblem(path string, p MigrationParams, cluster ClusterShape) err
 		return nil
 	}
 	if n > MaxDirtyRates {
-		return fmt.Errorf("%s.migration.dirtyRates: %d rates, at most %d (each rate's 8 figures are status metrics of the benchmark, which keeps at most 48): drop rates, or split the sweep into two migration benchmarks",
+		return fmt.Errorf("%s.migration.dirtyRates: %d rates, at most %d (each rate's 9 figures are status metrics of the benchmark, which keeps at most 48): drop rates, or split the sweep into two migration benchmarks",
 			path, n, MaxDirtyRates)
 	}
 	seen := map[int64]int{}

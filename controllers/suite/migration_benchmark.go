@@ -75,6 +75,8 @@ func (r *SuiteReconciler) migrateWhileProbing(ctx context.Context, suite *vmbenc
 		// A pod is evicted and replaced instead (eviction_benchmark.go).
 		return r.evictWhileProbing(ctx, suite, active, run, *params, now)
 	}
+	// The in-guest probe's peer outside the VM (peer_probe.go).
+	r.peerWhileProbing(ctx, suite, active, run, *params, now)
 	list := &kubevirtv1.VirtualMachineInstanceMigrationList{}
 	if err := r.APIReader.List(ctx, list, client.InNamespace(suite.Namespace), client.MatchingLabels{vmbenchv1.LabelRun: run.Name}); err != nil {
 		return time.Time{}, fmt.Errorf("listing the migrations of run %s: %w", run.Name, err)
@@ -221,6 +223,7 @@ const (
 	metricMigrationDip       = disruption.MetricDip
 	metricMigrationRecovery  = disruption.MetricRecovery
 	metricMigrationDirtyRate = disruption.MetricDirtyRate
+	metricMigrationPeerGap   = disruption.MetricPeerGap
 )
 
 // sweepRate is the dirty rate of migration k (from 1) as the spec spells it, where params make a
@@ -299,6 +302,10 @@ func migrationResults(probe runplan.Message, vmi string, migrations []vmbenchv1.
 				{Name: metricMigrationStep, Value: e.ClockStepMs, Unit: "ms", Direction: results.LowerIsBetter},
 				{Name: metricMigrationDip, Value: e.DipPercent, Unit: "%", Direction: results.LowerIsBetter},
 				{Name: metricMigrationRecovery, Value: e.RecoverySeconds, Unit: "s", Direction: results.LowerIsBetter},
+			}
+			if vmi != "" && e.HasPeer {
+				// A peer outside the VM reported (peer_probe.go): how long it lost the VM.
+				msg.Metrics = append(msg.Metrics, results.Metric{Name: metricMigrationPeerGap, Value: e.PeerGapMs, Unit: "ms", Direction: results.LowerIsBetter})
 			}
 			if vmi == "" {
 				// The windows are on the master's clock, which the eviction does not stop: no clock step.

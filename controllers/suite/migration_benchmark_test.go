@@ -92,18 +92,25 @@ func TestMigrationResults(t *testing.T) {
 // total_seconds_at_64Mi, ...), the achieved rate beside them (0 before 60 s, then 1 MiB a window
 // is 10 MiB/s; 0 is a figure, not a broken sample), and the
 // failed third one completed_at_256Mi = 0 with its rate before KubeVirt's words and the rate the
-// writer achieved before it; no plain figure.
+// writer achieved before it; no plain figure. The probe's table has the peer column, so each
+// completed migration has the peer's figure too (peer_gap_ms_at_0 = 1,200 ms): 9 figures a rate.
 func TestMigrationResultsPerDirtyRate(t *testing.T) {
 	probe, migrations := migratedProbe()
 	tab := *probe.Table
-	tab.Columns = results.ProbeDirtyColumns
+	// With the VM arm's peer column last: the peer lost the VM for 1,200 ms in the window ending
+	// at 33.5 s (migration 1, 30 s to 33 s), 10 ms otherwise.
+	tab.Columns = append(append([]string{}, results.ProbeDirtyColumns...), results.ProbePeerColumn)
 	rows := make([][]float64, len(tab.Rows))
 	for i, r := range tab.Rows {
 		dirtied := 0.0 // at rate 0 until 60 s, then 1 MiB a window
 		if r[results.ProbeMono] >= 60_000 {
 			dirtied = 1 << 20
 		}
-		rows[i] = append(append([]float64{}, r...), dirtied, 10<<20)
+		peer := 10.0
+		if r[results.ProbeMono] == 33_400 {
+			peer = 1200
+		}
+		rows[i] = append(append([]float64{}, r...), dirtied, 10<<20, peer)
 	}
 	tab.Rows = rows
 	probe.Table = &tab
@@ -124,7 +131,7 @@ func TestMigrationResultsPerDirtyRate(t *testing.T) {
 	for i, rate := range []string{"0", "64Mi"} {
 		for name, want := range map[string]float64{
 			metricMigrationCompleted: 1, metricMigrationTotal: []float64{3, 5}[i], metricMigrationPause: []float64{300, 10.2}[i],
-			metricMigrationDirtyRate: []float64{0, 10}[i],
+			metricMigrationDirtyRate: []float64{0, 10}[i], metricMigrationPeerGap: []float64{1200, 10}[i],
 		} {
 			key := disruption.RateMetric(name, rate)
 			if v, ok := value(got[i], key); !ok || math.Abs(v-want) > 1e-6 {

@@ -154,8 +154,9 @@ func (r *SuiteReconciler) followRun(ctx context.Context, suite *vmbenchv1.Benchm
 	if active.EndTime == nil {
 		active.EndTime = &metav1.Time{Time: now}
 	}
-	if planned.Platform.Type == vmbenchv1.PlatformContainer && active.ProbeStartTime != nil {
-		// The migration benchmark's probe workers end with the run (eviction_benchmark.go).
+	if (planned.Platform.Type == vmbenchv1.PlatformContainer || planned.Platform.Type == vmbenchv1.PlatformVM) && active.ProbeStartTime != nil {
+		// The migration benchmark's probe workers end with the run (eviction_benchmark.go; a VM
+		// run's peer: peer_probe.go).
 		if err := r.closeProbeWorkers(ctx, suite, run.Name); err != nil {
 			return step{}, err
 		}

@@ -45,6 +45,9 @@ type MigrationLine struct {
 	// (Student t, as every interval of the report); nil where no migration was measured, or the
 	// status predates the figure.
 	Pause, Background, Total, Dip, Recovery *MigrationFigure
+	// Peer is, for a VM, the longest time a peer outside it (the run's probe worker pod) lost it
+	// across each migration (peer_gap_ms); nil where no peer reported.
+	Peer *MigrationFigure
 	// Completed of Made migrations completed (the flag completed); NotMeasured executions failed
 	// (the benchmark's failures: no figure, named in the notes).
 	Completed, Made, NotMeasured int
@@ -166,6 +169,7 @@ func migrationLineOf(l MigrationLine, res vmbenchv1.BenchmarkResult, name func(s
 	l.Total = MigrationFigureOf(res, name(disruption.MetricTotal))
 	l.Dip = MigrationFigureOf(res, name(disruption.MetricDip))
 	l.Recovery = MigrationFigureOf(res, name(disruption.MetricRecovery))
+	l.Peer = MigrationFigureOf(res, name(disruption.MetricPeerGap))
 	if l.Eviction {
 		l.BackAtRate = MigrationFigureOf(res, disruption.MetricBackAtRate)
 	}
@@ -245,8 +249,9 @@ func growth(prev, cur *MigrationFigure, unit string) string {
 }
 
 // Text is the line as the first screen prints it: "vm: migration: pause 310 ms [285, 335]
-// (background gap 30 ms [17.6, 42.4]), total 4 s [1.52, 6.48], dip 50% [50, 50] for 0.8 s [0.8, 0.8]
-// (3 of 4 completed, 1 not measured)", without the background gap where status has none; named
+// (background gap 30 ms [17.6, 42.4]), peer lost it for 1200 ms [..], total 4 s [1.52, 6.48], dip
+// 50% [50, 50] for 0.8 s [0.8, 0.8] (3 of 4 completed, 1 not measured)", without the background gap
+// where status has none and without the peer where none reported (peer_gap_ms); named
 // names the benchmark, for a suite with more than one migration benchmark. The container arm's line
 // is "container: pod eviction: back at rate after 2.1 s [1.5, 2.7], work lost 40% [..] for 1.2 s [..]
 // (pause 700 ms [..] (background gap ..), total 1.5 s [..]; 2 of 2 completed)".
@@ -301,6 +306,9 @@ func (l MigrationLine) Text(named bool) string {
 		// total is eviction accepted to replacement Ready, from the pod's condition: whole seconds.
 		return fmt.Sprintf("%s: %s: back at rate after %s, work lost %s for %s (pause %s, evicted to Ready %s in whole seconds; %s)", name, what,
 			figure(l.BackAtRate, " s"), figure(l.Dip, "%"), figure(l.Recovery, " s"), pause, figure(l.Total, " s"), counts)
+	}
+	if l.Peer != nil {
+		pause += ", peer lost it for " + figure(l.Peer, " ms")
 	}
 	text := fmt.Sprintf("%s: %s: pause %s, total %s, dip %s for %s (%s)", name, what, pause, figure(l.Total, " s"),
 		figure(l.Dip, "%"), figure(l.Recovery, " s"), counts)

@@ -25,6 +25,11 @@ type Window struct {
 	Length, Work, MaxGap float64
 	// Dirtied is the bytes the guest's memory writer dirtied in the window (0 without a writer).
 	Dirtied float64
+	// PeerGap is the longest gap between the reports of a peer outside the guest (a VM run's probe
+	// worker) that ended in the window or was still open at its close (ms), where Peer says the
+	// probe's table has the column (results.ProbePeerColumn).
+	PeerGap float64
+	Peer    bool
 }
 
 // Rate is the window's work a second.
@@ -38,13 +43,19 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 // WindowsOf reads the probe's table (results.ProbeSeries checked it).
 func WindowsOf(t results.Table) []Window {
 	out := make([]Window, 0, len(t.Rows))
+	// By name: the peer column follows the base columns with or without the writer's.
+	dirtied := results.ProbeColumnIndex(t, results.ProbeDirtyColumns[results.ProbeDirtied])
+	peer := results.ProbeColumnIndex(t, results.ProbePeerColumn)
 	for _, r := range t.Rows {
 		wall := r[results.ProbeWall]
 		out = append(out, Window{Mono: r[results.ProbeMono],
 			Wall:   time.UnixMicro(int64(math.Round(wall * 1000))).UTC(),
 			Length: r[results.ProbeLength], Work: r[results.ProbeWork], MaxGap: r[results.ProbeMaxGap]})
-		if len(r) > results.ProbeDirtied {
-			out[len(out)-1].Dirtied = r[results.ProbeDirtied]
+		if dirtied >= 0 && len(r) > dirtied {
+			out[len(out)-1].Dirtied = r[dirtied]
+		}
+		if peer >= 0 && len(r) > peer {
+			out[len(out)-1].PeerGap, out[len(out)-1].Peer = r[peer], true
 		}
 	}
 	return out
@@ -95,6 +106,13 @@ type Effect struct {
 	// BackAt is the start (wall clock) of the first of the windows back at rate for good: the end
 	// of the dip; zero when it never fell below rate.
 	BackAt time.Time
+	// PeerGapMs is the longest time a peer outside the guest lost it across the event: the longest
+	// gap between the peer's reports (every 10 ms) that overlaps the event (with Slack), wherever it
+	// ended, to the end of the probe: the guest's pause, the new virt-launcher pod's network and the
+	// peer's reconnect to it. HasPeer is false where the probe had no peer (no such column), or the
+	// peer had not reported before the event.
+	PeerGapMs float64
+	HasPeer   bool
 }
 
 // ErrNoBaseline is returned when the probe did not run long enough before the event.
@@ -137,6 +155,7 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 		return Effect{}, fmt.Errorf("the probe has no window during the migration (%s to %s): it ended before, or started after",
 			start.Format(time.RFC3339), end.Format(time.RFC3339))
 	}
+	e.PeerGapMs, e.HasPeer = peerGap(windows, from, to)
 	e.BaselineRate = base / (baseLen / 1000)
 	e.DirtyMiBps, _ = DirtyRateBefore(windows, start)
 	atRate := func(w Window) bool { return w.Rate() >= AtRate*e.BaselineRate }
@@ -182,6 +201,27 @@ func Analyse(windows []Window, start, end time.Time) (Effect, error) {
 	return e, nil
 }
 
+// peerGap is the longest peer gap that overlaps from..to: a window's PeerGap ended in it (or was
+// open at its close), so it began PeerGap before the window's end at the latest, and overlaps where
+// the window ends after from and the gap began before to. A gap that began in the event and ended
+// seconds later, once the peer reconnected, counts whole. ok is false without a peer column, and
+// where the peer had not reported before from (a window's PeerGap is 0 until its first report): a
+// peer that was not there yet did not lose anything.
+func peerGap(windows []Window, from, to time.Time) (gap float64, ok bool) {
+	for _, w := range windows {
+		if !w.Peer {
+			continue
+		}
+		if w.PeerGap > 0 && w.End().Before(from) {
+			ok = true
+		}
+		if w.End().After(from) && w.End().Add(-ms(w.PeerGap)).Before(to) {
+			gap = math.Max(gap, w.PeerGap)
+		}
+	}
+	return gap, ok
+}
+
 // DirtyRateBefore is the rate the guest's memory writer dirtied memory at over the BaselineSpan
 // before start (widened by Slack), the windows the baseline rate is measured over, in MiB a second:
 // Effect.DirtyMiBps, and the figure of a migration that did not complete, whose effect is not
@@ -223,10 +263,14 @@ const (
 	// Lower-is-better like the others only nominally (it is the load, not an outcome): a
 	// higher-is-better figure of 0, which a rate of 0 gives, would be taken for a broken result.
 	MetricDirtyRate = "dirtied_mib_per_s"
+	// MetricPeerGap is, for a VM's live migration, the longest time a peer outside the VM (the run's
+	// probe worker pod, reporting every 10 ms over TCP to the master VM by its Service name) lost
+	// it: Effect.PeerGapMs. Absent where no peer reported.
+	MetricPeerGap = "peer_gap_ms"
 )
 
 // Figures are the migration benchmark's figure names, in the order the manager writes them.
-var Figures = []string{MetricCompleted, MetricTotal, MetricPause, MetricBackgroundGap, MetricClockStep, MetricDip, MetricRecovery, MetricDirtyRate}
+var Figures = []string{MetricCompleted, MetricTotal, MetricPause, MetricBackgroundGap, MetricClockStep, MetricDip, MetricRecovery, MetricDirtyRate, MetricPeerGap}
 
 // rateInfix joins a figure's name and its dirty rate in a sweep's metric name.
 const rateInfix = "_at_"

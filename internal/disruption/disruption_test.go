@@ -167,3 +167,68 @@ func TestRateMetricRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyseReadsThePeersLongestLoss protects PeerGapMs (the VM arm's peer figure): with the peer
+// column after ProbeColumns and a migration from 20 s to 23 s, the peer's reports stop at 22.1 s
+// and resume at 24.5 s, after the event and its second of slack: the windows from 22.2 s show the
+// gap open at their close (100 ms more each) and the one ending at 24.6 s the whole 2,400 ms, which
+// is the figure; a 200 ms gap at 10 s (before the event) and a 900 ms gap from 29.1 s (after it)
+// are not; a peer whose first report came after the event has no figure. The column's place after
+// the base columns is read by name: Dirtied stays 0.
+func TestAnalyseReadsThePeersLongestLoss(t *testing.T) {
+	tab := series(40*time.Second, 22*time.Second, 300*time.Millisecond, nil)
+	tab.Columns = append(append([]string{}, results.ProbeColumns...), results.ProbePeerColumn)
+	for i, r := range tab.Rows {
+		end := r[results.ProbeMono] + r[results.ProbeLength]
+		gap := 10.0
+		switch {
+		case end == 10100:
+			gap = 200
+		case end > 22100 && end < 24500:
+			gap = end - 22100 // open at the window's close
+		case end >= 24500 && end < 24600+1:
+			gap = 2400
+		case end == 30000:
+			gap = 900
+		}
+		tab.Rows[i] = append(r, gap)
+	}
+	if _, err := results.ProbeSeries(tab.CSV()); err != nil {
+		t.Fatalf("the probe's table with the peer column: %v", err)
+	}
+	windows := WindowsOf(tab)
+	e, err := Analyse(windows, t0.Add(20*time.Second), t0.Add(23*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.HasPeer || e.PeerGapMs != 2400 {
+		t.Errorf("PeerGapMs = %v (peer %v), want 2400", e.PeerGapMs, e.HasPeer)
+	}
+	for _, w := range windows {
+		if w.Dirtied != 0 {
+			t.Fatalf("window at %v ms: Dirtied %v, want 0 (the peer column is not the writer's)", w.Mono, w.Dirtied)
+		}
+	}
+
+	// A peer that first reported after the event (its column 0 until then) lost nothing of it.
+	late := results.Table{Columns: tab.Columns}
+	for _, r := range tab.Rows {
+		r = append([]float64{}, r...)
+		if r[results.ProbeMono] < 25_000 {
+			r[len(r)-1] = 0
+		}
+		late.Rows = append(late.Rows, r)
+	}
+	if e, err := Analyse(WindowsOf(late), t0.Add(20*time.Second), t0.Add(23*time.Second)); err != nil || e.HasPeer {
+		t.Errorf("a peer that came after the event: PeerGapMs %v (peer %v, %v), want none", e.PeerGapMs, e.HasPeer, err)
+	}
+
+	// Without the column (an older probe, or no peer): no peer figure, the rest as before.
+	e, err = Analyse(WindowsOf(series(40*time.Second, 22*time.Second, 300*time.Millisecond, nil)), t0.Add(20*time.Second), t0.Add(23*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.HasPeer || e.PeerGapMs != 0 || e.PauseMs != 300 {
+		t.Errorf("without a peer column: PeerGapMs %v (peer %v), pause %v; want none and a pause of 300", e.PeerGapMs, e.HasPeer, e.PauseMs)
+	}
+}

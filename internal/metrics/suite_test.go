@@ -396,7 +396,7 @@ func TestMigrationFiguresAreExported(t *testing.T) {
 
 // Protects a dirty-rate sweep's figures on /metrics: each figure at each rate (pause_ms_at_64Mi,
 // ..., and the writer's achieved dirtied_mib_per_s_at_64Mi) is its own series through the generic
-// result families, with its mean and sample count: 8 figures at 3 rates, 24 value series, none
+// result families, with its mean and sample count: 9 figures at 3 rates, 27 value series, none
 // dropped.
 func TestDirtyRateSweepFiguresAreExported(t *testing.T) {
 	const ns, name = "migration", "sweep"

@@ -26,6 +26,10 @@ const ProbeWorkerContainer = "probe"
 // probeWorkerMemory is the worker's memory: the runner binary and its loop, nothing more.
 var probeWorkerMemory = resource.MustParse("64Mi")
 
+// probePeerCPU is a VM run's peer worker's CPU: 100 reports a second and no loop; enough that its
+// CPU quota does not delay a report.
+var probePeerCPU = resource.MustParse("200m")
+
 // ProbeWorkerName is the name of a run's k-th probe worker pod (from 1): the first, then one per
 // eviction, each replacing the one before.
 func ProbeWorkerName(run string, k int) string { return run + "-probe-" + strconv.Itoa(k) }
@@ -39,13 +43,20 @@ func ProbeWorkerIndex(run, name string) (k int, ok bool) {
 	return n, true
 }
 
-// ProbeMasterAddress is where a Container run's probe worker reports to: the master's name under the
-// MPI Operator's headless Service, and the runner's probe port.
+// ProbeMasterAddress is where a run's probe worker reports to: for a Container run the master's name
+// under the MPI Operator's headless Service, for a VM run (the peer of the in-guest probe) the master
+// VM's name under the run's headless Service (master.<run>.<namespace>.svc, the VMI's hostname and
+// subdomain), which follows the VM to its new virt-launcher pod after a live migration; and the
+// runner's probe port.
 func ProbeMasterAddress(run Run) string {
+	if run.Platform.Type == vmbenchv1.PlatformVM {
+		return fmt.Sprintf("%s.%s.%s.svc:%d", vmbenchv1.RoleMaster, run.Name, run.Suite.Namespace, runplan.ProbeReportPort)
+	}
 	return fmt.Sprintf("%s-%s.%s.%s.svc:%d", run.Name, launcherName, run.Name, run.Suite.Namespace, runplan.ProbeReportPort)
 }
 
-// ProbeWorkerPod is the k-th probe worker pod of a Container run, running the runner's probe-worker
+// ProbeWorkerPod is the k-th probe worker pod of a Container run (or the one of a VM run, the in-guest
+// probe's peer, never evicted), running the runner's probe-worker
 // mode for up to duration, reporting to the master. avoidNode, when set, is the node of the pod it
 // replaces: a required node affinity keeps the replacement off it, as a drain's cordon would. The pod
 // is shaped as the manager's children policy admits: the runner image, the run's labels and role
@@ -54,6 +65,12 @@ func ProbeMasterAddress(run Run) string {
 func ProbeWorkerPod(run Run, k int, duration time.Duration, avoidNode string) *corev1.Pod {
 	spec := run.Suite.Spec
 	cpu := resource.MustParse("1")
+	command := []string{"runner", "probe-worker", "--master", ProbeMasterAddress(run), "--duration", duration.String()}
+	if run.Platform.Type == vmbenchv1.PlatformVM {
+		// The in-guest probe's peer only reports: no load on a node it shares with the VMs.
+		cpu = probePeerCPU
+		command = append(command, "--load=false")
+	}
 	res := corev1.ResourceRequirements{
 		Limits:   corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: probeWorkerMemory},
 		Requests: corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: probeWorkerMemory},
@@ -69,8 +86,7 @@ func ProbeWorkerPod(run Run, k int, duration time.Duration, avoidNode string) *c
 				Name:            ProbeWorkerContainer,
 				Image:           run.Images.Runner,
 				ImagePullPolicy: run.Images.PullPolicy,
-				Command: []string{"runner", "probe-worker", "--master", ProbeMasterAddress(run),
-					"--duration", duration.String()},
+				Command:         command,
 				Resources:       res,
 				SecurityContext: containerSecurity(false),
 			}},

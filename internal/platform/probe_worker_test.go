@@ -59,3 +59,41 @@ func TestProbeWorkerPod(t *testing.T) {
 		t.Error("ProbeWorkerIndex read a name the manager does not make")
 	}
 }
+
+// TestProbePeerPodOfAVMRun protects the VM arm's peer: a VM run's probe worker reports to the master
+// VM by its name in the run's headless Service (which follows the VM to its new virt-launcher pod
+// after a live migration) on the probe port, without the CPU loop (--load=false) and with 200m of
+// CPU, not a whole one beside the VMs; and the master VM's passt binding forwards the probe port
+// where the suite has a migration benchmark, and not otherwise.
+func TestProbePeerPodOfAVMRun(t *testing.T) {
+	migration := vmbenchv1.Benchmark{Name: "mig", Type: vmbenchv1.BenchmarkMigration}
+	run := testRun(vmPlatform, migration)
+	pod := ProbeWorkerPod(run, 1, time.Minute, "")
+	c := pod.Spec.Containers[0]
+	want := []string{"runner", "probe-worker", "--master", "master." + run.Name + ".bench.svc:12868", "--duration", "1m0s", "--load=false"}
+	if len(c.Command) != len(want) {
+		t.Fatalf("command %q, want %q", c.Command, want)
+	}
+	for i := range want {
+		if c.Command[i] != want[i] {
+			t.Errorf("command %q, want %q", c.Command, want)
+		}
+	}
+	if cpu := c.Resources.Limits[corev1.ResourceCPU]; cpu.String() != "200m" {
+		t.Errorf("CPU limit %s, want 200m", cpu.String())
+	}
+	forwards := func(benchmarks ...vmbenchv1.Benchmark) bool {
+		for _, p := range vmPorts(benchmarks) {
+			if p.Port == 12868 && p.Protocol == "TCP" {
+				return true
+			}
+		}
+		return false
+	}
+	if !forwards(migration) {
+		t.Error("the VM's ports lack 12868 with a migration benchmark: the peer could not reach the probe under passt")
+	}
+	if forwards(vmbenchv1.Benchmark{Name: "p", Type: vmbenchv1.BenchmarkPing}) {
+		t.Error("the VM's ports have 12868 without a migration benchmark")
+	}
+}

@@ -215,9 +215,10 @@ func (VMIAdapter) vmi(run Run, node, role, cloudInitSecret string) *kubevirtv1.V
 // vmPorts are the guest ports that passt forwards from the pod's address, and the only ones reachable
 // from the pod network under passt: sshd's 2222 (not 22), OpenMPI's pinned ranges, every iperf3
 // server port of the suite, netserver's and the nc receiver's ports when the suite runs netperf
-// or netcat, and NFSv4's 2049 when a benchmark uses the Shared target, which the master VM
-// exports. With the bridge binding every guest port is on the pod network, and the run's
-// NetworkPolicy is what keeps other pods out.
+// or netcat, the probe's report port 12868 for a migration benchmark (the in-guest probe's peer),
+// and NFSv4's 2049 when a benchmark uses the Shared target, which the master VM exports.
+// With the bridge binding every guest port is on the pod network, and the run's NetworkPolicy is
+// what keeps other pods out.
 func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 	ports := []kubevirtv1.Port{{Name: "ssh", Protocol: "TCP", Port: runplan.DefaultSSHPort}}
 	for i := int32(0); i < vmMPIPortCount; i++ {
@@ -238,6 +239,13 @@ func vmPorts(benchmarks []vmbenchv1.Benchmark) []kubevirtv1.Port {
 		if !seen[port] {
 			seen[port] = true
 			ports = append(ports, kubevirtv1.Port{Protocol: "TCP", Port: port})
+		}
+	}
+	for _, b := range benchmarks {
+		if b.Type == vmbenchv1.BenchmarkMigration && !seen[runplan.ProbeReportPort] {
+			// The in-guest probe's peer, the run's probe worker pod, reports to it from outside.
+			seen[runplan.ProbeReportPort] = true
+			ports = append(ports, kubevirtv1.Port{Name: "probe", Protocol: "TCP", Port: runplan.ProbeReportPort})
 		}
 	}
 	if UsesShared(benchmarks) && !seen[runplan.NFSPort] {

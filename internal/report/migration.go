@@ -113,6 +113,8 @@ type MigrationFigure = analysis.MigrationFigure
 const MigrationLegend = "migration: means over the live migrations, each migration one sample (over every repetition), " +
 	"with their 95% interval (Student t, clipped at 0) in brackets, [n/a] below two; pause: the longest gap of the guest's 10 ms ticker " +
 	"during the migration, to be read against the background gap, the longest in the 10 s before it (the guest's stalls without one); " +
+	"peer lost it: the longest gap in the 10 ms reports of the run's probe worker pod, outside the VM, to the master VM by its Service name " +
+	"(the pause, the new pod's network and the reconnect; absent without a peer); " +
 	"total: KubeVirt's migration start to end (whole seconds); dip: the work lost against the rate before the migration, " +
 	"for the time until back at rate; migrations that did not complete count in N of K and are named in the notes; " +
 	"a dirty-rate sweep has a line per rate, with the rate the guest's writer achieved, and compares the pause and total with the rate " +

@@ -16,7 +16,24 @@ var ProbeColumns = []string{"mono_ms", "wall_ms", "length_ms", "work", "max_gap_
 // and the rate it was set to then, in bytes a second.
 var ProbeDirtyColumns = append(append([]string{}, ProbeColumns...), "dirtied_bytes", "dirty_rate_set")
 
-// Column indexes of ProbeColumns.
+// ProbePeerColumn is the last column where a peer outside the guest reported to the in-guest probe
+// (a VM run's probe worker pod, every 10 ms): the longest gap between two of its reports that ended
+// in the window, or was still open at the window's close, in ms. A probe no peer reported to has no
+// such column; a table with it is ProbeColumns or ProbeDirtyColumns and then it.
+const ProbePeerColumn = "peer_gap_ms"
+
+// ProbeColumnIndex is where column name is in t's columns; -1 where t has none.
+func ProbeColumnIndex(t Table, name string) int {
+	for i, c := range t.Columns {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Column indexes of ProbeColumns (and ProbeDirtyColumns); the peer column's is
+// ProbeColumnIndex(t, ProbePeerColumn).
 const (
 	ProbeMono = iota
 	ProbeWall
@@ -65,12 +82,19 @@ func ProbeSeries(output []byte) (Table, error) {
 	if err != nil {
 		return Table{}, fmt.Errorf("probe: %w", err)
 	}
+	cols := t.Columns
+	if n := len(cols); n > 0 && cols[n-1] == ProbePeerColumn {
+		cols = cols[:n-1]
+	}
 	want := ProbeColumns
-	if len(t.Columns) == len(ProbeDirtyColumns) {
+	if len(cols) == len(ProbeDirtyColumns) {
 		want = ProbeDirtyColumns
 	}
-	if len(t.Columns) != len(want) {
-		return Table{}, fmt.Errorf("probe: columns %v, want %v (or %v)", t.Columns, ProbeColumns, ProbeDirtyColumns)
+	if len(cols) != len(want) {
+		return Table{}, fmt.Errorf("probe: columns %v, want %v (or %v), each optionally followed by %s", t.Columns, ProbeColumns, ProbeDirtyColumns, ProbePeerColumn)
+	}
+	if len(cols) < len(t.Columns) {
+		want = append(append([]string{}, want...), ProbePeerColumn)
 	}
 	for i, c := range want {
 		if t.Columns[i] != c {

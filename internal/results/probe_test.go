@@ -77,3 +77,27 @@ func TestParseProbeRefusesBrokenSeries(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// TestProbeSeriesTakesThePeerColumnLast protects the VM arm's probe table: the peer column
+// (peer_gap_ms) is read after ProbeColumns and after ProbeDirtyColumns, found by name, and refused
+// anywhere else (it would shift the writer's columns).
+func TestProbeSeriesTakesThePeerColumnLast(t *testing.T) {
+	for _, cols := range [][]string{ProbeColumns, ProbeDirtyColumns} {
+		tab := Table{Columns: append(append([]string{}, cols...), ProbePeerColumn)}
+		row := make([]float64, len(tab.Columns))
+		row[len(row)-1] = 510
+		tab.Rows = [][]float64{row}
+		got, err := ProbeSeries(tab.CSV())
+		if err != nil {
+			t.Fatalf("%v: %v", tab.Columns, err)
+		}
+		if i := ProbeColumnIndex(got, ProbePeerColumn); i != len(cols) || got.Rows[0][i] != 510 {
+			t.Errorf("%v: peer column at %d, want %d with 510", tab.Columns, i, len(cols))
+		}
+	}
+	misplaced := Table{Columns: append(append([]string{}, ProbeColumns...), ProbePeerColumn, "dirtied_bytes", "dirty_rate_set"),
+		Rows: [][]float64{make([]float64, len(ProbeColumns)+3)}}
+	if _, err := ProbeSeries(misplaced.CSV()); err == nil {
+		t.Errorf("columns %v read, want the peer column refused before the writer's", misplaced.Columns)
+	}
+}

@@ -43,7 +43,7 @@ type CLI struct {
 
 const usage = `usage:
   runner run [--plan FILE] [--output -|FILE] [--repeat N] [--wait-timeout DURATION] [--token-file FILE]
-  runner probe-worker --master HOST:PORT --duration DURATION
+  runner probe-worker --master HOST:PORT --duration DURATION [--load=false]
   runner version
 `
 
@@ -175,12 +175,14 @@ func readPlan(file string) (runplan.Plan, error) {
 }
 
 // probeWorker is the migration benchmark's worker pod on a Container platform: the probe's load,
-// reported to the run's master (RunProbeWorker) under the pod's hostname.
+// reported to the run's master (RunProbeWorker) under the pod's hostname; with --load=false, a VM
+// run's peer of the in-guest probe, which reports without the load (RunProbePeer).
 func (c *CLI) probeWorker(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("runner probe-worker", flag.ContinueOnError)
 	fs.SetOutput(c.Stderr)
 	master := fs.String("master", "", "the run's master, host:port")
 	duration := fs.Duration("duration", 0, "how long to run")
+	load := fs.Bool("load", true, "run the probe's CPU loop (false: report only, as the in-guest probe's peer of a VM run)")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
@@ -193,7 +195,11 @@ func (c *CLI) probeWorker(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.Stderr, "runner: %v (%v)\n", errNoWorkerName, err)
 		return ExitRunFailed
 	}
-	if err := RunProbeWorker(ctx, *master, name, *duration); err != nil {
+	run := RunProbeWorker
+	if !*load {
+		run = RunProbePeer
+	}
+	if err := run(ctx, *master, name, *duration); err != nil {
 		fmt.Fprintf(c.Stderr, "runner: %v\n", err)
 		return ExitRunFailed
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"net"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -60,6 +61,9 @@ type probeWindow struct {
 	// set to at the window's end (bytes a second); both 0 without a writer.
 	dirtied  uint64
 	dirtySet int64
+	// peerGap is the longest gap between a peer's reports that ended in the window or was still open
+	// at its close (the VM arm's probe worker: peerWindows); 0 without a peer.
+	peerGap time.Duration
 }
 
 // tickWindows runs the ticker until duration has passed on clock's monotonic reading and returns
@@ -72,6 +76,12 @@ func tickWindows(ctx context.Context, clock probeClock, duration time.Duration, 
 // tickDirtyWindows is tickWindows that also reads the memory writer's counters (dirty; nil
 // without a writer) at each window's close.
 func tickDirtyWindows(ctx context.Context, clock probeClock, duration time.Duration, work func() uint64, dirty *dirtyCounters) []probeWindow {
+	return tickPeerWindows(ctx, clock, duration, work, dirty, nil)
+}
+
+// tickPeerWindows is tickDirtyWindows that also closes, with each window, the peer gap of peer's
+// reports (nil without a peer).
+func tickPeerWindows(ctx context.Context, clock probeClock, duration time.Duration, work func() uint64, dirty *dirtyCounters, peer *probeReceiver) []probeWindow {
 	dirtied := func() uint64 {
 		if dirty == nil {
 			return 0
@@ -98,6 +108,9 @@ func tickDirtyWindows(ctx context.Context, clock probeClock, duration time.Durat
 		if dirty != nil {
 			cur.dirtySet = dirty.set.Load()
 		}
+		if peer != nil {
+			cur.peerGap = peer.takeGap(now)
+		}
 		windows = append(windows, cur)
 		if now.Sub(origin) >= duration {
 			break
@@ -117,9 +130,18 @@ func probeTable(windows []probeWindow) results.Table {
 // probeDirtyTable is probeTable, with the memory writer's columns (results.ProbeDirtyColumns)
 // where writer says it ran.
 func probeDirtyTable(windows []probeWindow, writer bool) results.Table {
+	return probePeerTable(windows, writer, false)
+}
+
+// probePeerTable is probeDirtyTable, with the peer column (results.ProbePeerColumn) last where peer
+// says a peer reported.
+func probePeerTable(windows []probeWindow, writer, peer bool) results.Table {
 	t := results.Table{Columns: results.ProbeColumns}
 	if writer {
 		t.Columns = results.ProbeDirtyColumns
+	}
+	if peer {
+		t.Columns = append(append([]string{}, t.Columns...), results.ProbePeerColumn)
 	}
 	if len(windows) == 0 {
 		return t
@@ -136,6 +158,9 @@ func probeDirtyTable(windows []probeWindow, writer bool) results.Table {
 		if writer {
 			row = append(row, float64(w.dirtied), float64(w.dirtySet))
 		}
+		if peer {
+			row = append(row, float64(w.peerGap.Microseconds())/1000)
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -145,6 +170,14 @@ func probeDirtyTable(windows []probeWindow, writer bool) results.Table {
 // ticker on another, and, with a dirty-rate schedule, the memory writer on a third; and returns the
 // probe's CSV output, which results.ParseProbe reads.
 func RunProbe(ctx context.Context, duration time.Duration, schedule []vmbenchv1.DirtyRateStep) ([]byte, error) {
+	return RunProbeWithPeer(ctx, duration, schedule, "")
+}
+
+// RunProbeWithPeer is RunProbe that also listens on peerAddr (empty: not at all) for the reports of
+// a peer outside the guest (the VM arm's probe worker, RunProbeWorker) and adds the peer column to
+// the table. The peer is extra evidence: where the port cannot be listened on or no peer reports,
+// the table simply has no peer column.
+func RunProbeWithPeer(ctx context.Context, duration time.Duration, schedule []vmbenchv1.DirtyRateStep, peerAddr string) ([]byte, error) {
 	if duration <= 0 || duration > MaxProbeDuration {
 		return nil, fmt.Errorf("probe: duration %s is not between 0 and %s", duration, MaxProbeDuration)
 	}
@@ -164,12 +197,20 @@ func RunProbe(ctx context.Context, duration time.Duration, schedule []vmbenchv1.
 		}()
 		defer func() { cancel(); <-writerDone }()
 	}
-	windows := tickDirtyWindows(ctx, systemProbeClock{}, duration, units.Load, dirty)
+	var peer *probeReceiver
+	if peerAddr != "" {
+		if l, err := net.Listen("tcp", peerAddr); err == nil {
+			peer = newProbeReceiver()
+			go serveProbe(l, systemProbeClock{}, peer)
+			defer func() { _ = l.Close() }()
+		}
+	}
+	windows := tickPeerWindows(ctx, systemProbeClock{}, duration, units.Load, dirty, peer)
 	close(stop)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("probe: stopped after %d windows: %w", len(windows), err)
 	}
-	return probeDirtyTable(windows, dirty != nil).CSV(), nil
+	return probePeerTable(windows, dirty != nil, peer.reported()).CSV(), nil
 }
 
 // cpuLoop is the probe's load: it counts units of work into units until stop is closed.
@@ -222,6 +263,13 @@ func (r *Runner) probe(plan runplan.Plan, b vmbenchv1.Benchmark) execution {
 			run := r.Probe
 			if run == nil {
 				run = RunProbe
+				if plan.PlatformType == vmbenchv1.PlatformVM {
+					// The VM arm's peer: the manager's probe worker pod reports here from outside
+					// the VM, by the master's Service name, which follows the VM to its new pod.
+					run = func(ctx context.Context, d time.Duration, s []vmbenchv1.DirtyRateStep) ([]byte, error) {
+						return RunProbeWithPeer(ctx, d, s, fmt.Sprintf(":%d", runplan.ProbeReportPort))
+					}
+				}
 			}
 			out, err := run(ctx, d, b.Migration.DirtyRateSchedule())
 			return out, out, err

@@ -28,6 +28,14 @@ const ProbeReport = 10 * time.Millisecond
 // probeDial is how often a worker tries to reach its master while it cannot.
 const probeDial = 100 * time.Millisecond
 
+// probeStall is how long a worker waits for its master's acknowledgement (since the last one, or
+// since it connected) before it drops the connection and dials again: a connection to a VM that
+// moved to a new pod and address accepts writes into the kernel's buffer for minutes, and only the
+// missing acknowledgements tell. A live master acknowledges within a millisecond; 200 ms leaves room
+// for a busy or emulated guest's stalls (its ticker's background gap), and is part of what the peer
+// figure measures across a migration.
+const probeStall = 200 * time.Millisecond
+
 // probeReceiver accumulates the reports of the probe's workers into windows.
 type probeReceiver struct {
 	mu     sync.Mutex
@@ -63,6 +71,30 @@ func (r *probeReceiver) take() (work uint64, maxGap time.Duration) {
 	return work, maxGap
 }
 
+// takeGap closes the open window's peer gap at now: the longest gap between reports that ended in it,
+// or the gap still open at now where longer (a peer that has not reported since). Both are 0 before
+// the first report. The window's work is left alone: the in-guest probe counts its own.
+func (r *probeReceiver) takeGap(now time.Time) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gap := r.maxGap
+	if !r.seen.IsZero() {
+		gap = max(gap, now.Sub(r.seen))
+	}
+	r.work, r.maxGap = 0, 0
+	return gap
+}
+
+// reported says whether any report arrived; false for a nil receiver.
+func (r *probeReceiver) reported() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.seen.IsZero()
+}
+
 // receiverWindows closes a window of rec every ProbeWindow on clock until duration passed, as
 // tickWindows does for the in-guest probe.
 func receiverWindows(ctx context.Context, clock probeClock, duration time.Duration, rec *probeReceiver) []probeWindow {
@@ -88,7 +120,10 @@ func receiverWindows(ctx context.Context, clock probeClock, duration time.Durati
 }
 
 // serveProbe reads the reports of every worker that connects to l into rec, stamped with clock,
-// until l is closed.
+// until l is closed, and acknowledges each with a newline, by which the worker tells a live
+// connection from one that leads nowhere (the VM arm: the VM moved to a new pod and address). A
+// connection silent for probeIdle is closed: after a migration, the guest's end of the old one
+// never hears from its peer again.
 func serveProbe(l net.Listener, clock probeClock, rec *probeReceiver) {
 	for {
 		conn, err := l.Accept()
@@ -97,6 +132,7 @@ func serveProbe(l net.Listener, clock probeClock, rec *probeReceiver) {
 		}
 		go func() {
 			defer func() { _ = conn.Close() }()
+			_ = conn.SetReadDeadline(time.Now().Add(probeIdle))
 			lines := bufio.NewScanner(conn)
 			for lines.Scan() {
 				worker, count, ok := strings.Cut(lines.Text(), " ")
@@ -105,10 +141,20 @@ func serveProbe(l net.Listener, clock probeClock, rec *probeReceiver) {
 					return
 				}
 				rec.report(worker, units, clock.Now())
+				_ = conn.SetDeadline(time.Now().Add(probeIdle))
+				if _, err := conn.Write(probeAck); err != nil {
+					return
+				}
 			}
 		}()
 	}
 }
+
+// probeAck is the master's acknowledgement of a report; probeIdle how long it keeps a connection
+// that sends none.
+var probeAck = []byte{'\n'}
+
+const probeIdle = 5 * time.Second
 
 // ReceiveProbe is the master's side of the container arm: it listens on addr, calls started once it
 // does (the probe-started message, which makes the manager create the worker), and returns the
@@ -145,6 +191,17 @@ func ReceiveProbe(ctx context.Context, addr string, duration time.Duration, star
 // RunProbeWorker is the worker's side: the probe's CPU loop, its count sent to master every
 // ProbeReport as worker, reconnecting while it cannot reach it, for duration.
 func RunProbeWorker(ctx context.Context, master, worker string, duration time.Duration) error {
+	return runProbeWorker(ctx, master, worker, duration, true)
+}
+
+// RunProbePeer is RunProbeWorker without the CPU loop (its count stays 0): the in-guest probe's peer
+// of a VM run, which only tells by its reports' gaps how long it lost the VM, and should not load
+// the node it shares with VMs.
+func RunProbePeer(ctx context.Context, master, worker string, duration time.Duration) error {
+	return runProbeWorker(ctx, master, worker, duration, false)
+}
+
+func runProbeWorker(ctx context.Context, master, worker string, duration time.Duration, load bool) error {
 	if duration <= 0 || duration > MaxProbeDuration+time.Minute {
 		return fmt.Errorf("probe worker: duration %s is not between 0 and %s", duration, MaxProbeDuration+time.Minute)
 	}
@@ -153,11 +210,13 @@ func RunProbeWorker(ctx context.Context, master, worker string, duration time.Du
 	var units atomic.Uint64
 	stop := make(chan struct{})
 	defer close(stop)
-	go cpuLoop(stop, &units)
-	var conn net.Conn
+	if load {
+		go cpuLoop(stop, &units)
+	}
+	var conn *ackedConn
 	defer func() {
 		if conn != nil {
-			_ = conn.Close()
+			conn.close()
 		}
 	}()
 	tick := time.NewTicker(ProbeReport)
@@ -173,6 +232,11 @@ func RunProbeWorker(ctx context.Context, master, worker string, duration time.Du
 			return nil
 		case <-tick.C:
 		}
+		if conn != nil && conn.stalled(time.Now()) {
+			lastErr = fmt.Errorf("no acknowledgement from %s in %s", master, probeStall)
+			conn.close()
+			conn = nil
+		}
 		if conn == nil {
 			d := net.Dialer{Timeout: probeDial}
 			c, err := d.DialContext(ctx, "tcp", master)
@@ -180,18 +244,50 @@ func RunProbeWorker(ctx context.Context, master, worker string, duration time.Du
 				lastErr = err
 				continue
 			}
-			conn = c
+			conn = newAckedConn(c)
 		}
-		_ = conn.SetWriteDeadline(time.Now().Add(probeDial))
-		if _, err := io.WriteString(conn, worker+" "+strconv.FormatUint(units.Load(), 10)+"\n"); err != nil {
+		_ = conn.c.SetWriteDeadline(time.Now().Add(probeDial))
+		if _, err := io.WriteString(conn.c, worker+" "+strconv.FormatUint(units.Load(), 10)+"\n"); err != nil {
 			lastErr = err
-			_ = conn.Close()
+			conn.close()
 			conn = nil
 			continue
 		}
 		sent = true
 	}
 }
+
+// ackedConn is a worker's connection to its master and when the master last acknowledged a report
+// on it (or the connection was made).
+type ackedConn struct {
+	c     net.Conn
+	acked atomic.Int64 // Unix ns
+}
+
+func newAckedConn(c net.Conn) *ackedConn {
+	a := &ackedConn{c: c}
+	a.acked.Store(time.Now().UnixNano())
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			n, err := c.Read(buf)
+			if n > 0 {
+				a.acked.Store(time.Now().UnixNano())
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return a
+}
+
+// stalled says the master has not acknowledged for probeStall at now.
+func (a *ackedConn) stalled(now time.Time) bool {
+	return now.Sub(time.Unix(0, a.acked.Load())) > probeStall
+}
+
+func (a *ackedConn) close() { _ = a.c.Close() }
 
 // errNoWorkerName is returned when the worker has no name to report under.
 var errNoWorkerName = errors.New("probe worker: no name (the pod's hostname) to report under")

@@ -737,8 +737,8 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	g.Expect(k8s.Update(ctx, bound)).To(Succeed(), "the binder's update")
 	g.Expect(apply(find(container, "PersistentVolumeClaim"))).To(Succeed(), "the manager re-applies its bound claim")
 
-	// Pods: the migration benchmark's probe worker of a Container run (the container arm), and
-	// nothing else; evictions of such workers alone.
+	// Pods: the migration benchmark's probe worker of a Container run (the container arm) or of a VM
+	// run (the in-guest probe's peer), and nothing else; evictions of such workers alone.
 	probeRun := builtRun(tenant, vmbenchv1.Platform{Name: "container", Type: vmbenchv1.PlatformContainer})
 	probe := func(mutate func(*corev1.Pod)) client.Object {
 		pod := platform.ProbeWorkerPod(probeRun, 2, time.Minute, "node-a")
@@ -748,6 +748,9 @@ func TestManagerChildrenPolicyKeepsToTheRun(t *testing.T) {
 	// The manager creates its probe workers (it may not patch pods).
 	createDry := func(obj client.Object) error { return writer.Create(ctx, obj, client.DryRunAll) }
 	g.Expect(createDry(probe(func(*corev1.Pod) {}))).To(Succeed(), "the manager's own probe worker")
+	// A VM run's peer of the in-guest probe (no load, reporting to the master VM) is admitted as is.
+	vmPeer := platform.ProbeWorkerPod(builtRun(tenant, vmbenchv1.Platform{Name: "vm", Type: vmbenchv1.PlatformVM}), 1, time.Minute, "")
+	g.Expect(createDry(vmPeer)).To(Succeed(), "the manager's peer probe worker of a VM run")
 	podRefused := "the vmbench manager creates only the probe worker pod <run>-probe-<k> of a run, of the runner image vmbench/runner:test"
 	for name, mutate := range map[string]func(*corev1.Pod){
 		"privileged": func(p *corev1.Pod) {

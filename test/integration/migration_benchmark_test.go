@@ -41,7 +41,10 @@ func probeSeries(start time.Time, total time.Duration, pauses ...time.Time) resu
 // writes what virt-controller and virt-handler would (the object's phase, the VMI's
 // migrationState, the target launcher pod), one migration Failed. The suite is Complete with 2
 // samples of each figure, 3 of the flag completed, and the failed migration named in KubeVirt's
-// words in the run's status and an event; no fourth object.
+// words in the run's status and an event; no fourth object. Once the probe started the manager made
+// the in-guest probe's peer, a probe worker pod reporting to master.<run>.<ns>.svc:12868, deleted
+// with the run; the probe's table has the peer column, so each completed migration has peer_gap_ms
+// (900 and 1,500 ms: 1,200 ms), and the status line says "peer lost it for".
 func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(allKinds())
@@ -56,6 +59,20 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	probeStart := now.Add(-80 * time.Second)
 	at := func(s int) *metav1.Time { return &metav1.Time{Time: now.Add(time.Duration(s) * time.Second)} }
 	series := probeSeries(probeStart, 110*time.Second, at(-54).Time, at(-7).Time)
+	// The VM arm's peer (the probe worker pod outside the VM) lost the VM for 900 ms at the first
+	// completed migration (-55 s to -52 s) and 1,500 ms at the last (-10 s to -5 s): the peer column
+	// the runner adds, 10 ms elsewhere.
+	series.Columns = append(append([]string{}, series.Columns...), results.ProbePeerColumn)
+	for i, r := range series.Rows {
+		peer, wall := 10.0, time.UnixMilli(int64(r[results.ProbeWall]))
+		switch {
+		case !wall.Before(at(-52).Time) && wall.Before(at(-52).Add(100*time.Millisecond)):
+			peer = 900
+		case !wall.Before(at(-6).Time) && wall.Before(at(-6).Add(100*time.Millisecond)):
+			peer = 1500
+		}
+		series.Rows[i] = append(r, peer)
+	}
 	log := h.probeLog(t, token, run, probeStart, series)
 	owner := metav1.NewControllerRef(master, kubevirtv1.SchemeGroupVersion.WithKind("VirtualMachineInstance"))
 	launcher := map[string]string{"kubevirt.io": "virt-launcher"}
@@ -63,6 +80,15 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	for _, n := range nodes {
 		h.setVMIPhase(run+"-"+n, kubevirtv1.Running)
 	}
+
+	// Once the probe started, the manager makes the in-guest probe's peer: one probe worker pod that
+	// reports, without the CPU loop, to the master VM by its name in the run's headless Service.
+	peer := &corev1.Pod{}
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-probe-1"}, peer)
+	}, timeout, interval).Should(Succeed(), "the VM run's peer probe worker is made once the probe started")
+	h.g.Expect(peer.Spec.Containers[0].Command).To(ContainElements("probe-worker", "master."+run+"."+h.ns+".svc:12868", "--load=false"))
+	h.g.Expect(peer.Labels).To(HaveKeyWithValue(vmbenchv1.LabelRole, vmbenchv1.RoleProbe))
 
 	proxyErr := "Live migration failed: virError(Code=38, Domain=7, Message='Failed to connect socket to '/var/run/kubevirt/migrationproxy/x-source.sock': No such file or directory')"
 	steps := []playedMigration{{-55, -52, false}, {-30, -29, true}, {-10, -5, false}}
@@ -107,6 +133,20 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 		}
 	}
 	h.g.Expect(r.Failures).To(BeZero(), r.LastError)
+	// The peer's figure, one sample per completed migration: 900 and 1,500 ms.
+	var peerGap *vmbenchv1.MetricSummary
+	for i := range r.Metrics {
+		if r.Metrics[i].Name == "peer_gap_ms" {
+			peerGap = &r.Metrics[i]
+		}
+	}
+	h.g.Expect(peerGap).NotTo(BeNil(), "peer_gap_ms in %+v", r.Metrics)
+	h.g.Expect(peerGap.Samples).To(HaveLen(2))
+	h.g.Expect(peerGap.Mean).To(Equal(1200.0), "900 and 1,500 ms")
+	// The peer ended with the run.
+	h.g.Eventually(func() error {
+		return k8s.Get(h.ctx, client.ObjectKey{Namespace: h.ns, Name: run + "-probe-1"}, &corev1.Pod{})
+	}, timeout, interval).ShouldNot(Succeed(), "the peer probe worker is deleted with the run")
 	run2 := s.Status.Runs[0]
 	h.g.Expect(run2.Phase).To(Equal(vmbenchv1.RunSucceeded), run2.Message)
 	h.g.Expect(run2.Migrations[1]).To(And(HaveField("Outcome", vmbenchv1.MigrationFailed), HaveField("Message", proxyErr)))
@@ -123,7 +163,8 @@ func TestMigrationBenchmarkMigratesTheMasterKTimes(t *testing.T) {
 	h.g.Expect(s.Status.MigrationSummaries).To(HaveLen(1), "status.migrationSummaries: %+v", s.Status.MigrationSummaries)
 	sum := s.Status.MigrationSummaries[0]
 	h.g.Expect(sum).To(And(HaveField("Benchmark", "mig"), HaveField("Platform", "vm"), HaveField("Emulated", false)))
-	h.g.Expect(sum.Summary).To(And(HavePrefix("vm: migration: pause 200 ms [200, 200]"), HaveSuffix("(2 of 3 completed)")))
+	h.g.Expect(sum.Summary).To(And(HavePrefix("vm: migration: pause 200 ms [200, 200]"), ContainSubstring(", peer lost it for 1200 ms ["),
+		HaveSuffix("(2 of 3 completed)")))
 	rep, err := report.Build(s)
 	h.g.Expect(err).NotTo(HaveOccurred())
 	var screen bytes.Buffer
