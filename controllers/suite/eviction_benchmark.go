@@ -58,12 +58,11 @@ func (r *SuiteReconciler) evictWhileProbing(ctx context.Context, suite *vmbenchv
 	}()
 	// A few steps in one pass: an eviction accepted is followed by its replacement at once.
 	for range 3 {
-		pods := &corev1.PodList{}
-		if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace),
-			client.MatchingLabels{vmbenchv1.LabelRun: run.Name, vmbenchv1.LabelRole: vmbenchv1.RoleProbe}); err != nil {
-			return time.Time{}, fmt.Errorf("listing the probe workers of run %s: %w", run.Name, err)
+		pods, err := r.probeWorkerPods(ctx, suite, run.Name)
+		if err != nil {
+			return time.Time{}, err
 		}
-		workers := probeWorkersOf(suite, run.Name, pods.Items)
+		workers := probeWorkersOf(suite, run.Name, pods)
 		// An eviction whose record a failed status write lost is read back from its pods.
 		for _, m := range lostEvictions(workers, evictionsOf(active)) {
 			if len(active.Migrations) < maxRunMigrations {
@@ -163,13 +162,12 @@ func evictionTrouble(evictions []vmbenchv1.RunMigration, count int32) string {
 // closeProbeWorkers deletes a finished run's probe workers: they are not among the children the
 // run's cleanup lists (pods are not an owned kind), and outlive the probe by a few seconds only.
 func (r *SuiteReconciler) closeProbeWorkers(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string) error {
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace),
-		client.MatchingLabels{vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleProbe}); err != nil {
-		return fmt.Errorf("listing the probe workers of run %s: %w", run, err)
+	pods, err := r.probeWorkerPods(ctx, suite, run)
+	if err != nil {
+		return err
 	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for i := range pods {
+		p := &pods[i]
 		if !metav1.IsControlledBy(p, suite) || p.DeletionTimestamp != nil {
 			continue
 		}
@@ -178,6 +176,17 @@ func (r *SuiteReconciler) closeProbeWorkers(ctx context.Context, suite *vmbenchv
 		}
 	}
 	return nil
+}
+
+// probeWorkerPods lists the run's probe worker pods, uncached (pods are not an owned kind): the
+// Container arm's evicted workers and the VM arm's peer.
+func (r *SuiteReconciler) probeWorkerPods(ctx context.Context, suite *vmbenchv1.BenchmarkSuite, run string) ([]corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace),
+		client.MatchingLabels{vmbenchv1.LabelRun: run, vmbenchv1.LabelRole: vmbenchv1.RoleProbe}); err != nil {
+		return nil, fmt.Errorf("listing the probe workers of run %s: %w", run, err)
+	}
+	return pods.Items, nil
 }
 
 // probeWorker is what the manager sees of one of the run's probe worker pods.

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
@@ -35,13 +34,12 @@ func (r *SuiteReconciler) peerWhileProbing(ctx context.Context, suite *vmbenchv1
 	if !now.Before(probeEnd) {
 		return
 	}
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(suite.Namespace),
-		client.MatchingLabels{vmbenchv1.LabelRun: run.Name, vmbenchv1.LabelRole: vmbenchv1.RoleProbe}); err != nil {
+	pods, err := r.probeWorkerPods(ctx, suite, run.Name)
+	if err != nil {
 		log.FromContext(ctx).Error(err, "listing the probe worker of run", "run", run.Name)
 		return
 	}
-	workers := probeWorkersOf(suite, run.Name, pods.Items)
+	workers := probeWorkersOf(suite, run.Name, pods)
 	if len(workers) > 0 {
 		if w := workers[0]; w.unschedulable != "" {
 			r.noPeer(suite, active, fmt.Sprintf("the probe worker %s %s cannot be placed: %s", w.name, peerWords, w.unschedulable))
