@@ -7,9 +7,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,7 +129,23 @@ func (e *env) dump() {
 			fmt.Fprintf(&b, "%s %s %s/%s: %s\n", ev.LastTimestamp.Format(time.RFC3339), ev.Reason, ev.InvolvedObject.Kind, ev.InvolvedObject.Name, ev.Message)
 		}
 		e.t.Logf("---- events in %s ----\n%s", e.ns, b.String())
+		// The warnings again, the newest 20, on lines that a CI summary keeps.
+		var warnings []string
+		sort.SliceStable(events.Items, func(i, j int) bool { return events.Items[i].LastTimestamp.Before(&events.Items[j].LastTimestamp) })
+		for _, ev := range events.Items {
+			if ev.Type == corev1.EventTypeWarning {
+				warnings = append(warnings, fmt.Sprintf("==== warning %s %s %s/%s (x%d): %s", ev.LastTimestamp.Format(time.TimeOnly), ev.Reason,
+					ev.InvolvedObject.Kind, ev.InvolvedObject.Name, ev.Count, conditionsOneLine(ev.Message)))
+			}
+		}
+		if len(warnings) > 20 {
+			warnings = warnings[len(warnings)-20:]
+		}
+		for _, w := range warnings {
+			e.t.Log(w)
+		}
 	}
+	e.dumpVMs()
 	suites := &vmbenchv1.BenchmarkSuiteList{}
 	if err := k8s.List(e.ctx, suites, client.InNamespace(e.ns)); err == nil {
 		for _, s := range suites.Items {
@@ -510,3 +528,73 @@ func deref(v *float64) string {
 	}
 	return strconv.FormatFloat(*v, 'f', 1, 64)
 }
+
+// dumpVMs prints, one line each, what KubeVirt said of the namespace's VMIs and migrations (those
+// the manager has not yet removed) and what became of every pod's containers, and the KubeVirt
+// components' warnings and errors that name the namespace: a VM run that failed in CI can only be
+// understood from these, after the namespace is gone.
+func (e *env) dumpVMs() {
+	vmis := &kubevirtv1.VirtualMachineInstanceList{}
+	_ = k8s.List(e.ctx, vmis, client.InNamespace(e.ns))
+	for _, v := range vmis.Items {
+		ms, _ := json.Marshal(v.Status.MigrationState)
+		e.t.Logf("==== vmi %s: %s reason %q node %s migrationState %s", v.Name, v.Status.Phase, v.Status.Reason, v.Status.NodeName, ms)
+		for _, c := range v.Status.Conditions {
+			e.t.Logf("==== vmi %s condition %s=%s %s: %s", v.Name, c.Type, c.Status, c.Reason, c.Message)
+		}
+	}
+	migrations := &kubevirtv1.VirtualMachineInstanceMigrationList{}
+	if err := k8s.List(e.ctx, migrations, client.InNamespace(e.ns)); err == nil {
+		for _, m := range migrations.Items {
+			e.t.Logf("==== migration %s of %s: %s (deleted %v)", m.Name, m.Spec.VMIName, m.Status.Phase, m.DeletionTimestamp != nil)
+		}
+	}
+	pods, err := clientset.CoreV1().Pods(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err == nil {
+		for _, p := range pods.Items {
+			e.t.Logf("==== pod %s on %s: %s (deleted %v)", p.Name, p.Spec.NodeName, p.Status.Phase, p.DeletionTimestamp != nil)
+			for _, c := range p.Status.ContainerStatuses {
+				state := "waiting"
+				switch {
+				case c.State.Running != nil:
+					state = "running since " + c.State.Running.StartedAt.Format(time.TimeOnly)
+				case c.State.Terminated != nil:
+					t := c.State.Terminated
+					state = fmt.Sprintf("terminated %s exit %d at %s: %s", t.Reason, t.ExitCode, t.FinishedAt.Format(time.TimeOnly), conditionsOneLine(t.Message))
+				case c.State.Waiting != nil:
+					state = "waiting " + c.State.Waiting.Reason
+				}
+				e.t.Logf("==== pod %s container %s ready %v restarts %d: %s", p.Name, c.Name, c.Ready, c.RestartCount, state)
+				if !c.Ready && strings.HasPrefix(c.Name, "hook-sidecar") {
+					log, _ := clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: c.Name, TailLines: ptr.To[int64](20)}).DoRaw(e.ctx)
+					e.t.Logf("---- log %s/%s ----\n%s", p.Name, c.Name, log)
+				}
+			}
+		}
+	}
+	kv, err := clientset.CoreV1().Pods("kubevirt").List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, p := range kv.Items {
+		if !strings.HasPrefix(p.Name, "virt-handler") && !strings.HasPrefix(p.Name, "virt-controller") {
+			continue
+		}
+		log, _ := clientset.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](3000)}).DoRaw(e.ctx)
+		var keep []string
+		for _, line := range strings.Split(string(log), "\n") {
+			if strings.Contains(line, e.ns) && (strings.Contains(line, `"level":"error"`) || strings.Contains(line, `"level":"warning"`) || strings.Contains(strings.ToLower(line), "fail")) {
+				keep = append(keep, line)
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		if len(keep) > 40 {
+			keep = keep[len(keep)-40:]
+		}
+		e.t.Logf("---- %s: its last %d warnings and errors that name namespace %s ----\n%s", p.Name, len(keep), e.ns, strings.Join(keep, "\n"))
+	}
+}
+
+func conditionsOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	kubevirtv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,9 +25,36 @@ import (
 // and with every result frame counted once although they left through four virt-launcher pods in
 // turn: the first sysbench's through the first, the probe's and the second sysbench's through the
 // last. What the figures mean under emulation: docs/migration.md.
+//
+// KubeVirt 1.7 itself, on this emulated cluster, once failed the VMI at the end of a migration that
+// had completed (CI, 2026-11-30: the source's virt-handler gave up waiting a minute for the target's to
+// report the guest). vmbench names that in the run's cause ("which KubeVirt marked failed", unit-tested
+// in controllers/suite/failure); the case then runs once more in a new namespace, after printing the
+// first attempt as a failure would. Any other failure, or this one twice, fails the case.
 func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T) {
+	e, ended := runMigrationCase(t)
+	if cause := kubevirtHandOverFailure(ended); cause != "" {
+		e.dump()
+		t.Logf("==== KubeVirt failed the VMI at the end of a live migration (%s); the case runs once more in a new namespace", cause)
+		_ = k8s.Delete(e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}})
+		e, ended = runMigrationCase(t)
+	}
+	checkMigrationCase(e, ended)
+}
+
+// kubevirtHandOverFailure is the Failed condition's message when the suite failed because KubeVirt
+// failed its VMI at the end of a live migration (failure.migrationEnd's words), else "".
+func kubevirtHandOverFailure(s *vmbenchv1.BenchmarkSuite) string {
+	c := meta.FindStatusCondition(s.Status.Conditions, vmbenchv1.ConditionFailed)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "which KubeVirt marked failed") {
+		return ""
+	}
+	return c.Message
+}
+
+// runMigrationCase creates the case's suite in a namespace of its own and waits for its end.
+func runMigrationCase(t *testing.T) (*env, *vmbenchv1.BenchmarkSuite) {
 	e := newEnv(t)
-	emulates := e.clusterEmulates()
 	s := e.sample("suite-quick.yaml", "migrate")
 	s.Spec.Platforms = []vmbenchv1.Platform{{Name: "vm", Type: vmbenchv1.PlatformVM}}
 	s.Spec.Baseline = "vm"
@@ -43,6 +72,12 @@ func TestMigrationBenchmarkMovesTheMasterThreeTimesAndLosesNoFrame(t *testing.T)
 	e.g.Expect(k8s.Create(e.ctx, s)).To(Succeed())
 	ended := e.waitEnded("migrate", 25*time.Minute)
 	e.keep(ended)
+	return e, ended
+}
+
+// checkMigrationCase checks what the case's suite ended with.
+func checkMigrationCase(e *env, ended *vmbenchv1.BenchmarkSuite) {
+	emulates := e.clusterEmulates()
 	e.g.Expect(meta.IsStatusConditionTrue(ended.Status.Conditions, vmbenchv1.ConditionComplete)).To(BeTrue(),
 		"Failed: %v", meta.FindStatusCondition(ended.Status.Conditions, vmbenchv1.ConditionFailed))
 

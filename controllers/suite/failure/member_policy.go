@@ -361,6 +361,11 @@ func vmiFailedCause(vmi *kubevirtv1.VirtualMachineInstance) *conditions.Cause {
 		msg += " on node " + vmi.Status.NodeName
 	}
 	msg += " failed"
+	see := "the events of its virt-launcher pod"
+	if m := migrationEnd(vmi); m != "" {
+		msg += " " + m
+		see = "the events of its virt-launcher pods and the logs of virt-handler on both nodes"
+	}
 	if vmi.Status.Reason != "" {
 		msg += ": " + vmi.Status.Reason
 	}
@@ -369,7 +374,42 @@ func vmiFailedCause(vmi *kubevirtv1.VirtualMachineInstance) *conditions.Cause {
 			msg += fmt.Sprintf(": %s: %s", c.Reason, conditions.OneLineString(c.Message))
 		}
 	}
-	return &conditions.Cause{Reason: ReasonVMFailed, Terminal: true, Message: fmt.Sprintf("%s; see kubectl describe vmi %s and the events of its virt-launcher pod", msg, vmi.Name)}
+	return &conditions.Cause{Reason: ReasonVMFailed, Terminal: true, Message: fmt.Sprintf("%s; see kubectl describe vmi %s and %s", msg, vmi.Name, see)}
+}
+
+// migrationHandOver bounds how long after a migration ended KubeVirt may fail the VMI for it: the
+// source's virt-handler waits 60 s for the target to report the guest, and a VMI status write
+// may come a little later.
+const migrationHandOver = 2 * time.Minute
+
+// migrationEnd says how a failed VMI's last live migration ended, when KubeVirt failed the VMI at
+// the end of one: the source's virt-handler fails a VMI whose migration completed but whose guest
+// the target's virt-handler never reported running within a minute (KubeVirt's migration-source
+// hand-over), and it marks that migration failed too. "" when the VMI was not migrating, or its
+// last migration failed more than migrationHandOver before the VMI did (another cause then).
+func migrationEnd(vmi *kubevirtv1.VirtualMachineInstance) string {
+	ms := vmi.Status.MigrationState
+	if ms == nil || !ms.Completed || !ms.Failed {
+		return ""
+	}
+	for _, t := range vmi.Status.PhaseTransitionTimestamps {
+		if t.Phase == kubevirtv1.Failed && ms.EndTimestamp != nil && t.PhaseTransitionTimestamp.Sub(ms.EndTimestamp.Time) > migrationHandOver {
+			return ""
+		}
+	}
+	out := fmt.Sprintf("at the end of its live migration from node %s to node %s", ms.SourceNode, ms.TargetNode)
+	if ms.EndTimestamp != nil {
+		out += " (ended " + ms.EndTimestamp.UTC().Format(time.TimeOnly) + ")"
+	}
+	switch {
+	case ms.FailureReason != "":
+		out += ", which KubeVirt marked failed: " + conditions.OneLineString(ms.FailureReason)
+	case ms.TargetState == nil || !ms.TargetState.DomainDetected || ms.TargetState.DomainReadyTimestamp == nil:
+		out += ", which KubeVirt marked failed: the guest was never reported running on the target node"
+	default:
+		out += ", which KubeVirt marked failed"
+	}
+	return out
 }
 
 func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {

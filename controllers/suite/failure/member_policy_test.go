@@ -70,6 +70,20 @@ func TestMemberCause(t *testing.T) {
 				Reason: "PodTerminating", Message: "virt-launcher pod is terminating"}}},
 	}
 	runningVMI := failedVMI.DeepCopy()
+	// handOverFailed is the VMI as the source's virt-handler leaves it when the target never reported
+	// the guest within a minute of the migration's end (seen in CI, 2026-11-30): Failed, the migration
+	// completed and failed, the Ready condition copied from the source pod whose passt sidecar ended.
+	handOverFailed := func(failedAfter time.Duration, reason string) *kubevirtv1.VirtualMachineInstance {
+		vmi := failedVMI.DeepCopy()
+		end := time.Date(2026, 11, 30, 5, 36, 44, 0, time.UTC)
+		vmi.Status.Conditions[0].Reason, vmi.Status.Conditions[0].Message = "ContainersNotReady", "containers with unready status: [hook-sidecar-0]"
+		vmi.Status.MigrationState = &kubevirtv1.VirtualMachineInstanceMigrationState{SourceNode: "n2", TargetNode: "n3",
+			EndTimestamp: &metav1.Time{Time: end}, Completed: true, Failed: true, FailureReason: reason,
+			TargetState: &kubevirtv1.VirtualMachineInstanceMigrationTargetState{}}
+		vmi.Status.PhaseTransitionTimestamps = []kubevirtv1.VirtualMachineInstancePhaseTransitionTimestamp{
+			{Phase: kubevirtv1.Failed, PhaseTransitionTimestamp: metav1.Time{Time: end.Add(60*time.Second + failedAfter)}}}
+		return vmi
+	}
 	runningVMI.Status = kubevirtv1.VirtualMachineInstanceStatus{Phase: kubevirtv1.Running}
 	virtLauncher := corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "virt-launcher-s-vm-1-node01-xyz", Labels: map[string]string{"kubevirt.io": "virt-launcher", vmbenchv1.LabelNode: "node01"},
@@ -244,6 +258,23 @@ func TestMemberCause(t *testing.T) {
 			vmis:       []*kubevirtv1.VirtualMachineInstance{failedVMI},
 			wantReason: ReasonVMFailed, wantTerminal: true,
 			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed: PodTerminating: virt-launcher pod is terminating; " +
+				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pod"},
+		{name: "a VMI that KubeVirt failed at the end of a live migration: the migration is named, with its nodes and end",
+			vmis:       []*kubevirtv1.VirtualMachineInstance{handOverFailed(0, "")},
+			wantReason: ReasonVMFailed, wantTerminal: true,
+			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed at the end of its live migration from node n2 to node n3 (ended 05:36:44), " +
+				"which KubeVirt marked failed: the guest was never reported running on the target node: ContainersNotReady: containers with unready status: [hook-sidecar-0]; " +
+				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pods and the logs of virt-handler on both nodes"},
+		{name: "KubeVirt's failure reason of the migration, when it gives one, is quoted",
+			vmis:       []*kubevirtv1.VirtualMachineInstance{handOverFailed(0, "Live migration failed: \nlibvirt error")},
+			wantReason: ReasonVMFailed, wantTerminal: true,
+			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed at the end of its live migration from node n2 to node n3 (ended 05:36:44), " +
+				"which KubeVirt marked failed: Live migration failed: libvirt error: ContainersNotReady: containers with unready status: [hook-sidecar-0]; " +
+				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pods and the logs of virt-handler on both nodes"},
+		{name: "a migration that failed long before the VMI did is not named as its cause",
+			vmis:       []*kubevirtv1.VirtualMachineInstance{handOverFailed(10*time.Minute, "")},
+			wantReason: ReasonVMFailed, wantTerminal: true,
+			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed: ContainersNotReady: containers with unready status: [hook-sidecar-0]; " +
 				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pod"},
 	}
 	for _, tc := range tests {
