@@ -241,6 +241,16 @@ func TestSampleSuiteComparesVMsWithContainers(t *testing.T) {
 	// pods, the master VM's NFS export in VMs (which needs no storage class).
 	var benchmarks []vmbenchv1.Benchmark
 	for _, b := range suite.Spec.Benchmarks {
+		if b.Type == vmbenchv1.BenchmarkHPCC && b.HPCC != nil {
+			// HPCC's sizes all follow HPL's N (its RandomAccess table, STREAM, PTRANS and FFT with N²,
+			// HPL and DGEMM with N³), and across three emulated VMs HPCC at the sample's N=1000 was
+			// most of the VM run (636 s to 1,314 s, docs/performance.md); N=500 runs every HPCC test
+			// over MPI the same way, on a quarter of the memory, which is what this test checks. On the
+			// idle kind cluster (2026-11-30) HPCC in the VMs took 6 min 49 s at N=500 and the case
+			// 1,417 s, against 1,690 s at N=1000 in the idle CI run of 2026-11-29 (docs/performance.md).
+			b.HPCC = b.HPCC.DeepCopy()
+			b.HPCC.N = ptr.To[int32](500)
+		}
 		if b.Type != vmbenchv1.BenchmarkIozone && b.Type != vmbenchv1.BenchmarkFio {
 			benchmarks = append(benchmarks, b)
 		}
