@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vmbenchv1 "github.com/vmbench/vmbench/api/v1alpha1"
+	"github.com/vmbench/vmbench/controllers/conditions"
 	"github.com/vmbench/vmbench/controllers/scheme"
 )
 
@@ -135,7 +136,7 @@ func (e *env) dump() {
 		for _, ev := range events.Items {
 			if ev.Type == corev1.EventTypeWarning {
 				warnings = append(warnings, fmt.Sprintf("==== warning %s %s %s/%s (x%d): %s", ev.LastTimestamp.Format(time.TimeOnly), ev.Reason,
-					ev.InvolvedObject.Kind, ev.InvolvedObject.Name, ev.Count, conditionsOneLine(ev.Message)))
+					ev.InvolvedObject.Kind, ev.InvolvedObject.Name, ev.Count, conditions.OneLineString(ev.Message)))
 			}
 		}
 		if len(warnings) > 20 {
@@ -550,7 +551,7 @@ func (e *env) dumpVMs() {
 		ms, _ := json.Marshal(v.Status.MigrationState)
 		e.t.Logf("==== vmi %s: %s reason %q node %s migrationState %s", v.Name, v.Status.Phase, v.Status.Reason, v.Status.NodeName, ms)
 		for _, c := range v.Status.Conditions {
-			e.t.Logf("==== vmi %s condition %s=%s %s: %s", v.Name, c.Type, c.Status, c.Reason, c.Message)
+			e.t.Logf("==== vmi %s condition %s=%s %s: %s", v.Name, c.Type, c.Status, c.Reason, conditions.OneLineString(c.Message))
 		}
 	}
 	migrations := &kubevirtv1.VirtualMachineInstanceMigrationList{}
@@ -570,7 +571,7 @@ func (e *env) dumpVMs() {
 					state = "running since " + c.State.Running.StartedAt.Format(time.TimeOnly)
 				case c.State.Terminated != nil:
 					t := c.State.Terminated
-					state = fmt.Sprintf("terminated %s exit %d at %s: %s", t.Reason, t.ExitCode, t.FinishedAt.Format(time.TimeOnly), conditionsOneLine(t.Message))
+					state = fmt.Sprintf("terminated %s exit %d at %s: %s", t.Reason, t.ExitCode, t.FinishedAt.Format(time.TimeOnly), conditions.OneLineString(t.Message))
 				case c.State.Waiting != nil:
 					state = "waiting " + c.State.Waiting.Reason
 				}
@@ -606,5 +607,3 @@ func (e *env) dumpVMs() {
 		e.t.Logf("---- %s: its last %d warnings and errors that name namespace %s ----\n%s", p.Name, len(keep), e.ns, strings.Join(keep, "\n"))
 	}
 }
-
-func conditionsOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
