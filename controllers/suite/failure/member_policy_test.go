@@ -271,6 +271,27 @@ func TestMemberCause(t *testing.T) {
 			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed at the end of its live migration from node n2 to node n3 (ended 05:36:44), " +
 				"which KubeVirt marked failed: Live migration failed: libvirt error: ContainersNotReady: containers with unready status: [hook-sidecar-0]; " +
 				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pods and the logs of virt-handler on both nodes"},
+		{name: "a guest the target detected but never reported ready is still never reported running",
+			vmis: []*kubevirtv1.VirtualMachineInstance{func() *kubevirtv1.VirtualMachineInstance {
+				vmi := handOverFailed(0, "")
+				vmi.Status.MigrationState.TargetState.DomainDetected = true
+				return vmi
+			}()},
+			wantReason: ReasonVMFailed, wantTerminal: true,
+			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed at the end of its live migration from node n2 to node n3 (ended 05:36:44), " +
+				"which KubeVirt marked failed: the guest was never reported running on the target node: ContainersNotReady: containers with unready status: [hook-sidecar-0]; " +
+				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pods and the logs of virt-handler on both nodes"},
+		{name: "a guest the target reported running: the migration is named without a reason KubeVirt did not give",
+			vmis: []*kubevirtv1.VirtualMachineInstance{func() *kubevirtv1.VirtualMachineInstance {
+				vmi := handOverFailed(0, "")
+				vmi.Status.MigrationState.TargetState.DomainDetected = true
+				vmi.Status.MigrationState.TargetState.DomainReadyTimestamp = vmi.Status.MigrationState.EndTimestamp
+				return vmi
+			}()},
+			wantReason: ReasonVMFailed, wantTerminal: true,
+			wantMessage: "VMI s-vm-1-node01 (VM node01) on node n2 failed at the end of its live migration from node n2 to node n3 (ended 05:36:44), " +
+				"which KubeVirt marked failed: ContainersNotReady: containers with unready status: [hook-sidecar-0]; " +
+				"see kubectl describe vmi s-vm-1-node01 and the events of its virt-launcher pods and the logs of virt-handler on both nodes"},
 		{name: "a migration that failed long before the VMI did is not named as its cause",
 			vmis:       []*kubevirtv1.VirtualMachineInstance{handOverFailed(10*time.Minute, "")},
 			wantReason: ReasonVMFailed, wantTerminal: true,
