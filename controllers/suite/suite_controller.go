@@ -279,6 +279,9 @@ func (r *SuiteReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager
 	if err := r.MasterKey.Validate(); err != nil && r.MasterKeyFault == nil {
 		return err
 	}
+	if _, err := warmConversions(); err != nil {
+		return err
+	}
 	// ConfigMaps, Services, NetworkPolicies and PodDisruptionBudgets are watched as metadata only (cache_policy.go).
 	kinds := cachepolicy.MetadataKinds()
 	cm, svc, np, pdb := kinds[0], kinds[1], kinds[2], kinds[3]

@@ -23,6 +23,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,6 +191,7 @@ func runSuites(b *testing.B, n, slots int) {
 	before := gatherReconciles(b)
 	calls.reset()
 	apiserverProfiled := profileAPIServer(ctx, b, os.Getenv("SCALE_APISERVER_PROFILE"), n, slots)
+	stopExecTrace := startExecTrace(b, os.Getenv("SCALE_EXEC_TRACE"), n, slots)
 	start := time.Now()
 	for i := range n {
 		s := &vmbenchv1.BenchmarkSuite{
@@ -205,6 +207,7 @@ func runSuites(b *testing.B, n, slots int) {
 	untilPhased := os.Getenv("SCALE_UNTIL") == "phased"
 	phased, complete := waitEnded(ctx, b, ns.Name, n, 30*time.Minute, untilPhased)
 	wall := time.Since(start)
+	stopExecTrace()
 	<-apiserverProfiled
 	after := gatherReconciles(b)
 	peakRSS, peakHeap := memory()
@@ -277,6 +280,31 @@ func profileAPIServer(ctx context.Context, b *testing.B, path string, n, slots i
 		b.Logf("kube-apiserver's CPU profile: %s", out)
 	}()
 	return done
+}
+
+// startExecTrace writes an execution trace of the whole process (manager, driver and test client)
+// over the burst to <path>.exec-<n>-<slots>, for `go tool trace`: where a reconcile waits without a
+// request in flight (for a CPU: `go tool trace -pprof=sched`; for a lock: `-pprof=sync`). The
+// returned function ends it; an empty path traces nothing.
+func startExecTrace(b *testing.B, path string, n, slots int) func() {
+	if path == "" {
+		return func() {}
+	}
+	out := fmt.Sprintf("%s.exec-%d-%d", path, n, slots)
+	f, err := os.Create(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := trace.Start(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		trace.Stop()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+		b.Logf("execution trace: %s", out)
+	}
 }
 
 // withCodecs is the config with what an unversioned REST client needs to be built.
