@@ -13,7 +13,8 @@
 # (make test-e2e), the S3-compatible server of hack/kind/archive.sh runs in the cluster too, and the
 # chart's archive.s3 points at it. Metrics are served over plain HTTP (metrics.secure=false): the
 # Prometheus of hack/kind/prometheus.sh scrapes them without a token, and the e2e reads them through
-# the API server's service proxy, which sends none. The manager allows schedules to start every
+# the API server's service proxy, which sends none; the e2e case TestShippedMetricsSetUpAnswersAScraperToken
+# turns the shipped HTTPS set-up on for itself and off again. The manager allows schedules to start every
 # minute (minScheduleInterval=1m, 5m by default), as the e2e's schedule does to gather three records
 # in minutes.
 set -euo pipefail
