@@ -236,20 +236,30 @@ func (r *SuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	r.emitQueueTransitions(orig, suite)
 	// The suite's series are laid out (3-15 ms for a suite with results, docs/performance.md, "Eighth
 	// pass") while the finished run's children are deleted: neither changes the suite.
+	// A panic there goes on in the reconcile's own goroutine, where controller-runtime recovers it
+	// as before, rather than ending the process.
 	recorded := make(chan struct{})
+	var recordPanic any
 	go func() {
 		defer close(recorded)
+		defer func() { recordPanic = recover() }()
 		metrics.RecordSuite(suite)
 	}()
+	waitRecorded := func() {
+		<-recorded
+		if recordPanic != nil {
+			panic(recordPanic)
+		}
+	}
 	// The finished run's results are persisted now, so its children can go; their deletion events
 	// bring the suite back to start the next run.
 	for _, f := range next.finished {
 		if err := r.deleteRun(ctx, f.Status.Name, f.Children); err != nil {
-			<-recorded
+			waitRecorded()
 			return ctrl.Result{}, err
 		}
 	}
-	<-recorded
+	waitRecorded()
 	// A run's MigrationPolicy is cluster-scoped, so no garbage collector removes it with the run.
 	if err := r.collectMigrationPolicies(ctx, req.NamespacedName, suite); err != nil {
 		return ctrl.Result{}, err
