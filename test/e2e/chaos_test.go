@@ -50,7 +50,7 @@ func TestManagerKilledAtRandomLosesNothingAndRunsNothingTwice(t *testing.T) {
 			case <-time.After(time.Duration(8+rand.IntN(13)) * time.Second):
 			}
 			pods := &corev1.PodList{}
-			if err := k8s.List(ctx, pods, client.InNamespace("vmbench-system"), client.MatchingLabels{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "manager"}); err != nil {
+			if err := k8s.List(ctx, pods, client.InNamespace("vmbench-system"), managerPods); err != nil {
 				continue
 			}
 			for i := range pods.Items {

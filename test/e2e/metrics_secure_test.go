@@ -82,13 +82,16 @@ func TestShippedMetricsSetUpAnswersAScraperToken(t *testing.T) {
 	e.g.Expect(code).To(Equal("401"), "no token: %s", body)
 }
 
+// managerPods selects the manager's pods (and its Deployment) in vmbench-system.
+var managerPods = client.MatchingLabels{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "manager"}
+
 // setMetricsSecure sets the manager's --metrics-secure, waits until the only manager pod left runs
 // with it and is Ready, and returns that pod's IP.
 func setMetricsSecure(e *env, secure bool) string {
 	e.t.Helper()
 	deployments := &appsv1.DeploymentList{}
 	e.g.Expect(k8s.List(e.ctx, deployments, client.InNamespace("vmbench-system"),
-		client.MatchingLabels{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "manager"})).To(Succeed())
+		managerPods)).To(Succeed())
 	e.g.Expect(deployments.Items).To(HaveLen(1), "the manager's Deployment in vmbench-system")
 	d := &deployments.Items[0]
 	want := fmt.Sprintf("--metrics-secure=%t", secure)
@@ -108,7 +111,7 @@ func setMetricsSecure(e *env, secure bool) string {
 	e.g.Eventually(func() string {
 		pods := &corev1.PodList{}
 		if err := k8s.List(e.ctx, pods, client.InNamespace("vmbench-system"),
-			client.MatchingLabels{"app.kubernetes.io/name": "vmbench", "app.kubernetes.io/component": "manager"}); err != nil {
+			managerPods); err != nil {
 			return err.Error()
 		}
 		if len(pods.Items) != 1 {
