@@ -50,6 +50,9 @@ vet: ## go vet, also of the tests behind build tags (the kind e2e, chaos, scale,
 	go vet ./...
 	go vet -tags 'e2e chaos scale chromium' ./...
 
+.PHONY: lint-tools
+lint-tools: $(GOLANGCI_LINT) $(CRD_REF_DOCS) ## Build golangci-lint and crd-ref-docs (make lint's and make verify's tools).
+
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## golangci-lint (see .golangci.yml).
 	$(GOLANGCI_LINT) run ./...
@@ -75,8 +78,14 @@ envtest-assets: ## Download or build kube-apiserver and etcd for envtest (cached
 envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob, VirtualMachineInstance and VirtualMachineInstanceMigration CRDs for envtest into bin/crds.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
 
+# make test builds the kind e2e's images and the lint tools (hack/prebuild.sh) in the background, at
+# nice 19, while the unit and envtest tests run; the cluster and install scripts then find them built.
 .PHONY: test
-test: test-unit test-html test-e2e ## Every test: unit, parser, chart and envtest tests, the HTML report in Chromium, then the kind e2e (times in docs/performance.md).
+test: ## Every test: unit, parser, chart and envtest tests and the HTML report in Chromium (the e2e's images built beside them), then the kind e2e (times in docs/performance.md).
+	hack/prebuild.sh --background
+	$(MAKE) --no-print-directory test-unit test-html || { hack/prebuild.sh --stop; exit 1; }
+	hack/prebuild.sh --wait
+	$(MAKE) --no-print-directory test-e2e
 
 .PHONY: test-unit
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.

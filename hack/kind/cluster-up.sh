@@ -26,10 +26,7 @@ online_image="kindest/node:v${K8S_VERSION}"
 "${ROOT}/hack/docker-up.sh"
 kind=$("${here}/kind-cli.sh")
 
-online() {
-  [ "${VMBENCH_OFFLINE:-}" != 1 ] && ! lacks_sys_resource || return 1
-  image_exists "${online_image}" || timeout 120 docker pull -q "${online_image}" >/dev/null 2>&1
-}
+online() { kind_node_online "${online_image}"; }
 
 # kind_config CNI: 1 control plane + 2 workers, each with the shared directory mounted; kubelet 1.36
 # refuses cgroup v1 unless told not to.

@@ -30,6 +30,14 @@ prune_replaced_images() { docker image prune -f --filter "label=${KIND_IMAGE_LAB
 
 # kind_kubectl: a kubectl of the cluster's version: the one built for the node image, else envtest's
 # (which hack/envtest-assets.sh downloads online and builds offline).
+# kind_node_online IMAGE: the released node image IMAGE is here or can be pulled, and this machine has
+# CAP_SYS_RESOURCE (without it the node's containerd needs the runc wrapper that only the offline
+# image, node-base/configure-missing-caps.sh, sets up); otherwise the node image is built offline.
+kind_node_online() {
+  [ "${VMBENCH_OFFLINE:-}" != 1 ] && ! lacks_sys_resource || return 1
+  image_exists "$1" || timeout 120 docker pull -q "$1" >/dev/null 2>&1
+}
+
 kind_kubectl() {
   local built="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
   if [ -x "${built}" ]; then echo "${built}"; else echo "$("${ROOT}/hack/envtest-assets.sh")/kubectl"; fi

@@ -11,6 +11,7 @@
 # http://vmbench-registry:5000 (a hosts.toml under its config_path, which hack/kind/cluster-up.sh
 # sets in config.toml).
 # Usage: hack/kind/registry.sh              build the registry if needed and run it (kept when current)
+#        hack/kind/registry.sh build        build its binary and image only
 #        hack/kind/registry.sh nodes        point every node of the cluster at it (no containerd restart)
 #        hack/kind/registry.sh prune TAG    keep only TAG of the vmbench-* images, delete unused blobs
 #        hack/kind/registry.sh down         remove the container and its image; --purge also the volume
@@ -92,7 +93,8 @@ run() {
   answers 60 || { log "${REGISTRY_NAME} does not answer on 127.0.0.1:${REGISTRY_PORT}"; docker logs --tail 20 "${REGISTRY_NAME}" >&2; return 1; }
 }
 
-up() {
+# build: the registry's binary and image, cached (hack/prebuild.sh makes them ahead of the cluster).
+build() {
   "${ROOT}/hack/images/debian-base.sh" bookworm
   [ -x "${binary}" ] || rm -f "${BIN}/stamps/registry-${REGISTRY_VERSION}"
   cached_step "registry-${REGISTRY_VERSION}" \
@@ -101,6 +103,10 @@ up() {
   cached_step "image-registry" "$(inputs_hash "${binary}" "${ROOT}/images/registry" "${image}" \
     "$(docker image inspect -f '{{.Id}}' vmbench/debian:bookworm)")" build_image
   prune_replaced_images
+}
+
+up() {
+  build
   step "registry ${REGISTRY_NAME} on 127.0.0.1:${REGISTRY_PORT}" run
 }
 
@@ -148,8 +154,9 @@ down() {
 
 case "${1:-up}" in
   up) up ;;
+  build) build ;;
   nodes) step "nodes pull ${LOCAL_REGISTRY}/... from ${REGISTRY_NAME}" nodes ;;
   prune) step "registry: prune all but tag ${2:-}" prune "${2:-}" ;;
   down) down "${2:-}" ;;
-  *) echo "usage: $0 [up|nodes|prune TAG|down [--purge]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [up|build|nodes|prune TAG|down [--purge]]" >&2; exit 2 ;;
 esac

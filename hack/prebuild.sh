@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds, ahead of the kind cluster, what the e2e and the lint need and no cluster has to exist for:
+# the offline node image and its parts, the registry, vmbench's images and VM disk, the MPI
+# Operator's, KubeVirt's, SeaweedFS's and Prometheus' images, golangci-lint and crd-ref-docs. Every
+# step is the cached step the cluster and install scripts run themselves (bin/stamps, bin/locks), so
+# they find it done and nothing is built twice. make test starts it in the background while the unit
+# and envtest tests run: on a cold machine about half of those minutes wait on downloads and on
+# envtest's API server, and at nice 19 the builds take only the CPU the tests leave.
+# Usage: hack/prebuild.sh               build in the foreground
+#        hack/prebuild.sh --background  start dockerd here, then build at nice 19 (log: bin/prebuild.log)
+#        hack/prebuild.sh --wait        wait for the background build; say how it ended
+#        hack/prebuild.sh --stop        stop the background build
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "${here}/lib.sh"
+source "${here}/kind/env.sh"
+
+log_file="${BIN}/prebuild.log"
+pid_file="${BIN}/prebuild.pid"
+rc_file="${BIN}/prebuild.rc"
+
+build() {
+  # The Debian base and the VM disk's root file system first (debootstrap: mostly downloads), then the
+  # Go builds, the Kubernetes server binaries late (the envtest binaries the tests build share their
+  # packages through Go's build cache), the lint tools last (needed only after every test).
+  "${ROOT}/hack/images/debian-base.sh" bookworm
+  "${ROOT}/hack/images/vm-disk.sh"
+  "${ROOT}/hack/images/vmbench.sh" manager runner
+  "${ROOT}/hack/images/mpi-operator.sh"
+  "${ROOT}/hack/images/kubevirt.sh"
+  "${ROOT}/hack/kind/registry.sh" build
+  "${ROOT}/hack/images/prometheus.sh"
+  "${here}/kind/kind-cli.sh" >/dev/null
+  if ! kind_node_online "kindest/node:v${K8S_VERSION}"; then
+    "${here}/kind/k8s-binaries.sh"
+    "${here}/kind/addons.sh"
+    "${here}/kind/node-image.sh"
+  fi
+  "${ROOT}/hack/images/seaweedfs.sh"
+  "${ROOT}/hack/helm.sh" >/dev/null
+  make -C "${ROOT}" --no-print-directory lint-tools
+}
+
+# running: the pid in bin/prebuild.pid is alive and is this script (not a later process that got the pid).
+running() {
+  local pid
+  pid=$(cat "${pid_file}" 2>/dev/null) && [ -n "${pid}" ] && tr '\0' ' ' <"/proc/${pid}/cmdline" 2>/dev/null | grep -q 'prebuild.sh --run'
+}
+
+case "${1:-}" in
+  "")
+    "${ROOT}/hack/docker-up.sh"
+    build
+    ;;
+  --run)
+    # The background process itself: its exit code goes to bin/prebuild.rc for --wait.
+    trap 'echo $? > "${rc_file}"' EXIT
+    build
+    ;;
+  --background)
+    ! running || { log "a background build already runs (pid $(cat "${pid_file}"), log ${log_file})"; exit 0; }
+    # dockerd starts at this priority: the cluster's nodes and VMs run in it later. Without an engine
+    # nothing is built ahead, and the unit tests still run; the e2e's cluster-up says what is missing.
+    "${ROOT}/hack/docker-up.sh" || { log "no Docker engine: nothing is built ahead of the e2e"; exit 0; }
+    mkdir -p "${BIN}"
+    rm -f "${rc_file}"
+    nice -n 19 setsid "$0" --run >"${log_file}" 2>&1 </dev/null &
+    echo $! > "${pid_file}"
+    log "building the kind e2e's images and the lint tools in the background at nice 19 (pid $!, log ${log_file})"
+    ;;
+  --wait)
+    [ -f "${pid_file}" ] || exit 0
+    if running; then
+      log "waiting for the background build (log ${log_file})"
+      while running; do sleep 2; done
+    fi
+    rc=$(cat "${rc_file}" 2>/dev/null || echo "unknown: it was stopped")
+    rm -f "${pid_file}"
+    if [ "${rc}" = 0 ]; then
+      log "the background build is done ($(grep -c '<== ' "${log_file}" || true) steps run, the rest up to date)"
+    else
+      # Each script runs again in the foreground, where its error ends the run with its own message.
+      log "the background build ended with exit code ${rc}; its last lines (${log_file}):"
+      tail -n 15 "${log_file}" >&2 || true
+      log "the cluster and install scripts now build what is missing in the foreground"
+    fi
+    ;;
+  --stop)
+    if running; then
+      kill -- "-$(cat "${pid_file}")" 2>/dev/null || true
+      log "stopped the background build (log ${log_file})"
+    fi
+    rm -f "${pid_file}"
+    ;;
+  *)
+    echo "usage: $0 [--background|--wait|--stop]" >&2
+    exit 2
+    ;;
+esac
