@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds, ahead of the kind cluster, what the e2e and the lint need and no cluster has to exist for:
 # the offline node image and its parts, the registry, vmbench's images and VM disk, the MPI
-# Operator's, KubeVirt's, SeaweedFS's and Prometheus' images, golangci-lint and crd-ref-docs. Every
-# step is the cached step the cluster and install scripts run themselves (bin/stamps, bin/locks), so
-# they find it done and nothing is built twice. make test starts it in the background while the unit
-# and envtest tests run: on a cold machine about half of those minutes wait on downloads and on
-# envtest's API server, and at nice 19 the builds take only the CPU the tests leave.
+# Operator's, KubeVirt's, SeaweedFS's and Prometheus' images, golangci-lint and crd-ref-docs, the e2e's
+# test binary and golangci-lint's cache. Every image step is the cached step the cluster and install
+# scripts run themselves (bin/stamps, bin/locks), so they find it done and nothing is built twice.
+# make test starts it in the background while the unit and envtest tests run, which leave CPU idle
+# while they download modules and wait on envtest's API server; at nice 19 the builds take only that.
 # Usage: hack/prebuild.sh               build in the foreground
 #        hack/prebuild.sh --background  start dockerd here, then build at nice 19 (log: bin/prebuild.log)
 #        hack/prebuild.sh --wait        wait for the background build; say how it ended
@@ -39,6 +39,10 @@ build() {
   "${ROOT}/hack/images/seaweedfs.sh"
   "${ROOT}/hack/helm.sh" >/dev/null
   make -C "${ROOT}" --no-print-directory lint-tools
+  # The e2e's test binary and golangci-lint's analysis, into Go's and the linter's caches: later runs
+  # reuse what is unchanged. Findings are make lint's to report, not this warm-up's.
+  (cd "${ROOT}" && go test -tags 'e2e chaos' -c -o /dev/null ./test/e2e/)
+  (cd "${ROOT}" && "$(make -s --no-print-directory print-golangci-lint)" run ./... >/dev/null 2>&1) || true
 }
 
 # running: the pid in bin/prebuild.pid is alive and is this script (not a later process that got the pid).
