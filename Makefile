@@ -82,14 +82,16 @@ envtest-assets: ## Download or build kube-apiserver and etcd for envtest (cached
 envtest-crds: $(CONTROLLER_GEN) ## Put the MPIJob, VirtualMachineInstance and VirtualMachineInstanceMigration CRDs for envtest into bin/crds.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/envtest-crds.sh
 
-# make test builds the kind e2e's images and the lint tools (hack/prebuild.sh) in the background, at
-# nice 19, while the unit and envtest tests run; the cluster and install scripts then find them built.
+# make test builds the kind e2e's images (hack/prebuild.sh) in the background, at nice 19, while the
+# unit and envtest tests run, so that the cluster and install scripts find them built; the lint tools
+# (make verify's and make lint's) are built the same way while the e2e runs.
 .PHONY: test
 test: ## Every test: unit, parser, chart and envtest tests and the HTML report in Chromium (the e2e's images built beside them), then the kind e2e (times in docs/performance.md).
 	hack/prebuild.sh --background
 	$(MAKE) --no-print-directory test-unit test-html || { hack/prebuild.sh --stop; exit 1; }
+	hack/prebuild.sh --wait-e2e
+	$(MAKE) --no-print-directory test-e2e || { hack/prebuild.sh --stop; exit 1; }
 	hack/prebuild.sh --wait
-	$(MAKE) --no-print-directory test-e2e
 
 .PHONY: test-unit
 test-unit: manifests generate vet envtest-crds ## Unit, parser, chart and envtest integration tests: no cluster, no docker.
