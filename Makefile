@@ -53,10 +53,6 @@ vet: ## go vet, also of the tests behind build tags (the kind e2e, chaos, scale,
 .PHONY: lint-tools
 lint-tools: $(GOLANGCI_LINT) $(CRD_REF_DOCS) ## Build golangci-lint and crd-ref-docs (make lint's and make verify's tools).
 
-.PHONY: print-golangci-lint
-print-golangci-lint: ## Print where make lint's golangci-lint lives (hack/prebuild.sh runs it to warm its cache).
-	@echo $(GOLANGCI_LINT)
-
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## golangci-lint (see .golangci.yml).
 	$(GOLANGCI_LINT) run ./...

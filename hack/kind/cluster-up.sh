@@ -142,8 +142,6 @@ if step "online: ${online_image}" online; then
   image=${online_image} cni=kindnet
 else
   log "offline: building the node image from the Go module proxy and Debian packages"
-  "${here}/k8s-binaries.sh"
-  "${here}/addons.sh"
   "${here}/node-image.sh"
   image=${NODE_IMAGE} cni=flannel
 fi

@@ -28,8 +28,6 @@ LOCAL_REGISTRY="localhost:${REGISTRY_PORT}"
 KIND_IMAGE_LABEL="io.vmbench.kind=true"
 prune_replaced_images() { docker image prune -f --filter "label=${KIND_IMAGE_LABEL}" >/dev/null; }
 
-# kind_kubectl: a kubectl of the cluster's version: the one built for the node image, else envtest's
-# (which hack/envtest-assets.sh downloads online and builds offline).
 # kind_node_online IMAGE: the released node image IMAGE is here or can be pulled, and this machine has
 # CAP_SYS_RESOURCE (without it the node's containerd needs the runc wrapper that only the offline
 # image, node-base/configure-missing-caps.sh, sets up); otherwise the node image is built offline.
@@ -38,6 +36,8 @@ kind_node_online() {
   image_exists "$1" || timeout 120 docker pull -q "$1" >/dev/null 2>&1
 }
 
+# kind_kubectl: a kubectl of the cluster's version: the one built for the node image, else envtest's
+# (which hack/envtest-assets.sh downloads online and builds offline).
 kind_kubectl() {
   local built="${BIN}/k8s-server/v${K8S_VERSION}/kubectl"
   if [ -x "${built}" ]; then echo "${built}"; else echo "$("${ROOT}/hack/envtest-assets.sh")/kubectl"; fi
